@@ -1,0 +1,61 @@
+// ConsumerGroupDescribe (API key 69): Describes next-generation consumer groups (KIP-848).
+import { field as f, struct, type ApiDef } from '../schema/definition.js';
+
+export const ConsumerGroupDescribe: ApiDef = {
+  apiKey: 69,
+  name: 'ConsumerGroupDescribe',
+  versions: '0',
+  request: {
+    apiKey: 69,
+    kind: 'request',
+    name: 'ConsumerGroupDescribeRequest',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      f('GroupIds', '[]string', '0+'),
+      f('IncludeAuthorizedOperations', 'bool', '0+'),
+    ],
+  },
+  response: {
+    apiKey: 69,
+    kind: 'response',
+    name: 'ConsumerGroupDescribeResponse',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      f('ThrottleTimeMs', 'int32', '0+'),
+      f('Groups', '[]DescribedGroup', '0+', {}, [
+        f('ErrorCode', 'int16', '0+'),
+        f('ErrorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+        f('GroupId', 'string', '0+'),
+        f('GroupState', 'string', '0+'),
+        f('GroupEpoch', 'int32', '0+'),
+        f('AssignmentEpoch', 'int32', '0+'),
+        f('AssignorName', 'string', '0+'),
+        f('Members', '[]Member', '0+', {}, [
+          f('MemberId', 'string', '0+'),
+          f('InstanceId', 'string', '0+', { nullableVersions: '0+', default: null }),
+          f('RackId', 'string', '0+', { nullableVersions: '0+', default: null }),
+          f('MemberEpoch', 'int32', '0+'),
+          f('ClientId', 'string', '0+'),
+          f('ClientHost', 'string', '0+'),
+          f('SubscribedTopicNames', '[]string', '0+'),
+          f('SubscribedTopicRegex', 'string', '0+', { nullableVersions: '0+', default: null }),
+          f('Assignment', 'Assignment', '0+'),
+          f('TargetAssignment', 'Assignment', '0+'),
+        ]),
+        f('AuthorizedOperations', 'int32', '0+', { default: -2147483648 }),
+      ]),
+    ],
+    commonStructs: [
+      struct('TopicPartitions', '0+', [
+        f('TopicId', 'uuid', '0+'),
+        f('TopicName', 'string', '0+'),
+        f('Partitions', '[]int32', '0+'),
+      ]),
+      struct('Assignment', '0+', [
+        f('TopicPartitions', '[]TopicPartitions', '0+'),
+      ]),
+    ],
+  },
+};

@@ -1,0 +1,34 @@
+// EndTxn (API key 26): Commits or aborts a transaction.
+import { field as f, type ApiDef } from '../schema/definition.js';
+
+export const EndTxn: ApiDef = {
+  apiKey: 26,
+  name: 'EndTxn',
+  versions: '0-5',
+  request: {
+    apiKey: 26,
+    kind: 'request',
+    name: 'EndTxnRequest',
+    validVersions: '0-5',
+    flexibleVersions: '3+',
+    fields: [
+      f('TransactionalId', 'string', '0+'),
+      f('ProducerId', 'int64', '0+'),
+      f('ProducerEpoch', 'int16', '0+'),
+      f('Committed', 'bool', '0+'),
+    ],
+  },
+  response: {
+    apiKey: 26,
+    kind: 'response',
+    name: 'EndTxnResponse',
+    validVersions: '0-5',
+    flexibleVersions: '3+',
+    fields: [
+      f('ThrottleTimeMs', 'int32', '0+'),
+      f('ErrorCode', 'int16', '0+'),
+      f('ProducerId', 'int64', '5+', { default: -1n, ignorable: true }),
+      f('ProducerEpoch', 'int16', '5+', { default: -1, ignorable: true }),
+    ],
+  },
+};

@@ -1,0 +1,471 @@
+/**
+ * The Queen core's one interface. Everything durable lives behind it; the
+ * gateway, the HTTP API and the bridge only call it. It is also the internal
+ * RPC surface (src/rpc), so every request and result is plain data: numbers,
+ * strings, booleans, arrays, plain objects, Buffers for record batches. No
+ * callbacks, no class instances, no shared objects. Each method takes one
+ * request object and resolves to one result object.
+ *
+ * Offsets, producer ids and timestamps are JS numbers (safe integers: 2^53 is
+ * far beyond any offset a partition reaches). Per-partition failures come back
+ * as `error` fields in results so one bad partition does not fail its
+ * neighbours; a whole-call failure (a bad name, an unknown queue, a malformed
+ * request) is thrown as a CoreError (./errors.ts) and changes nothing.
+ *
+ * Long-polls (read, pop) take an optional AbortSignal in `CallOptions`; that is
+ * not part of the request: the RPC client turns it into a cancel message.
+ */
+
+// ─── Queues ───────────────────────────────────────────────────────────────────
+
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
+
+export interface QueueConfig {
+  /** Dedup window for native pushes; 0 turns the check off. Default 3600. */
+  dedupWindowSeconds: number;
+  /** -1 = keep forever. */
+  retentionMs: number;
+  /** Per partition; -1 = no limit. */
+  retentionBytes: number;
+  /** Largest record batch accepted, in bytes. */
+  maxMessageBytes: number;
+  timestampType: TimestampType;
+  /** Lease length for native pops. */
+  leaseMs: number;
+}
+
+export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
+  dedupWindowSeconds: 3600,
+  retentionMs: 7 * 24 * 3600 * 1000,
+  retentionBytes: -1,
+  maxMessageBytes: 1024 * 1024 + 12,
+  timestampType: 'CreateTime',
+  leaseMs: 30_000,
+});
+
+export interface PartitionInfo {
+  /** The partition's index: Kafka's partition number. */
+  index: number;
+  /** Its name: "0".."N-1" for Kafka-created partitions, or a native name such as "customer-42". */
+  name: string;
+}
+
+export interface QueueInfo {
+  name: string;
+  /** A stable id (UUID), Kafka's topic id. */
+  id: string;
+  config: QueueConfig;
+  partitions: PartitionInfo[];
+  createdAt: number;
+}
+
+export interface CreateQueueRequest {
+  name: string;
+  partitions: number;
+  config?: Partial<QueueConfig>;
+  /** When true, an existing queue is returned unchanged instead of an error. */
+  ifNotExists?: boolean;
+}
+
+export interface AlterQueueRequest {
+  name: string;
+  /** Only the keys present change. */
+  config: Partial<QueueConfig>;
+}
+
+export interface AddPartitionsRequest {
+  name: string;
+  /** The new total, Kafka's CreatePartitions count. Must exceed the current count. */
+  totalCount: number;
+}
+
+// ─── The log ──────────────────────────────────────────────────────────────────
+
+export interface PartitionRef {
+  queue: string;
+  partition: number;
+}
+
+export interface AppendPartition extends PartitionRef {
+  /**
+   * One or more Kafka RecordBatch v2 (magic 2) batches, back to back, as the
+   * producer sent them (the gateway has checked their framing and CRC). The
+   * core assigns offsets, rewrites baseOffset and stores the bytes verbatim.
+   */
+  records: Buffer;
+}
+
+export interface AppendRequest {
+  partitions: AppendPartition[];
+  /**
+   * Identifies this call for non-idempotent producers so that a retry of the
+   * same call (after an RPC timeout) answers the first result and appends
+   * nothing. Recorded in a bounded ledger in the same transaction as the append.
+   */
+  requestId?: string;
+}
+
+export type AppendError =
+  | 'unknown_queue'
+  | 'unknown_partition'
+  | 'out_of_order_sequence'   // Kafka 45: a gap in the producer's sequence
+  | 'invalid_producer_epoch'  // Kafka 47: a lower epoch than the partition has seen
+  | 'unknown_producer_id'     // Kafka 59
+  | 'message_too_large'       // Kafka 10
+  | 'corrupt_message'         // Kafka 2: the batch framing does not hold together
+  | 'invalid_record';         // Kafka 87
+
+export interface AppendPartitionResult extends PartitionRef {
+  error: AppendError | null;
+  /** Human-readable detail when `error` is set. */
+  errorMessage?: string;
+  /** Offset of the first record appended, or of the original append for an exact resend. */
+  baseOffset: number;
+  /** Broker time of the append for LogAppendTime queues, else -1. */
+  logAppendTime: number;
+  logStartOffset: number;
+  /** True when the batch was an exact resend and nothing was written. */
+  duplicate: boolean;
+}
+
+export interface AppendResult {
+  partitions: AppendPartitionResult[];
+}
+
+export type IsolationLevel = 'read_uncommitted' | 'read_committed';
+
+export interface ReadPartition extends PartitionRef {
+  fetchOffset: number;
+  /** Byte limit for this partition; at least one whole batch is returned regardless. */
+  maxBytes: number;
+}
+
+export interface ReadRequest {
+  partitions: ReadPartition[];
+  /** Resolve as soon as this many bytes are available across all partitions. */
+  minBytes: number;
+  /** Resolve by this long after the call even when minBytes is not reached. */
+  maxWaitMs: number;
+  /** Byte limit for the whole answer; the first batch is returned regardless. */
+  maxBytes: number;
+  isolation: IsolationLevel;
+}
+
+export type ReadError = 'unknown_queue' | 'unknown_partition' | 'offset_out_of_range';
+
+export interface AbortedTransaction {
+  producerId: number;
+  firstOffset: number;
+}
+
+export interface ReadPartitionResult extends PartitionRef {
+  error: ReadError | null;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  /** Stored batches, each verbatim with its assigned baseOffset. */
+  batches: Buffer[];
+  abortedTransactions: AbortedTransaction[];
+}
+
+export interface ReadResult {
+  partitions: ReadPartitionResult[];
+}
+
+export interface PartitionOffsets extends PartitionRef {
+  logStartOffset: number;
+  highWatermark: number;
+  lastStableOffset: number;
+}
+
+/** Kafka's special timestamps for ListOffsets. */
+export const LATEST_TIMESTAMP = -1;
+export const EARLIEST_TIMESTAMP = -2;
+export const MAX_TIMESTAMP = -3;
+
+export interface OffsetForTimestampRequest extends PartitionRef {
+  /** A time in ms, or LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP. */
+  timestamp: number;
+  isolation: IsolationLevel;
+}
+
+export interface OffsetForTimestampResult extends PartitionRef {
+  /** -1 when no record has a timestamp at or after the one asked for. */
+  offset: number;
+  timestamp: number;
+}
+
+export interface DeleteRecordsRequest extends PartitionRef {
+  /** Records before this offset go; -1 means the high watermark. */
+  beforeOffset: number;
+}
+
+export interface DeleteRecordsResult extends PartitionRef {
+  lowWatermark: number;
+}
+
+// ─── Idempotent producer ──────────────────────────────────────────────────────
+
+export interface InitProducerRequest {
+  /** Null for an idempotent (non-transactional) producer. */
+  transactionalId: string | null;
+  transactionTimeoutMs: number;
+  /** A producer asking to bump its own epoch (KIP-360); -1 when new. */
+  producerId: number;
+  producerEpoch: number;
+}
+
+export interface InitProducerResult {
+  producerId: number;
+  producerEpoch: number;
+}
+
+export interface ProducerState {
+  producerId: number;
+  producerEpoch: number;
+  lastSequence: number;
+  lastTimestamp: number;
+  coordinatorEpoch: number;
+  currentTxnStartOffset: number;
+}
+
+// ─── Consumer-group offsets ───────────────────────────────────────────────────
+// A Kafka consumer group's committed offsets and a Queen consumer group's
+// position are one thing here.
+
+export interface CommittedOffset extends PartitionRef {
+  offset: number;
+  leaderEpoch: number;
+  metadata: string | null;
+}
+
+export interface CommitOffsetsRequest {
+  group: string;
+  offsets: CommittedOffset[];
+}
+
+export interface FetchOffsetsRequest {
+  group: string;
+  /** Null means every partition the group has an offset for. */
+  partitions: PartitionRef[] | null;
+}
+
+export interface FetchOffsetsResult {
+  /** Partitions without a committed offset answer offset -1. */
+  offsets: CommittedOffset[];
+}
+
+export interface DeleteOffsetsRequest {
+  group: string;
+  partitions: PartitionRef[];
+}
+
+export interface GroupSummary {
+  group: string;
+  /** 'consumer' for Kafka-style groups; later the coordinator adds state. */
+  protocolType: string;
+}
+
+// The group coordinator (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+// DescribeGroups, DeleteGroups) joins this interface with the consumer-groups
+// issue, as methods on `Core` beside the offsets above.
+
+// ─── KV and once ──────────────────────────────────────────────────────────────
+
+export interface KvEntry {
+  ns: string;
+  key: string;
+  /** Any JSON value. */
+  value: unknown;
+  /** Increases by one with every write; optimistic updates compare it. */
+  version: number;
+  /** Epoch ms, or null for forever. */
+  expiresAt: number | null;
+}
+
+/** A lifetime: `ttlMs` or `forever`. Exactly one. */
+export type Lifetime = { ttlMs: number } | { forever: true };
+
+export interface KvPutRequest {
+  ns: string;
+  key: string;
+  value: unknown;
+  lifetime?: Lifetime;
+  /** When set, the put applies only if the entry's current version equals it (0 = absent). */
+  expectedVersion?: number;
+}
+
+export interface KvPutResult {
+  /** False when expectedVersion did not match (putIfAbsent: the key existed). */
+  applied: boolean;
+  entry: KvEntry | null;
+}
+
+export interface KvIncrRequest {
+  ns: string;
+  key: string;
+  by: number;
+  lifetime?: Lifetime;
+}
+
+export interface OnceRequest {
+  ns: string;
+  key: string;
+  lifetime: Lifetime;
+}
+
+// ─── Native push, consume, transactions ───────────────────────────────────────
+
+export interface PushItem {
+  queue: string;
+  /** A partition name; default "Default". A new name gets the next free index. */
+  partition?: string;
+  /** At most 65,535 bytes. When absent the message id is used, so nothing dedups. */
+  transactionId?: string;
+  /** Any JSON value; stored as the record's value. */
+  payload: unknown;
+}
+
+export interface PushRequest {
+  items: PushItem[];
+}
+
+export interface PushItemResult {
+  status: 'queued' | 'duplicate';
+  /** UUIDv7; for a duplicate, the original message's id. */
+  messageId: string;
+  transactionId: string;
+  queue: string;
+  partition: string;
+  partitionIndex: number;
+  /** For a duplicate, the original message's offset. */
+  offset: number;
+}
+
+export interface PushResult {
+  items: PushItemResult[];
+}
+
+export interface PopRequest {
+  queue: string;
+  /** A partition name; absent means any partition whose lease is free. */
+  partition?: string;
+  consumerGroup: string;
+  /** Who holds the lease (a worker id). */
+  owner: string;
+  batch: number;
+  /** Long-poll: wait up to this long for a message. 0 returns at once. */
+  waitMs: number;
+  /** Lease length; default the queue's leaseMs. */
+  leaseMs?: number;
+}
+
+export interface QueenMessage {
+  queue: string;
+  partition: string;
+  partitionIndex: number;
+  offset: number;
+  messageId: string;
+  transactionId: string;
+  payload: unknown;
+  /** Kafka record key and headers, when the message came from Kafka. */
+  key: Buffer | null;
+  headers: { key: string; value: Buffer | null }[];
+  timestamp: number;
+}
+
+export interface Lease {
+  id: string;
+  queue: string;
+  partition: string;
+  consumerGroup: string;
+  owner: string;
+  /** Epoch ms. */
+  deadline: number;
+}
+
+export interface PopResult {
+  messages: QueenMessage[];
+  /** Null when nothing was popped. */
+  lease: Lease | null;
+}
+
+export interface AckRequest {
+  queue: string;
+  partition: string;
+  consumerGroup: string;
+  offset: number;
+  status: 'completed' | 'failed';
+  /** The lease the message was popped under; required to be current when given. */
+  leaseId?: string;
+}
+
+export interface RenewLeaseRequest {
+  leaseId: string;
+  extendMs: number;
+}
+
+export type TransactionOperation =
+  | ({ op: 'push' } & PushItem)
+  | ({ op: 'ack' } & AckRequest)
+  | { op: 'kv.put'; ns: string; key: string; value: unknown; lifetime?: Lifetime; expectedVersion?: number; required?: boolean }
+  | { op: 'kv.putIfAbsent'; ns: string; key: string; value: unknown; lifetime?: Lifetime; required?: boolean }
+  | { op: 'kv.delete'; ns: string; key: string }
+  | { op: 'kv.incr'; ns: string; key: string; by: number; lifetime?: Lifetime }
+  | { op: 'once'; ns: string; key: string; lifetime: Lifetime };
+
+export interface TransactionRequest {
+  operations: TransactionOperation[];
+}
+
+export type TransactionResult =
+  | { success: true; results: unknown[] }
+  | { success: false; reason: 'duplicate' | 'kv_precondition'; failedIndex: number; message: string };
+
+// ─── The interface ────────────────────────────────────────────────────────────
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface Core {
+  createQueue(req: CreateQueueRequest): Promise<QueueInfo>;
+  listQueues(): Promise<QueueInfo[]>;
+  /** Null when the queue does not exist. */
+  describeQueue(req: { name: string }): Promise<QueueInfo | null>;
+  deleteQueue(req: { name: string }): Promise<void>;
+  addPartitions(req: AddPartitionsRequest): Promise<QueueInfo>;
+  alterQueue(req: AlterQueueRequest): Promise<QueueInfo>;
+
+  append(req: AppendRequest): Promise<AppendResult>;
+  read(req: ReadRequest, options?: CallOptions): Promise<ReadResult>;
+  offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }>;
+  offsetForTimestamp(req: OffsetForTimestampRequest): Promise<OffsetForTimestampResult>;
+  deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult>;
+
+  initProducer(req: InitProducerRequest): Promise<InitProducerResult>;
+  describeProducers(req: PartitionRef): Promise<{ producers: ProducerState[] }>;
+
+  commitOffsets(req: CommitOffsetsRequest): Promise<void>;
+  fetchOffsets(req: FetchOffsetsRequest): Promise<FetchOffsetsResult>;
+  deleteOffsets(req: DeleteOffsetsRequest): Promise<void>;
+  listGroups(): Promise<{ groups: GroupSummary[] }>;
+
+  kvGet(req: { ns: string; key: string }): Promise<KvEntry | null>;
+  kvGetMany(req: { ns: string; keys: string[] }): Promise<(KvEntry | null)[]>;
+  kvGetPrefix(req: { ns: string; prefix: string; limit?: number }): Promise<KvEntry[]>;
+  kvPut(req: KvPutRequest): Promise<KvPutResult>;
+  kvPutIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult>;
+  kvDelete(req: { ns: string; key: string }): Promise<{ deleted: boolean }>;
+  kvIncr(req: KvIncrRequest): Promise<KvEntry>;
+  once(req: OnceRequest): Promise<{ won: boolean }>;
+
+  push(req: PushRequest): Promise<PushResult>;
+  pop(req: PopRequest, options?: CallOptions): Promise<PopResult>;
+  ack(req: AckRequest): Promise<{ acked: boolean }>;
+  renewLease(req: RenewLeaseRequest): Promise<Lease>;
+  transaction(req: TransactionRequest): Promise<TransactionResult>;
+
+  /** Releases connections and timers. Pending long-polls resolve empty. */
+  close(): Promise<void>;
+}

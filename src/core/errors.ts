@@ -1,0 +1,30 @@
+/**
+ * The core's catalogue of whole-call errors. A CoreError means the call changed
+ * nothing. `code` is stable (the gateway maps it to a Kafka error code, the
+ * HTTP API to a status); `message` is a sentence for people.
+ */
+export type CoreErrorCode =
+  | 'invalid_name'          // a queue, group or KV name breaks the naming rules
+  | 'invalid_argument'      // a count, offset, size or option is out of range
+  | 'unknown_queue'
+  | 'unknown_partition'
+  | 'queue_exists'
+  | 'transaction_id_too_long'
+  | 'invalid_config'
+  | 'unknown_lease'
+  | 'not_supported'
+  | 'closed';
+
+export class CoreError extends Error {
+  override readonly name = 'CoreError';
+  readonly code: CoreErrorCode;
+
+  constructor(code: CoreErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export function isCoreError(e: unknown): e is CoreError {
+  return e instanceof Error && (e as CoreError).name === 'CoreError' && typeof (e as CoreError).code === 'string';
+}
