@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import type { Message } from '../../protocol/codec/compile.js';
+import type { RequestHeader } from '../../protocol/headers.js';
+import type { ApiDef } from '../../protocol/schema/definition.js';
+import type { Core } from '../core/core.js';
+
+/**
+ * What every API handler sees. One handler file per API key under
+ * ./handlers/, each exporting an ApiHandler; ./handlers/index.ts lists them,
+ * and ApiVersions is derived from that list, so what the gateway advertises
+ * and what it implements cannot drift.
+ *
+ * A handler turns a decoded request into a response object (fields by
+ * camelCase name, see protocol/codec). Protocol errors go into the
+ * response's error codes; a thrown error means "this connection is dead" and
+ * closes it, logged.
+ */
+
+export interface BrokerAddress {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+/** Settings handlers read; the server's own limits live in its config. */
+export interface GatewaySettings {
+  clusterId: string;
+  /** This gateway as clients must dial it (Metadata, FindCoordinator, DescribeCluster). */
+  advertised: BrokerAddress;
+  autoCreateTopics: boolean;
+  defaultPartitions: number;
+  /** Largest Fetch response a client may ask for, whatever it asks. */
+  fetchMaxBytes: number;
+  /** Fetch sessions kept per gateway (KIP-227). */
+  maxFetchSessions: number;
+}
+
+/** Per-connection state a handler may keep (fetch sessions are per gateway, not here). */
+export interface ConnectionState {
+  id: number;
+  remoteAddress: string;
+  clientId: string | null;
+  /** Aborted when the connection closes, so long-polls stop. */
+  closed: AbortSignal;
+}
+
+export interface HandlerContext {
+  core: Core;
+  settings: GatewaySettings;
+  log: Logger;
+  header: RequestHeader;
+  connection: ConnectionState;
+  /** Shared per-gateway state handlers keep between requests, by name (e.g. the fetch-session cache). */
+  shared: Map<string, unknown>;
+}
+
+export interface ApiHandler {
+  /** The API's definition from protocol/messages. */
+  api: ApiDef;
+  /** The versions this handler serves, e.g. "4-17"; within the definition's served range. */
+  versions: string;
+  /**
+   * Answers a request. Resolves to null when Kafka sends no response
+   * (Produce with acks=0).
+   */
+  handle(request: Message, ctx: HandlerContext): Promise<Message | null>;
+}
