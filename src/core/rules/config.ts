@@ -1,0 +1,56 @@
+import { CoreError } from '../errors.js';
+import { DEFAULT_QUEUE_CONFIG, type QueueConfig, type TimestampType } from '../core.js';
+
+/**
+ * Queue configuration: checked key by key, merged with the defaults (create)
+ * or with the current config (alter). An unknown key or a value out of range
+ * fails the whole call with CoreError('invalid_config').
+ */
+
+type Rule = (value: unknown) => string | null; // null = fine, else what is wrong
+
+const integerAtLeast = (min: number, hint: string): Rule => (value) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= min ? null : `must be an integer ${hint}`;
+
+const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
+
+const RULES: Record<keyof QueueConfig, Rule> = {
+  dedupWindowSeconds: integerAtLeast(0, 'of 0 or more seconds (0 turns deduplication off)'),
+  retentionMs: integerAtLeast(-1, 'of 0 or more milliseconds, or -1 to keep records forever'),
+  retentionBytes: integerAtLeast(-1, 'of 0 or more bytes, or -1 for no limit'),
+  maxMessageBytes: integerAtLeast(1, 'of 1 or more bytes'),
+  timestampType: (value) =>
+    TIMESTAMP_TYPES.includes(value as TimestampType) ? null : `must be one of ${TIMESTAMP_TYPES.join(', ')}`,
+  leaseMs: integerAtLeast(1, 'of 1 or more milliseconds'),
+};
+
+export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
+  if (config === undefined || config === null) return {};
+  if (typeof config !== 'object' || Array.isArray(config)) {
+    throw new CoreError('invalid_config', 'A queue config must be an object of settings.');
+  }
+  const out: Partial<QueueConfig> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined) continue;
+    const rule = RULES[key as keyof QueueConfig];
+    if (!rule) {
+      throw new CoreError('invalid_config', `Unknown queue setting "${key}"; known settings are ${Object.keys(RULES).join(', ')}.`);
+    }
+    const problem = rule(value);
+    if (problem) {
+      throw new CoreError('invalid_config', `Queue setting ${key} ${problem}; got ${JSON.stringify(value)}.`);
+    }
+    (out as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}
+
+/** The full config of a new queue: validated settings over the defaults. */
+export function resolveQueueConfig(config?: Partial<QueueConfig>): QueueConfig {
+  return { ...DEFAULT_QUEUE_CONFIG, ...validateQueueConfig(config) };
+}
+
+/** The config after an alter: only the keys present change. */
+export function mergeQueueConfig(current: QueueConfig, change: Partial<QueueConfig>): QueueConfig {
+  return { ...current, ...validateQueueConfig(change) };
+}

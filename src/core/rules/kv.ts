@@ -1,0 +1,104 @@
+import { CoreError } from '../errors.js';
+import type { KvEntry, KvPutResult, Lifetime } from '../core.js';
+import { requireFiniteNumber, requireInteger, requireJsonValue } from './arguments.js';
+
+/**
+ * KV semantics both engines share: lifetimes, expiry, versions, and what a
+ * put, putIfAbsent or incr decides given the entry as it stands. An expired
+ * entry is absent: reads miss it, putIfAbsent wins over it, and a write over it
+ * starts again at version 1. Engines read the current entry under their lock,
+ * call these, and store what comes back.
+ */
+
+/** `once` markers store this value; what matters is that the key exists. */
+export const ONCE_MARKER_VALUE = true;
+
+export function validateLifetime(lifetime: unknown, field = 'lifetime'): Lifetime {
+  if (typeof lifetime !== 'object' || lifetime === null) {
+    throw new CoreError('invalid_argument', `${field} must be { ttlMs } or { forever: true }.`);
+  }
+  const hasTtl = 'ttlMs' in lifetime && (lifetime as { ttlMs?: unknown }).ttlMs !== undefined;
+  const forever = (lifetime as { forever?: unknown }).forever;
+  if (hasTtl && forever !== undefined) {
+    throw new CoreError('invalid_argument', `${field} gives both ttlMs and forever; give exactly one.`);
+  }
+  if (hasTtl) return { ttlMs: requireInteger((lifetime as { ttlMs: unknown }).ttlMs, `${field}.ttlMs`, 1) };
+  if (forever === true) return { forever: true };
+  throw new CoreError('invalid_argument', `${field} must be { ttlMs } with a positive number of milliseconds, or { forever: true }.`);
+}
+
+export function validateOptionalLifetime(lifetime: unknown, field = 'lifetime'): Lifetime | undefined {
+  return lifetime === undefined ? undefined : validateLifetime(lifetime, field);
+}
+
+export function validateExpectedVersion(version: unknown, field = 'expectedVersion'): number | undefined {
+  return version === undefined ? undefined : requireInteger(version, field, 0);
+}
+
+/** Epoch ms the entry expires at, or null for forever. */
+export function expiresAtOf(lifetime: Lifetime | undefined, nowMs: number): number | null {
+  return lifetime && 'ttlMs' in lifetime ? nowMs + lifetime.ttlMs : null;
+}
+
+export function isLive(entry: KvEntry | null | undefined, nowMs: number): entry is KvEntry {
+  return !!entry && (entry.expiresAt === null || entry.expiresAt > nowMs);
+}
+
+/** The entry as a caller may see it: null once expired. */
+export function liveOrNull(entry: KvEntry | null | undefined, nowMs: number): KvEntry | null {
+  return isLive(entry, nowMs) ? entry : null;
+}
+
+/** A stored copy of a JSON value, so later changes to the caller's object do not reach the store. */
+export function storedValue(value: unknown, field = 'value'): unknown {
+  return JSON.parse(requireJsonValue(value, field));
+}
+
+export interface KvWrite {
+  ns: string;
+  key: string;
+  value: unknown;
+  lifetime?: Lifetime;
+  expectedVersion?: number;
+}
+
+/** A put: applies when there is no expectedVersion or it equals the live entry's version (0 = absent). */
+export function decidePut(current: KvEntry | null, write: KvWrite, nowMs: number): KvPutResult {
+  const live = liveOrNull(current, nowMs);
+  if (write.expectedVersion !== undefined && write.expectedVersion !== (live?.version ?? 0)) {
+    return { applied: false, entry: live };
+  }
+  return {
+    applied: true,
+    entry: {
+      ns: write.ns,
+      key: write.key,
+      value: storedValue(write.value),
+      version: (live?.version ?? 0) + 1,
+      expiresAt: expiresAtOf(write.lifetime, nowMs),
+    },
+  };
+}
+
+export function decidePutIfAbsent(current: KvEntry | null, write: Omit<KvWrite, 'expectedVersion'>, nowMs: number): KvPutResult {
+  return decidePut(current, { ...write, expectedVersion: 0 }, nowMs);
+}
+
+/**
+ * An increment: an absent entry counts from 0. Without a lifetime the entry
+ * keeps its expiry (a new one lives forever).
+ */
+export function decideIncr(current: KvEntry | null, req: { ns: string; key: string; by: number; lifetime?: Lifetime }, nowMs: number): KvEntry {
+  const by = requireFiniteNumber(req.by, 'by');
+  const live = liveOrNull(current, nowMs);
+  if (live && typeof live.value !== 'number') {
+    throw new CoreError('invalid_argument', `KV entry ${req.ns}/${req.key} holds a ${typeof live.value}, not a number; it cannot be incremented.`);
+  }
+  return {
+    ns: req.ns,
+    key: req.key,
+    value: ((live?.value as number | undefined) ?? 0) + by,
+    version: (live?.version ?? 0) + 1,
+    expiresAt: req.lifetime ? expiresAtOf(req.lifetime, nowMs) : (live?.expiresAt ?? null),
+  };
+}
