@@ -45,6 +45,13 @@ export interface ConnectionState {
   closed: AbortSignal;
 }
 
+/** One line of ApiVersions: a key this gateway serves and its version range. */
+export interface AdvertisedApi {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
 export interface HandlerContext {
   core: Core;
   settings: GatewaySettings;
@@ -53,6 +60,8 @@ export interface HandlerContext {
   connection: ConnectionState;
   /** Shared per-gateway state handlers keep between requests, by name (e.g. the fetch-session cache). */
   shared: Map<string, unknown>;
+  /** Every API this gateway serves, from the handler registry (what ApiVersions answers). */
+  apis: readonly AdvertisedApi[];
 }
 
 export interface ApiHandler {

@@ -1,0 +1,64 @@
+import { ErrorCode } from '../../protocol/error-codes.js';
+import type { AppendError, ReadError } from '../core/core.js';
+import { isCoreError, type CoreErrorCode } from '../core/errors.js';
+
+/**
+ * The one translation from the core's error vocabulary to Kafka error codes.
+ * Handlers put these codes into responses; anything that is not a CoreError is
+ * a bug or a dead core and is rethrown, so the connection closes, logged.
+ */
+
+/** Kafka has no name for success; 0 means no error. */
+export const NONE = 0;
+
+const CORE_ERRORS: Readonly<Record<CoreErrorCode, number>> = {
+  invalid_name: ErrorCode.INVALID_TOPIC_EXCEPTION,
+  invalid_argument: ErrorCode.INVALID_REQUEST,
+  unknown_queue: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  unknown_partition: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  queue_exists: ErrorCode.TOPIC_ALREADY_EXISTS,
+  transaction_id_too_long: ErrorCode.INVALID_REQUEST,
+  invalid_config: ErrorCode.INVALID_CONFIG,
+  unknown_lease: ErrorCode.INVALID_REQUEST,
+  not_supported: ErrorCode.UNSUPPORTED_VERSION,
+  // A closing core is a transient condition for a client: it retries elsewhere or later.
+  closed: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+};
+
+const APPEND_ERRORS: Readonly<Record<AppendError, number>> = {
+  unknown_queue: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  unknown_partition: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  out_of_order_sequence: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  invalid_producer_epoch: ErrorCode.INVALID_PRODUCER_EPOCH,
+  unknown_producer_id: ErrorCode.UNKNOWN_PRODUCER_ID,
+  message_too_large: ErrorCode.MESSAGE_TOO_LARGE,
+  corrupt_message: ErrorCode.CORRUPT_MESSAGE,
+  invalid_record: ErrorCode.INVALID_RECORD,
+};
+
+const READ_ERRORS: Readonly<Record<ReadError, number>> = {
+  unknown_queue: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  unknown_partition: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  offset_out_of_range: ErrorCode.OFFSET_OUT_OF_RANGE,
+};
+
+export function coreErrorCode(code: CoreErrorCode): number {
+  return CORE_ERRORS[code] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+export function appendErrorCode(error: AppendError | null): number {
+  return error === null ? NONE : APPEND_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+export function readErrorCode(error: ReadError | null): number {
+  return error === null ? NONE : READ_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+/**
+ * The Kafka code and message for an error a core call threw. A CoreError
+ * becomes a response code; anything else is rethrown (the connection dies).
+ */
+export function kafkaErrorOf(e: unknown): { errorCode: number; errorMessage: string } {
+  if (isCoreError(e)) return { errorCode: coreErrorCode(e.code), errorMessage: e.message };
+  throw e;
+}
