@@ -1,0 +1,476 @@
+/**
+ * RecordBatch v2 (magic 2): validate, decode and build.
+ *
+ * Validation is the Produce hot path. It reads the fixed header, checks the
+ * framing, the CRC-32C and Kafka's broker rules on the header fields, and never
+ * decodes a record: the batch is stored as received. Kafka's broker also walks
+ * every record (to check per-record rules and, for compressed batches, to
+ * recompress on conversion); we do not, so a batch whose CRC is right but whose
+ * records are garbled is only caught by whoever decodes it. What validation can
+ * check cheaply it does: an uncompressed batch cannot hold more records than
+ * its bytes allow (each record takes at least 7 bytes).
+ *
+ * Decoding (for native readers, tests and the bridge) splits out the attribute
+ * bits, decompresses under a budget and reads each record strictly: a record's
+ * fields must fill exactly the length it declares, as Kafka's reader insists.
+ */
+import { DecodeError } from '../primitives/decode-error.js';
+import { Reader } from '../primitives/reader.js';
+import { Writer } from '../primitives/writer.js';
+import {
+  BATCH_HEADER_SIZE,
+  BATCH_LENGTH_PREFIX,
+  BatchAttr,
+  BatchPos,
+  CRC_START,
+  readBatchHeader,
+  type BatchHeader,
+} from './batch-header.js';
+import {
+  CompressionCodec,
+  DEFAULT_DECOMPRESSION_BUDGET,
+  compress,
+  decompress,
+  isCompressionCodec,
+} from './compression.js';
+import { crc32c } from './crc32c.js';
+
+export const RECORD_BATCH_MAGIC = 2;
+/** Smallest record on the wire: length, attributes, timestamp and offset deltas, key, value, header count. */
+export const MIN_RECORD_SIZE = 7;
+/** Kafka's "no timestamp" and "no producer" values. */
+export const NO_TIMESTAMP = -1n;
+export const NO_PRODUCER_ID = -1n;
+export const NO_PRODUCER_EPOCH = -1;
+export const NO_SEQUENCE = -1;
+export const NO_PARTITION_LEADER_EPOCH = -1;
+
+export const TimestampType = {
+  CreateTime: 0,
+  LogAppendTime: 1,
+} as const;
+export type TimestampType = (typeof TimestampType)[keyof typeof TimestampType];
+
+/** The attribute bits of a batch, split into what they mean. */
+export interface BatchAttributes {
+  compression: CompressionCodec;
+  timestampType: TimestampType;
+  isTransactional: boolean;
+  isControl: boolean;
+  /** Set by compaction on batches whose baseTimestamp is a delete horizon. */
+  hasDeleteHorizon: boolean;
+}
+
+export function splitAttributes(attributes: number): BatchAttributes {
+  const codec = attributes & BatchAttr.CompressionMask;
+  return {
+    // Codecs 5-7 do not exist; callers that care check with isCompressionCodec first.
+    compression: codec as CompressionCodec,
+    timestampType: attributes & BatchAttr.TimestampLogAppend ? TimestampType.LogAppendTime : TimestampType.CreateTime,
+    isTransactional: (attributes & BatchAttr.Transactional) !== 0,
+    isControl: (attributes & BatchAttr.Control) !== 0,
+    hasDeleteHorizon: (attributes & BatchAttr.DeleteHorizon) !== 0,
+  };
+}
+
+export function joinAttributes(a: Partial<BatchAttributes>): number {
+  return (
+    (a.compression ?? CompressionCodec.None) |
+    (a.timestampType === TimestampType.LogAppendTime ? BatchAttr.TimestampLogAppend : 0) |
+    (a.isTransactional ? BatchAttr.Transactional : 0) |
+    (a.isControl ? BatchAttr.Control : 0) |
+    (a.hasDeleteHorizon ? BatchAttr.DeleteHorizon : 0)
+  );
+}
+
+// ---------------------------------------------------------------- validation
+
+/** Which check a batch failed, so a Produce handler can pick Kafka's error code. */
+export type BatchRule =
+  | 'header' // too short to hold the fixed header
+  | 'magic' // not a v2 batch
+  | 'length' // batchLength disagrees with the bytes present
+  | 'crc' // CRC-32C mismatch (Kafka: CORRUPT_MESSAGE)
+  | 'compression' // unknown codec
+  | 'record-count' // count negative, zero, or more than the bytes can hold
+  | 'offset-range' // lastOffsetDelta disagrees with the count
+  | 'control' // a client sent a control batch
+  | 'sequence'; // an idempotent batch without a base sequence
+
+export class InvalidBatchError extends DecodeError {
+  readonly rule: BatchRule;
+
+  constructor(rule: BatchRule, message: string, position: number) {
+    super(message, position);
+    this.rule = rule;
+  }
+}
+
+export interface BatchRules {
+  /**
+   * Apply Kafka's rules for batches a producer sends (LogValidator): at least
+   * one record, lastOffsetDelta + 1 equal to the count, no control batches, a
+   * base sequence when there is a producer id. Default true. Turn off for
+   * batches copied from a Kafka log, where compaction leaves fewer records than
+   * the offset range and control batches are legitimate.
+   */
+  fromClient?: boolean;
+}
+
+export interface ValidBatch extends BatchAttributes {
+  /** The batch occupies [start, end) of the buffer. */
+  start: number;
+  end: number;
+  header: BatchHeader;
+}
+
+/**
+ * Checks the batch at `at` without decoding its records and returns its span,
+ * header and attributes, or throws InvalidBatchError naming the broken rule.
+ */
+export function validateBatch(buf: Buffer, at = 0, rules: BatchRules = {}): ValidBatch {
+  const left = buf.length - at;
+  if (left < BATCH_HEADER_SIZE) {
+    throw new InvalidBatchError('header', `record batch needs a ${BATCH_HEADER_SIZE}-byte header, ${left} bytes left`, at);
+  }
+  const magic = buf.readInt8(at + BatchPos.Magic);
+  if (magic !== RECORD_BATCH_MAGIC) {
+    throw new InvalidBatchError('magic', `record batch magic is ${magic}; only magic 2 (RecordBatch v2) is accepted here`, at);
+  }
+  const header = readBatchHeader(buf, at);
+  const end = at + BATCH_LENGTH_PREFIX + header.batchLength;
+  if (header.batchLength < BATCH_HEADER_SIZE - BATCH_LENGTH_PREFIX) {
+    throw new InvalidBatchError('length', `record batch length ${header.batchLength} is shorter than the v2 header`, at);
+  }
+  if (end > buf.length) {
+    throw new InvalidBatchError('length', `record batch length ${header.batchLength} runs past the ${left - BATCH_LENGTH_PREFIX} bytes left`, at);
+  }
+  const crc = crc32c(buf.subarray(at + CRC_START, end));
+  if (crc !== header.crc) {
+    throw new InvalidBatchError('crc', `record batch CRC-32C is 0x${hex(header.crc)} but the bytes give 0x${hex(crc)}; the batch is corrupt`, at);
+  }
+  const codec = header.attributes & BatchAttr.CompressionMask;
+  if (!isCompressionCodec(codec)) {
+    throw new InvalidBatchError('compression', `record batch names compression codec ${codec}, which does not exist`, at);
+  }
+  checkCounts(header, at, end, rules.fromClient ?? true);
+  return { start: at, end, header, ...splitAttributes(header.attributes) };
+}
+
+function checkCounts(h: BatchHeader, at: number, end: number, fromClient: boolean): void {
+  const count = h.recordCount;
+  if (count < 0) throw new InvalidBatchError('record-count', `record count ${count} is negative`, at);
+  if (h.lastOffsetDelta < 0) throw new InvalidBatchError('offset-range', `lastOffsetDelta ${h.lastOffsetDelta} is negative`, at);
+  if (count > h.lastOffsetDelta + 1) {
+    throw new InvalidBatchError('offset-range', `${count} records cannot fit the offset range 0..${h.lastOffsetDelta}`, at);
+  }
+  const recordBytes = end - at - BATCH_HEADER_SIZE;
+  if ((h.attributes & BatchAttr.CompressionMask) === CompressionCodec.None && count > recordBytes / MIN_RECORD_SIZE) {
+    throw new InvalidBatchError('record-count', `record count ${count} cannot fit in ${recordBytes} bytes of records`, at);
+  }
+  if (!fromClient) return;
+  // Kafka's broker rules for produced batches (LogValidator.validateBatch).
+  if (count === 0) throw new InvalidBatchError('record-count', 'record batch holds no records', at);
+  if (h.lastOffsetDelta + 1 !== count) {
+    throw new InvalidBatchError('offset-range', `lastOffsetDelta ${h.lastOffsetDelta} does not match the record count ${count} (it must be count - 1)`, at);
+  }
+  if (h.attributes & BatchAttr.Control) throw new InvalidBatchError('control', 'clients may not write control batches', at);
+  if (h.producerId >= 0n && h.baseSequence < 0) {
+    throw new InvalidBatchError('sequence', `base sequence ${h.baseSequence} is invalid for producer id ${h.producerId}`, at);
+  }
+}
+
+function hex(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
+
+/** Validates back-to-back batches covering the whole buffer (a Produce partition's records). */
+export function validateBatches(buf: Buffer, rules: BatchRules = {}): ValidBatch[] {
+  const batches: ValidBatch[] = [];
+  for (let at = 0; at < buf.length; ) {
+    const batch = validateBatch(buf, at, rules);
+    batches.push(batch);
+    at = batch.end;
+  }
+  return batches;
+}
+
+// ---------------------------------------------------------------- decoding
+
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+export interface BatchRecord {
+  attributes: number;
+  timestampDelta: number;
+  offsetDelta: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+export interface DecodedBatch extends ValidBatch {
+  records: BatchRecord[];
+}
+
+export interface DecodeBatchOptions extends BatchRules {
+  /** Ceiling on the decompressed records of one batch. */
+  maxBytes?: number;
+}
+
+/**
+ * Fully decodes the batch at `at`: validation as above (with `fromClient`
+ * false unless asked, since decoded batches usually come from storage), then
+ * every record. Key, value and header values are views into the input or the
+ * decompressed buffer.
+ */
+export function decodeBatch(buf: Buffer, at = 0, options: DecodeBatchOptions = {}): DecodedBatch {
+  const batch = validateBatch(buf, at, { fromClient: options.fromClient ?? false });
+  const count = batch.header.recordCount;
+  const recordsAt = at + BATCH_HEADER_SIZE;
+  if (batch.compression === CompressionCodec.None) {
+    return { ...batch, records: readRecords(new Reader(buf, recordsAt, batch.end), count) };
+  }
+  const maxBytes = options.maxBytes ?? DEFAULT_DECOMPRESSION_BUDGET;
+  if (count > maxBytes / MIN_RECORD_SIZE) {
+    throw new InvalidBatchError('record-count', `record count ${count} cannot fit in the ${maxBytes}-byte decompression budget`, at);
+  }
+  const plain = decompress(batch.compression, buf.subarray(recordsAt, batch.end), maxBytes, recordsAt);
+  try {
+    return { ...batch, records: readRecords(new Reader(plain), count) };
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    // Positions inside decompressed bytes mean nothing to the sender; name the batch instead.
+    throw new DecodeError(`in the decompressed records of the batch: ${e.message}`, at);
+  }
+}
+
+/** Decodes back-to-back batches covering the whole buffer. */
+export function decodeBatches(buf: Buffer, options: DecodeBatchOptions = {}): DecodedBatch[] {
+  const batches: DecodedBatch[] = [];
+  for (let at = 0; at < buf.length; ) {
+    const batch = decodeBatch(buf, at, options);
+    batches.push(batch);
+    at = batch.end;
+  }
+  return batches;
+}
+
+function readRecords(r: Reader, count: number): BatchRecord[] {
+  if (count > r.remaining / MIN_RECORD_SIZE) r.fail(`record count ${count} cannot fit in ${r.remaining} bytes of records`);
+  const records: BatchRecord[] = [];
+  for (let i = 0; i < count; i++) records.push(readRecord(r));
+  if (r.remaining !== 0) r.fail(`${r.remaining} bytes remain after the ${count} records the batch declares`);
+  return records;
+}
+
+function readRecord(r: Reader): BatchRecord {
+  const length = r.varint();
+  if (length < 0 || length > r.remaining) r.fail(`record length ${length} is invalid with ${r.remaining} bytes left`);
+  const end = r.pos + length;
+  // A reader bounded to this record, so no field can borrow bytes from the next.
+  const f: Reader = new Reader(r.buf, r.pos, end);
+  const attributes = f.int8();
+  const timestampDelta = f.varlongNumber();
+  const offsetDelta = f.varint();
+  const key = f.varintBytes();
+  const value = f.varintBytes();
+  const headerCount = f.varint();
+  // Each header takes at least two bytes (two length varints).
+  if (headerCount < 0 || headerCount > f.remaining / 2) f.fail(`record header count ${headerCount} is invalid with ${f.remaining} bytes left`);
+  const headers: RecordHeader[] = [];
+  for (let i = 0; i < headerCount; i++) {
+    const headerKey = f.varintBytes();
+    if (headerKey === null) f.fail('record header key is null');
+    headers.push({ key: headerKey.toString('utf8'), value: f.varintBytes() });
+  }
+  if (f.pos !== end) f.fail(`record declares ${length} bytes but its fields end ${end - f.pos} bytes early`);
+  r.pos = end;
+  return { attributes, timestampDelta, offsetDelta, key, value, headers };
+}
+
+// ---------------------------------------------------------------- building
+
+export type Bytes = Uint8Array | string;
+
+export interface RecordInput {
+  key?: Bytes | null;
+  value?: Bytes | null;
+  headers?: readonly { key: string; value: Bytes | null }[];
+  /** Milliseconds since the epoch; the batch's build time when absent. */
+  timestamp?: bigint | number;
+}
+
+export interface BuildBatchOptions extends Partial<BatchAttributes> {
+  records: readonly RecordInput[];
+  baseOffset?: bigint | number;
+  partitionLeaderEpoch?: number;
+  producerId?: bigint | number;
+  producerEpoch?: number;
+  baseSequence?: number;
+  /** Overrides the maximum of the record timestamps (a broker stamping LogAppendTime). */
+  maxTimestamp?: bigint | number;
+  compressionLevel?: number;
+}
+
+/**
+ * Encodes records into one v2 batch with offset deltas 0..n-1, the first
+ * record's timestamp as the base (as Kafka's producer does) and the CRC filled in.
+ */
+export function buildBatch(options: BuildBatchOptions): Buffer {
+  const { records } = options;
+  if (records.length === 0) throw new RangeError('a record batch needs at least one record');
+  const now = BigInt(Date.now());
+  const timestamps = records.map((r) => (r.timestamp === undefined ? now : BigInt(r.timestamp)));
+  const baseTimestamp = timestamps[0]!;
+  const maxTimestamp = options.maxTimestamp === undefined ? timestamps.reduce((a, b) => (b > a ? b : a)) : BigInt(options.maxTimestamp);
+  const compression = options.compression ?? CompressionCodec.None;
+
+  const w = new Writer(BATCH_HEADER_SIZE + 64 * records.length);
+  w.int64(BigInt(options.baseOffset ?? 0));
+  w.int32(0); // batchLength, filled in below
+  w.int32(options.partitionLeaderEpoch ?? NO_PARTITION_LEADER_EPOCH);
+  w.int8(RECORD_BATCH_MAGIC);
+  w.uint32(0); // CRC, filled in below
+  w.int16(joinAttributes({ ...options, compression }));
+  w.int32(records.length - 1);
+  w.int64(baseTimestamp);
+  w.int64(maxTimestamp);
+  w.int64(BigInt(options.producerId ?? NO_PRODUCER_ID));
+  w.int16(options.producerEpoch ?? NO_PRODUCER_EPOCH);
+  w.int32(options.baseSequence ?? NO_SEQUENCE);
+  w.int32(records.length);
+  if (compression === CompressionCodec.None) {
+    writeRecords(w, records, timestamps, baseTimestamp);
+  } else {
+    const plain = new Writer(64 * records.length);
+    writeRecords(plain, records, timestamps, baseTimestamp);
+    w.raw(compress(compression, plain.toBuffer(), { level: options.compressionLevel }));
+  }
+  const batch = w.toBuffer();
+  batch.writeInt32BE(batch.length - BATCH_LENGTH_PREFIX, BatchPos.BatchLength);
+  batch.writeUInt32BE(crc32c(batch.subarray(CRC_START)), BatchPos.Crc);
+  return batch;
+}
+
+function writeRecords(w: Writer, records: readonly RecordInput[], timestamps: bigint[], baseTimestamp: bigint): void {
+  records.forEach((record, offsetDelta) => {
+    const key = toBytes(record.key);
+    const value = toBytes(record.value);
+    const headers = (record.headers ?? []).map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: toBytes(h.value) }));
+    const timestampDelta = timestamps[offsetDelta]! - baseTimestamp;
+    const bodySize =
+      1 +
+      varlongSize(timestampDelta) +
+      varintSize(offsetDelta) +
+      bytesFieldSize(key) +
+      bytesFieldSize(value) +
+      varintSize(headers.length) +
+      headers.reduce((sum, h) => sum + bytesFieldSize(h.key) + bytesFieldSize(h.value), 0);
+    w.varint(bodySize);
+    w.int8(0); // record attributes: unused by Kafka
+    w.varlong(timestampDelta);
+    w.varint(offsetDelta);
+    w.varintBytes(key);
+    w.varintBytes(value);
+    w.varint(headers.length);
+    for (const h of headers) {
+      w.varintBytes(h.key);
+      w.varintBytes(h.value);
+    }
+  });
+}
+
+function toBytes(v: Bytes | null | undefined): Uint8Array | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+}
+
+/** Bytes a zig-zag varint or varlong of `n` takes on the wire. */
+function varlongSize(n: bigint | number): number {
+  let u = BigInt.asUintN(64, (BigInt(n) << 1n) ^ (BigInt(n) >> 63n));
+  let size = 1;
+  while (u >= 0x80n) {
+    u >>= 7n;
+    size++;
+  }
+  return size;
+}
+
+function varintSize(n: number): number {
+  let u = ((n << 1) ^ (n >> 31)) >>> 0;
+  let size = 1;
+  while (u >= 0x80) {
+    u >>>= 7;
+    size++;
+  }
+  return size;
+}
+
+function bytesFieldSize(v: Uint8Array | null): number {
+  return v === null ? varintSize(-1) : varintSize(v.length) + v.length;
+}
+
+// ---------------------------------------------------------------- control records
+
+/** Control record types (the key's second int16). */
+export const ControlRecordType = {
+  Abort: 0,
+  Commit: 1,
+} as const;
+export type ControlRecordType = (typeof ControlRecordType)[keyof typeof ControlRecordType];
+
+export interface ControlBatchOptions {
+  type: ControlRecordType;
+  producerId: bigint | number;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  timestamp?: bigint | number;
+  baseOffset?: bigint | number;
+  partitionLeaderEpoch?: number;
+}
+
+/**
+ * A transaction marker: a transactional control batch with one record whose
+ * key is (version 0, type) and whose value is (version 0, coordinatorEpoch).
+ */
+export function buildControlBatch(options: ControlBatchOptions): Buffer {
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(0, 0);
+  key.writeInt16BE(options.type, 2);
+  const value = Buffer.alloc(6);
+  value.writeInt16BE(0, 0);
+  value.writeInt32BE(options.coordinatorEpoch, 2);
+  return buildBatch({
+    records: [{ key, value, timestamp: options.timestamp }],
+    isControl: true,
+    isTransactional: true,
+    producerId: options.producerId,
+    producerEpoch: options.producerEpoch,
+    baseSequence: NO_SEQUENCE,
+    baseOffset: options.baseOffset,
+    partitionLeaderEpoch: options.partitionLeaderEpoch,
+  });
+}
+
+export interface ControlRecord {
+  version: number;
+  /** Abort (0) and Commit (1) are transaction markers; other types exist (KRaft) and are passed through. */
+  type: number;
+  /** The transaction coordinator's epoch, for Abort and Commit markers. */
+  coordinatorEpoch: number | null;
+}
+
+/** Reads the record of a control batch. */
+export function decodeControlRecord(record: BatchRecord): ControlRecord {
+  const key = record.key;
+  if (key === null || key.length < 4) throw new DecodeError(`control record key needs 4 bytes, has ${key?.length ?? 'null'}`, 0);
+  const version = key.readInt16BE(0);
+  const type = key.readInt16BE(2);
+  if (type !== ControlRecordType.Abort && type !== ControlRecordType.Commit) return { version, type, coordinatorEpoch: null };
+  const value = record.value;
+  if (value === null || value.length < 6) throw new DecodeError(`transaction marker value needs 6 bytes, has ${value?.length ?? 'null'}`, 0);
+  return { version, type, coordinatorEpoch: value.readInt32BE(2) };
+}
