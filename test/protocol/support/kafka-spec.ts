@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Apache Kafka's message specs (`../shared/kafka-protocol/message/*.json`),
+ * read at test time from beside the checkout. They are JSON with `//`
+ * comments; nothing from them is copied into the project.
+ */
+
+export interface SpecField {
+  name: string;
+  type: string;
+  versions: string;
+  nullableVersions?: string;
+  default?: string | number | boolean;
+  ignorable?: boolean;
+  mapKey?: boolean;
+  tag?: number;
+  taggedVersions?: string;
+  fields?: SpecField[];
+}
+
+export interface SpecStruct {
+  name: string;
+  versions: string;
+  fields: SpecField[];
+}
+
+export interface SpecMessage {
+  apiKey: number;
+  type: 'request' | 'response';
+  name: string;
+  validVersions: string;
+  flexibleVersions: string;
+  fields: SpecField[];
+  commonStructs?: SpecStruct[];
+}
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Where the specs live: `../shared/kafka-protocol/message` relative to the project root. */
+export const specDirectory = join(projectRoot, '..', 'shared', 'kafka-protocol', 'message');
+
+export function specsAvailable(): boolean {
+  return existsSync(specDirectory);
+}
+
+/** Removes `//` comments, leaving `//` inside string literals alone. */
+export function stripLineComments(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Loads one message spec by Kafka's message name (e.g. "ProduceRequest"). */
+export function loadSpec(messageName: string): SpecMessage {
+  const text = readFileSync(join(specDirectory, `${messageName}.json`), 'utf8');
+  return JSON.parse(stripLineComments(text)) as SpecMessage;
+}
