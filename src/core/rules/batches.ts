@@ -1,22 +1,15 @@
-import { crc32c } from '@node-rs/crc32';
-import {
-  BATCH_HEADER_SIZE,
-  BatchAttr,
-  BatchPos,
-  CRC_START,
-  readBatchHeader,
-  setBaseOffset,
-  splitBatches,
-} from '../../../protocol/records/batch-header.js';
+import { DecodeError } from '../../../protocol/primitives/decode-error.js';
+import { BatchAttr, BatchPos, CRC_START, setBaseOffset } from '../../../protocol/records/batch-header.js';
+import { InvalidBatchError, validateBatches, type BatchRule, type ValidBatch } from '../../../protocol/records/record-batch.js';
+import { crc32c } from '../../../protocol/records/crc32c.js';
 import type { AppendError } from '../core.js';
 import type { SequencedBatch } from './producer-window.js';
 
 /**
  * What the core needs from an append's record batches, read from their
  * headers alone: the records are never decoded here. The gateway has already
- * checked framing and CRC; the core re-checks only what decides offsets and
- * producer state, because the RPC transport or a bug upstream could hand it
- * anything.
+ * checked them; the core checks again, because the RPC transport or a bug
+ * upstream could hand it anything, and a stored batch is forever.
  */
 
 export interface IncomingBatch extends SequencedBatch {
@@ -37,34 +30,32 @@ export type ParsedAppend =
   | { ok: true; batches: IncomingBatch[] }
   | { ok: false; error: AppendError; message: string };
 
+const CORRUPT_RULES: ReadonlySet<BatchRule> = new Set(['header', 'magic', 'length', 'crc', 'compression']);
+
+/**
+ * Checks an append's batches by Kafka's rules for produced batches (one
+ * validator for the gateway and the core: protocol/records) and reads what
+ * decides offsets and producer state from their headers.
+ */
 export function parseAppendRecords(records: Buffer, maxMessageBytes: number): ParsedAppend {
   if (!Buffer.isBuffer(records) || records.length === 0) {
     return { ok: false, error: 'corrupt_message', message: 'The append carries no record batch.' };
   }
-  let spans: { start: number; end: number }[];
+  let valid: ValidBatch[];
   try {
-    spans = splitBatches(records);
+    valid = validateBatches(records);
   } catch (e) {
-    return { ok: false, error: 'corrupt_message', message: `The record batches do not hold together: ${(e as Error).message}.` };
+    if (e instanceof InvalidBatchError) {
+      return { ok: false, error: CORRUPT_RULES.has(e.rule) ? 'corrupt_message' : 'invalid_record', message: `The record batch was refused: ${e.message}.` };
+    }
+    if (e instanceof DecodeError) return { ok: false, error: 'corrupt_message', message: `The record batches do not hold together: ${e.message}.` };
+    throw e;
   }
   const batches: IncomingBatch[] = [];
-  for (const { start, end } of spans) {
+  for (const { start, end, header, isTransactional } of valid) {
     const size = end - start;
-    if (size < BATCH_HEADER_SIZE) {
-      return { ok: false, error: 'corrupt_message', message: `A record batch of ${size} bytes is shorter than the ${BATCH_HEADER_SIZE}-byte v2 header.` };
-    }
-    const header = readBatchHeader(records, start);
-    if (header.magic !== 2) {
-      return { ok: false, error: 'corrupt_message', message: `Record batch magic ${header.magic} is not supported; only v2 (magic 2) batches are accepted.` };
-    }
     if (size > maxMessageBytes) {
       return { ok: false, error: 'message_too_large', message: `A record batch of ${size} bytes exceeds the queue's maxMessageBytes of ${maxMessageBytes}.` };
-    }
-    if (header.lastOffsetDelta < 0 || header.recordCount < 1) {
-      return { ok: false, error: 'invalid_record', message: `A record batch claims ${header.recordCount} records and last offset delta ${header.lastOffsetDelta}; a batch needs at least one record.` };
-    }
-    if (header.attributes & BatchAttr.Control) {
-      return { ok: false, error: 'invalid_record', message: 'Producers may not write control batches; the core writes transaction markers itself.' };
     }
     batches.push({
       start,
@@ -76,7 +67,7 @@ export function parseAppendRecords(records: Buffer, maxMessageBytes: number): Pa
       baseTimestamp: Number(header.baseTimestamp),
       maxTimestamp: Number(header.maxTimestamp),
       attributes: header.attributes,
-      isTransactional: (header.attributes & BatchAttr.Transactional) !== 0,
+      isTransactional,
       producerId: Number(header.producerId),
       producerEpoch: header.producerEpoch,
       baseSequence: header.baseSequence,
@@ -99,7 +90,7 @@ export function copyForStorage(records: Buffer, batch: IncomingBatch, baseOffset
   if (logAppendTime !== null) {
     stored.writeInt16BE(batch.attributes | BatchAttr.TimestampLogAppend, BatchPos.Attributes);
     stored.writeBigInt64BE(BigInt(logAppendTime), BatchPos.MaxTimestamp);
-    stored.writeUInt32BE(crc32c(stored.subarray(CRC_START)) >>> 0, BatchPos.Crc);
+    stored.writeUInt32BE(crc32c(stored.subarray(CRC_START)), BatchPos.Crc);
   }
   return stored;
 }

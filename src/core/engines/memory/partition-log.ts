@@ -1,0 +1,116 @@
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
+import { retentionStartOffset } from '../../rules/retention.js';
+
+/**
+ * One partition's log in memory: stored batches in offset order, each the
+ * verbatim bytes with baseOffset already rewritten. Lookups by offset are a
+ * binary search; nothing here decodes a record.
+ */
+
+export interface StoredBatch {
+  baseOffset: number;
+  /** The offset after the batch's last record. */
+  nextOffset: number;
+  bytes: Buffer;
+  size: number;
+  maxTimestamp: number;
+  appendedAt: number;
+}
+
+export class PartitionLog {
+  readonly batches: StoredBatch[] = [];
+  logStartOffset = 0;
+  highWatermark = 0;
+  bytes = 0;
+
+  append(bytes: Buffer, offsetCount: number, maxTimestamp: number, appendedAt: number): StoredBatch {
+    const batch: StoredBatch = {
+      baseOffset: this.highWatermark,
+      nextOffset: this.highWatermark + offsetCount,
+      bytes,
+      size: bytes.length,
+      maxTimestamp,
+      appendedAt,
+    };
+    this.batches.push(batch);
+    this.highWatermark = batch.nextOffset;
+    this.bytes += batch.size;
+    return batch;
+  }
+
+  /** Index of the batch holding `offset`, or of the first batch after it; batches.length when none. */
+  private indexFor(offset: number): number {
+    let lo = 0;
+    let hi = this.batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.batches[mid]!.nextOffset <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * Batches from `fetchOffset` while they fit `maxBytes`; the first is taken
+   * whenever `takeFirst` says so, whatever its size, so a consumer always
+   * progresses past a batch larger than its limit.
+   */
+  collect(fetchOffset: number, maxBytes: number, takeFirst: (size: number) => boolean): StoredBatch[] {
+    const out: StoredBatch[] = [];
+    let used = 0;
+    for (let i = this.indexFor(fetchOffset); i < this.batches.length; i++) {
+      const batch = this.batches[i]!;
+      if (out.length === 0 ? !takeFirst(batch.size) : used + batch.size > maxBytes) break;
+      out.push(batch);
+      used += batch.size;
+    }
+    return out;
+  }
+
+  bytesFrom(fetchOffset: number): number {
+    let n = 0;
+    for (let i = this.indexFor(fetchOffset); i < this.batches.length; i++) n += this.batches[i]!.size;
+    return n;
+  }
+
+  /** Batches at or after `offset`, lazily, for native readers. */
+  *batchesFrom(offset: number): Generator<StoredBatch> {
+    for (let i = this.indexFor(offset); i < this.batches.length; i++) yield this.batches[i]!;
+  }
+
+  /**
+   * Kafka's ListOffsets: -1 the high watermark, -2 the log start, -3 the batch
+   * with the largest timestamp; otherwise the first batch whose max timestamp
+   * is at or after the one asked for (batch precision: records are not decoded).
+   */
+  offsetForTimestamp(timestamp: number, lastStableOffset: number): { offset: number; timestamp: number } {
+    if (timestamp === LATEST_TIMESTAMP) return { offset: lastStableOffset, timestamp: -1 };
+    if (timestamp === EARLIEST_TIMESTAMP) return { offset: this.logStartOffset, timestamp: -1 };
+    if (timestamp === MAX_TIMESTAMP) {
+      let best: StoredBatch | null = null;
+      for (const batch of this.batches) if (!best || batch.maxTimestamp > best.maxTimestamp) best = batch;
+      return best ? { offset: Math.max(best.nextOffset - 1, this.logStartOffset), timestamp: best.maxTimestamp } : { offset: -1, timestamp: -1 };
+    }
+    for (const batch of this.batches) {
+      if (batch.nextOffset <= this.logStartOffset || batch.baseOffset >= lastStableOffset) continue;
+      if (batch.maxTimestamp >= timestamp) return { offset: Math.max(batch.baseOffset, this.logStartOffset), timestamp: batch.maxTimestamp };
+    }
+    return { offset: -1, timestamp: -1 };
+  }
+
+  /** Moves the log start forward; whole batches below it go. */
+  truncateBefore(offset: number): void {
+    if (offset <= this.logStartOffset) return;
+    this.logStartOffset = offset;
+    let drop = 0;
+    while (drop < this.batches.length && this.batches[drop]!.nextOffset <= offset) {
+      this.bytes -= this.batches[drop]!.size;
+      drop++;
+    }
+    if (drop > 0) this.batches.splice(0, drop);
+  }
+
+  applyRetention(config: { retentionMs: number; retentionBytes: number }, nowMs: number): void {
+    this.truncateBefore(retentionStartOffset(this.batches, config, this.logStartOffset, nowMs));
+  }
+}

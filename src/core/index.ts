@@ -1,0 +1,42 @@
+/**
+ * The Queen core: the `Core` interface, its errors, and `openCore`, which opens
+ * an engine by name. The PostgreSQL engine is imported only when asked for, so
+ * the embedded default never loads a database driver.
+ */
+import type { Core } from './core.js';
+import { openMemoryCore, type MemoryCoreOptions } from './engines/memory/index.js';
+
+export * from './core.js';
+export { CoreError, isCoreError, type CoreErrorCode } from './errors.js';
+export { MemoryCore, openMemoryCore, type MemoryCoreOptions } from './engines/memory/index.js';
+
+export interface OpenMemoryCoreOptions extends MemoryCoreOptions {
+  engine: 'memory';
+}
+
+/** The PostgreSQL engine's own options (connection, pool, ...) travel through untouched. */
+export interface OpenPostgresCoreOptions {
+  engine: 'postgres';
+  [option: string]: unknown;
+}
+
+export type OpenCoreOptions = OpenMemoryCoreOptions | OpenPostgresCoreOptions;
+
+// A specifier in a variable keeps the compiler from requiring the engine at build time.
+const POSTGRES_ENGINE = './engines/postgres/index.js';
+
+export async function openCore(options: OpenCoreOptions): Promise<Core> {
+  switch (options.engine) {
+    case 'memory': {
+      const { engine: _engine, ...memoryOptions } = options;
+      return openMemoryCore(memoryOptions);
+    }
+    case 'postgres': {
+      const { openPostgresCore } = (await import(POSTGRES_ENGINE)) as { openPostgresCore(options: Record<string, unknown>): Promise<Core> };
+      const { engine: _engine, ...postgresOptions } = options;
+      return openPostgresCore(postgresOptions);
+    }
+    default:
+      throw new Error(`Unknown core engine ${JSON.stringify((options as { engine: unknown }).engine)}; choose "memory" or "postgres".`);
+  }
+}
