@@ -62,7 +62,7 @@ export function messageSet(entries: { offset: bigint | number; message: Buffer }
 /** Xerial snappy-java framing, as Java producers write it: header, then (size, raw block)*. */
 export function xerialSnappy(data: Buffer, blockSize = 32 * 1024): Buffer {
   const header = Buffer.concat([Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]), int32(1), int32(1)]);
-  const parts = [header];
+  const parts: Buffer[] = [header];
   for (let from = 0; from < Math.max(data.length, 1); from += blockSize) {
     const block = snappy.compressSync(data.subarray(from, from + blockSize));
     parts.push(int32(block.length), block);
