@@ -43,6 +43,11 @@ export interface ConnectionState {
   clientId: string | null;
   /** Aborted when the connection closes, so long-polls stop. */
   closed: AbortSignal;
+  /**
+   * Aborted when the gateway starts a graceful shutdown: long-polls should
+   * answer with what they have now rather than wait out their maxWait.
+   */
+  draining: AbortSignal;
 }
 
 /** One line of ApiVersions: a key this gateway serves and its version range. */

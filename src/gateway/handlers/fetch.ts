@@ -1,0 +1,215 @@
+// Fetch: reads stored record batches for a consumer, long-polling until
+// minBytes are there or maxWait has passed.
+//
+// Bytes move, records stay packed: the core returns each partition's stored
+// batches as a Buffer[] and they go into the response by reference (the
+// Writer keeps large buffers as their own writev chunks); nothing here
+// decodes, copies or concatenates a batch.
+//
+// Choices:
+// - The long-poll is the core's (core.read with minBytes and maxWaitMs). Its
+//   AbortSignal fires when the connection closes (the answer is dropped) or
+//   when the gateway starts shutting down (the core answers with what it has,
+//   so the client gets a response before the connection ends).
+// - Byte limits: the response limit is the smaller of the client's MaxBytes
+//   and the gateway's fetchMaxBytes; each partition has its own limit; the
+//   core returns at least one whole batch for the first partition with data
+//   even above both, as Kafka does, so a consumer always progresses.
+// - Fetch sessions (v7+, KIP-227, ../fetch-sessions.ts): full and
+//   incremental. An incremental response lists only partitions with records,
+//   an error, or a changed high watermark, last stable offset or log start
+//   offset. Partitions that returned records move to the back of the session's
+//   order, so a partition cannot starve its neighbours under maxBytes.
+// - Isolation: read_committed reads up to the last stable offset and carries
+//   the aborted-transactions list; read_uncommitted sends that list as null.
+// - A fetch offset outside [logStartOffset, highWatermark] answers
+//   OFFSET_OUT_OF_RANGE, the client then resets by its policy.
+//
+// Versions: 4-17 (v0-3 predate RecordBatch v2 and are not served). v13+
+// names topics by id (UNKNOWN_TOPIC_ID for an id we do not know); v12+ tagged
+// partition fields (DivergingEpoch, CurrentLeader, SnapshotId) and v16+
+// NodeEndpoints are for replication and leader changes and stay absent.
+// ReplicaId, ReplicaState, RackId and ClusterId are ignored: one broker, no
+// followers, no rack-aware reads (PreferredReadReplica is always -1).
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { Fetch } from '../../../protocol/messages/index.js';
+import type { ReadPartitionResult } from '../../core/core.js';
+import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { kafkaErrorOf, NONE, readErrorCode } from '../kafka-errors.js';
+import { topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+
+const SESSIONS = 'fetch.sessions';
+const NO_RECORDS: readonly Buffer[] = [];
+
+/** A partition in the response: read from the core, or refused before reading. */
+interface PartitionAnswer {
+  topic: string;
+  topicId: string;
+  partitionIndex: number;
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  logStartOffset: number;
+  abortedTransactions: { producerId: number; firstOffset: number }[] | null;
+  records: readonly Buffer[];
+}
+
+function sessionsOf(ctx: HandlerContext): FetchSessionCache {
+  let cache = ctx.shared.get(SESSIONS) as FetchSessionCache | undefined;
+  if (!cache) ctx.shared.set(SESSIONS, (cache = new FetchSessionCache(ctx.settings.maxFetchSessions)));
+  return cache;
+}
+
+function refused(topic: string, topicId: string, partitionIndex: number, errorCode: number): PartitionAnswer {
+  return { topic, topicId, partitionIndex, errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: NO_RECORDS };
+}
+
+function errorResponse(errorCode: number) {
+  return { throttleTimeMs: 0, errorCode, sessionId: 0, responses: [] };
+}
+
+/** Whether an incremental response must carry this partition. */
+function hasNews(p: SessionPartition, a: PartitionAnswer): boolean {
+  return (
+    a.records.length > 0 ||
+    a.errorCode !== NONE ||
+    a.highWatermark !== p.sentHighWatermark ||
+    a.lastStableOffset !== p.sentLastStableOffset ||
+    a.logStartOffset !== p.sentLogStartOffset
+  );
+}
+
+export const fetch: ApiHandler = {
+  api: Fetch,
+  versions: '4-17',
+  async handle(request, ctx) {
+    const version = ctx.header.apiVersion;
+    const byId = version >= 13;
+    const lookup = version >= 7 ? sessionsOf(ctx).begin(request.sessionId, request.sessionEpoch) : { kind: 'sessionless' as const };
+    if (lookup.kind === 'error') return errorResponse(lookup.errorCode);
+    const session = lookup.kind === 'sessionless' ? null : lookup.session;
+
+    const names = byId
+      ? await topicNamesById(ctx, [...request.topics, ...request.forgottenTopicsData].map((t: { topicId: string }) => t.topicId))
+      : null;
+    const nameOf = (t: { topic?: string; topicId?: string }): string | undefined => (byId ? names!.get(t.topicId!) : t.topic);
+
+    // Partitions refused before reading, and those to read (the session's, or this request's).
+    const answers: PartitionAnswer[] = [];
+    let toRead: SessionPartition[] = [];
+
+    if (lookup.kind === 'incremental') {
+      for (const t of request.forgottenTopicsData) {
+        const name = nameOf(t);
+        if (name !== undefined) for (const p of t.partitions as number[]) session!.partitions.delete(FetchSession.key(name, p));
+      }
+    }
+    for (const t of request.topics) {
+      const name = nameOf(t);
+      const topicId: string = byId ? t.topicId : ZERO_UUID;
+      for (const p of t.partitions) {
+        if (name === undefined) {
+          answers.push(refused(t.topicId, topicId, p.partition, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        if (topicNameProblem(name) !== null) {
+          answers.push(refused(name, topicId, p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        const fetchOffset = Number(p.fetchOffset);
+        const maxBytes: number = p.partitionMaxBytes;
+        const key = FetchSession.key(name, p.partition);
+        const known = session?.partitions.get(key);
+        if (known) {
+          known.fetchOffset = fetchOffset;
+          known.maxBytes = maxBytes;
+          known.topicId = topicId;
+          continue;
+        }
+        const entry: SessionPartition = {
+          topic: name, topicId, partition: p.partition, fetchOffset, maxBytes,
+          sentHighWatermark: -1, sentLastStableOffset: -1, sentLogStartOffset: -1,
+        };
+        if (session) session.partitions.set(key, entry);
+        else toRead.push(entry);
+      }
+    }
+    if (session) toRead = [...session.partitions.values()];
+
+    const isolation = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted';
+    let results: ReadPartitionResult[];
+    try {
+      const read = await ctx.core.read(
+        {
+          partitions: toRead.map((p) => ({ queue: p.topic, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.maxBytes })),
+          minBytes: request.minBytes,
+          maxWaitMs: Math.max(0, request.maxWaitMs),
+          maxBytes: Math.max(1, Math.min(request.maxBytes, ctx.settings.fetchMaxBytes)),
+          isolation,
+        },
+        { signal: AbortSignal.any([ctx.connection.closed, ctx.connection.draining]) },
+      );
+      results = read.partitions;
+    } catch (e) {
+      const { errorCode } = kafkaErrorOf(e);
+      results = [];
+      for (const p of toRead) answers.push(refused(p.topic, p.topicId, p.partition, errorCode));
+      toRead = [];
+    }
+
+    const served: string[] = [];
+    toRead.forEach((p, i) => {
+      const r = results[i]!;
+      const answer: PartitionAnswer = {
+        topic: p.topic,
+        topicId: p.topicId,
+        partitionIndex: p.partition,
+        errorCode: readErrorCode(r.error),
+        highWatermark: r.highWatermark,
+        lastStableOffset: r.lastStableOffset,
+        logStartOffset: r.logStartOffset,
+        abortedTransactions: isolation === 'read_committed' ? r.abortedTransactions : null,
+        records: r.batches,
+      };
+      if (lookup.kind === 'incremental' && !hasNews(p, answer)) return;
+      answers.push(answer);
+      p.sentHighWatermark = answer.highWatermark;
+      p.sentLastStableOffset = answer.lastStableOffset;
+      p.sentLogStartOffset = answer.logStartOffset;
+      if (answer.records.length > 0) served.push(FetchSession.key(p.topic, p.partition));
+    });
+    if (session) {
+      session.rotate(served);
+      if (lookup.kind === 'incremental') session.advanceEpoch();
+    }
+
+    return {
+      throttleTimeMs: 0,
+      errorCode: NONE,
+      sessionId: session?.id ?? 0,
+      responses: groupByTopic(answers, byId),
+    };
+  },
+};
+
+/** Kafka's response shape: partitions grouped under their topic, topics in first-seen order. */
+function groupByTopic(answers: PartitionAnswer[], byId: boolean) {
+  const topics = new Map<string, { topic: string; topicId: string; partitions: object[] }>();
+  for (const a of answers) {
+    const key = byId ? a.topicId : a.topic;
+    let t = topics.get(key);
+    if (!t) topics.set(key, (t = { topic: a.topic, topicId: a.topicId, partitions: [] }));
+    t.partitions.push({
+      partitionIndex: a.partitionIndex,
+      errorCode: a.errorCode,
+      highWatermark: a.highWatermark,
+      lastStableOffset: a.lastStableOffset,
+      logStartOffset: a.logStartOffset,
+      abortedTransactions: a.abortedTransactions,
+      preferredReadReplica: -1,
+      records: a.records,
+    });
+  }
+  return [...topics.values()];
+}

@@ -1,0 +1,109 @@
+// Metadata: tells a client the brokers, the topics and who leads each partition.
+//
+// One broker: this gateway, at its advertised address, leads every partition
+// with leader epoch 0 and is the only replica and ISR member; it is also the
+// controller. (Several gateways sharing leadership come with the node registry.)
+//
+// Choices:
+// - Topics named but missing are created when both the gateway allows it
+//   (--auto-create-topics) and the request does (AllowAutoTopicCreation, v4+;
+//   always allowed before), with the default partition count; they answer at
+//   once with their partitions, since creation here is synchronous (Kafka
+//   answers LEADER_NOT_AVAILABLE first). Otherwise UNKNOWN_TOPIC_OR_PARTITION.
+// - A name that breaks Kafka's rule answers INVALID_TOPIC_EXCEPTION and is
+//   never created.
+// - v10+ topics asked for by id only: an unknown id answers UNKNOWN_TOPIC_ID
+//   with a null name.
+// - Topics = null (v1+), or an empty list in v0, means every topic.
+// - Authorized-operations fields keep Kafka's "not asked" value: there are no ACLs.
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { Metadata } from '../../../protocol/messages/index.js';
+import type { QueueInfo } from '../../core/core.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { createTopicIfMissing, describeTopics, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+
+interface TopicAnswer {
+  errorCode: number;
+  name: string | null;
+  topicId: string;
+  isInternal: boolean;
+  partitions: object[];
+}
+
+function describedTopic(queue: QueueInfo, nodeId: number): TopicAnswer {
+  return {
+    errorCode: NONE,
+    name: queue.name,
+    topicId: queue.id,
+    isInternal: false,
+    partitions: [...queue.partitions]
+      .sort((a, b) => a.index - b.index)
+      .map((p) => ({
+        errorCode: NONE,
+        partitionIndex: p.index,
+        leaderId: nodeId,
+        leaderEpoch: 0,
+        replicaNodes: [nodeId],
+        isrNodes: [nodeId],
+        offlineReplicas: [],
+      })),
+  };
+}
+
+function missingTopic(name: string | null, topicId: string, errorCode: number): TopicAnswer {
+  return { errorCode, name, topicId, isInternal: false, partitions: [] };
+}
+
+async function answerNamedTopic(ctx: HandlerContext, name: string, queue: QueueInfo | null, mayCreate: boolean): Promise<TopicAnswer> {
+  const nodeId = ctx.settings.advertised.nodeId;
+  if (queue) return describedTopic(queue, nodeId);
+  if (topicNameProblem(name) !== null) return missingTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  if (!mayCreate) return missingTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  try {
+    const created = await createTopicIfMissing(ctx, name);
+    ctx.log.info({ topic: name, partitions: created.partitions.length }, 'topic auto-created');
+    return describedTopic(created, nodeId);
+  } catch (e) {
+    return missingTopic(name, ZERO_UUID, kafkaErrorOf(e).errorCode);
+  }
+}
+
+export const metadata: ApiHandler = {
+  api: Metadata,
+  versions: '0-12',
+  async handle(request, ctx) {
+    const version = ctx.header.apiVersion;
+    const { advertised } = ctx.settings;
+    const asked: { name: string | null; topicId?: string }[] | null = request.topics;
+    const everyTopic = asked === null || (version === 0 && asked.length === 0);
+
+    let topics: TopicAnswer[];
+    if (everyTopic) {
+      const queues = await ctx.core.listQueues();
+      topics = queues.sort((a, b) => a.name.localeCompare(b.name)).map((q) => describedTopic(q, advertised.nodeId));
+    } else {
+      const mayCreate = ctx.settings.autoCreateTopics && (version < 4 || request.allowAutoTopicCreation !== false);
+      const idsOnly = asked.filter((t) => t.name === null || t.name === undefined).map((t) => t.topicId ?? ZERO_UUID);
+      const namesById = idsOnly.length > 0 ? await topicNamesById(ctx, idsOnly) : new Map<string, string>();
+      const names = asked.map((t) => t.name ?? namesById.get(t.topicId ?? ZERO_UUID) ?? null);
+      const found = await describeTopics(ctx, names.filter((n): n is string => n !== null && topicNameProblem(n) === null));
+      topics = await Promise.all(
+        asked.map((t, i) => {
+          const name = names[i]!;
+          if (name === null) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
+          // A topic asked for by id is answered as it is; only names trigger auto-create.
+          return answerNamedTopic(ctx, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
+        }),
+      );
+    }
+
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+      clusterId: ctx.settings.clusterId,
+      controllerId: advertised.nodeId,
+      topics,
+    };
+  },
+};

@@ -1,0 +1,172 @@
+// Produce: appends the producer's record batches to topic partitions.
+//
+// Bytes move, records stay packed: each partition's batches are checked from
+// their headers and CRC (protocol/records validateBatches: magic, length,
+// CRC-32C, codec, lastOffsetDelta against the record count) and handed to the
+// core as they came, compressed or not; the core assigns offsets and stores
+// them verbatim. All partitions of a request go to the core in one append.
+//
+// Choices:
+// - acks 0, 1 and -1 are all answered after the core's append returns (there
+//   are no followers, so 1 and -1 mean the same); acks=0 then sends nothing.
+//   Any other acks value fails every partition with INVALID_REQUIRED_ACKS.
+// - A batch that breaks a framing rule (header, length, CRC) answers
+//   CORRUPT_MESSAGE, an unknown codec UNSUPPORTED_COMPRESSION_TYPE, and a
+//   well-framed batch that breaks a producer rule (counts, control batch,
+//   sequence, magic) INVALID_RECORD. From v8 such an error also carries the
+//   sentence in ErrorMessage and a RecordErrors entry whose BatchIndex is the
+//   ordinal of the failing batch: records are not decoded here, so no finer
+//   index is known.
+// - The idempotent producer's rules live in the core: an exact resend answers
+//   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
+//   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
+// - Topics are not auto-created by Produce (Kafka creates them on Metadata);
+//   an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION so clients refresh.
+//
+// Versions: v0-v2 may carry legacy message sets (magic 0/1); they are
+// converted to one v2 batch each, the only time this file builds records.
+// v3+ must carry v2 batches. v10+ tagged CurrentLeader/NodeEndpoints are only
+// for leader changes and stay absent.
+//
+// Not built: transactional produce (transactions come later; InitProducerId
+// refuses transactional ids, so a client never gets this far).
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { Produce } from '../../../protocol/messages/index.js';
+import { BatchPos } from '../../../protocol/records/batch-header.js';
+import { messageSetToBatch } from '../../../protocol/records/legacy.js';
+import { InvalidBatchError, validateBatches, type BatchRule } from '../../../protocol/records/record-batch.js';
+import { DecodeError } from '../../../protocol/primitives/decode-error.js';
+import type { AppendPartition } from '../../core/core.js';
+import type { ApiHandler } from '../handler.js';
+import { appendErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { topicNameProblem } from '../topics.js';
+
+const VALID_ACKS = new Set([0, 1, -1]);
+
+const RULE_ERRORS: Readonly<Record<BatchRule, number>> = {
+  header: ErrorCode.CORRUPT_MESSAGE,
+  length: ErrorCode.CORRUPT_MESSAGE,
+  crc: ErrorCode.CORRUPT_MESSAGE,
+  compression: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+  magic: ErrorCode.INVALID_RECORD,
+  'record-count': ErrorCode.INVALID_RECORD,
+  'offset-range': ErrorCode.INVALID_RECORD,
+  control: ErrorCode.INVALID_RECORD,
+  sequence: ErrorCode.INVALID_RECORD,
+};
+
+interface PartitionAnswer {
+  index: number;
+  errorCode: number;
+  errorMessage: string | null;
+  baseOffset: number;
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordErrors: { batchIndex: number; batchIndexErrorMessage: string | null }[];
+}
+
+function failed(index: number, errorCode: number, errorMessage: string | null, batchIndex = -1): PartitionAnswer {
+  return {
+    index,
+    errorCode,
+    errorMessage,
+    baseOffset: -1,
+    logAppendTimeMs: -1,
+    logStartOffset: -1,
+    recordErrors: batchIndex >= 0 ? [{ batchIndex, batchIndexErrorMessage: errorMessage }] : [],
+  };
+}
+
+/** The partition's records as v2 batches ready for the core, or the Kafka error that refuses them. */
+function checkRecords(records: Buffer | null, version: number): { records: Buffer } | { errorCode: number; message: string; batchIndex: number } {
+  if (records === null || records.length === 0) {
+    return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.', batchIndex: -1 };
+  }
+  let batches = records;
+  try {
+    if (version <= 2 && records.length > BatchPos.Magic && records.readInt8(BatchPos.Magic) < 2) {
+      batches = messageSetToBatch(records);
+    }
+    validateBatches(batches);
+    return { records: batches };
+  } catch (e) {
+    if (e instanceof InvalidBatchError) {
+      const batchIndex = countBatchesBefore(batches, e.position);
+      return { errorCode: RULE_ERRORS[e.rule], message: `Record batch ${batchIndex} is invalid: ${e.message}.`, batchIndex };
+    }
+    if (e instanceof DecodeError) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `The message set is corrupt: ${e.message}.`, batchIndex: -1 };
+    throw e;
+  }
+}
+
+/** The ordinal of the batch starting at `position`; the batches before it were valid, so their lengths hold. */
+function countBatchesBefore(buf: Buffer, position: number): number {
+  let n = 0;
+  for (let at = 0; at < position; n++) at += 12 + buf.readInt32BE(at + BatchPos.BatchLength);
+  return n;
+}
+
+export const produce: ApiHandler = {
+  api: Produce,
+  versions: '0-11',
+  async handle(request, ctx) {
+    const version = ctx.header.apiVersion;
+    const acks: number = request.acks;
+    const answers = new Map<object, PartitionAnswer[]>();
+    const appends: AppendPartition[] = [];
+    const slots: { answers: PartitionAnswer[]; index: number }[] = [];
+
+    for (const topic of request.topicData) {
+      const topicAnswers: PartitionAnswer[] = [];
+      answers.set(topic, topicAnswers);
+      const nameProblem = topicNameProblem(topic.name);
+      for (const p of topic.partitionData) {
+        if (!VALID_ACKS.has(acks)) {
+          topicAnswers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1; got ${acks}.`));
+          continue;
+        }
+        if (nameProblem !== null) {
+          topicAnswers.push(failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem));
+          continue;
+        }
+        const checked = checkRecords(p.records, version);
+        if ('errorCode' in checked) {
+          topicAnswers.push(failed(p.index, checked.errorCode, checked.message, checked.errorCode === ErrorCode.INVALID_RECORD ? checked.batchIndex : -1));
+          continue;
+        }
+        slots.push({ answers: topicAnswers, index: topicAnswers.length });
+        topicAnswers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null)); // replaced below
+        appends.push({ queue: topic.name, partition: p.index, records: checked.records });
+      }
+    }
+
+    if (appends.length > 0) {
+      try {
+        const result = await ctx.core.append({ partitions: appends });
+        result.partitions.forEach((r, i) => {
+          const slot = slots[i]!;
+          const errorCode = appendErrorCode(r.error);
+          slot.answers[slot.index] =
+            errorCode === NONE
+              ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
+              : failed(r.partition, errorCode, r.errorMessage ?? null);
+        });
+      } catch (e) {
+        const { errorCode, errorMessage } = kafkaErrorOf(e);
+        for (const slot of slots) slot.answers[slot.index] = failed(slot.answers[slot.index]!.index, errorCode, errorMessage);
+      }
+    }
+
+    if (acks === 0) {
+      // No response goes out, so a refusal is only visible here.
+      for (const [topic, list] of answers) {
+        for (const a of list) if (a.errorCode !== NONE) ctx.log.info({ topic: (topic as { name: string }).name, partition: a.index, errorCode: a.errorCode, reason: a.errorMessage }, 'acks=0 produce refused');
+      }
+      return null;
+    }
+    return {
+      responses: request.topicData.map((topic: { name: string }) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
+      throttleTimeMs: 0,
+    };
+  },
+};
