@@ -1,7 +1,8 @@
 import { Reader } from './primitives/reader.js';
 import { Writer } from './primitives/writer.js';
 import { DecodeError } from './primitives/decode-error.js';
-import { requestCodec, responseCodec } from './codec/registry.js';
+import { apiDefinition, requestCodec, responseCodec } from './codec/registry.js';
+import { inVersions } from './schema/definition.js';
 import type { Message } from './codec/compile.js';
 import {
   decodeRequestHeader,
@@ -45,6 +46,12 @@ function expectEnd(r: Reader, what: string): void {
 export function decodeRequest(frame: Buffer): { header: RequestHeader; body: Message } {
   const r = new Reader(frame);
   const header = decodeRequestHeader(r);
+  // The key and version come off the wire: one without a definition is bad input, not a programming error.
+  const api = apiDefinition(header.apiKey);
+  if (!api) throw new DecodeError(`API key ${header.apiKey} is not one this gateway knows`, 0);
+  if (!inVersions(api.request.validVersions, header.apiVersion)) {
+    throw new DecodeError(`${api.name} has no version ${header.apiVersion} (Kafka defines ${api.request.validVersions})`, 2);
+  }
   const body = requestCodec(header.apiKey, header.apiVersion).decode(r);
   expectEnd(r, 'request body');
   return { header, body };
