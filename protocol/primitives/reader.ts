@@ -120,6 +120,8 @@ export class Reader {
       const byte = b[this.pos++]!;
       result |= BigInt(byte & 0x7f) << shift;
       if ((byte & 0x80) === 0) {
+        // The tenth byte holds bit 63 alone; more would decode to a value no int64 has.
+        if (i === 9 && byte > 0x01) this.fail('varlong overflows 64 bits');
         return (result >> 1n) ^ -(result & 1n);
       }
       shift += 7n;
