@@ -1,0 +1,147 @@
+/**
+ * queen-gateway as a library.
+ *
+ * `startBroker(options?)` starts a Kafka-protocol gateway and a Queen core in
+ * this process and resolves once clients can connect:
+ *
+ * ```ts
+ * import { startBroker } from 'queen-gateway';
+ * const broker = await startBroker();              // memory engine, 127.0.0.1, a free port
+ * // new Kafka({ brokers: [broker.bootstrap] }) ... librdkafka: 'bootstrap.servers': broker.bootstrap
+ * await broker.stop();
+ * ```
+ *
+ * Options (all optional):
+ * - `engine`: 'memory' (default; data is lost on stop) or 'postgres' with
+ *   `url` (a PostgreSQL connection URL) and `schema` (default "queen").
+ * - `host` (default '127.0.0.1') and `port` (default 0: a free port).
+ * - `advertisedHost`, `advertisedPort`: what Metadata tells clients to dial;
+ *   default the bound address. A wildcard `host` ('0.0.0.0', '::') needs
+ *   `advertisedHost`.
+ * - `autoCreateTopics` (default true), `defaultPartitions` (default 1).
+ * - `logLevel` (default 'silent') or `logger` (a pino logger).
+ * - `limits`: the server's limits (maxFrameBytes, maxConnections,
+ *   idleTimeoutMs, maxInFlightPerConnection), `fetchMaxBytes`,
+ *   `maxFetchSessions`, `nodeId` (default 0), `clusterId`, `shutdownGraceMs`.
+ * - `core`: an already-open Core to serve instead of opening one; `stop()`
+ *   then leaves it open.
+ *
+ * The result: `{ bootstrap: 'host:port', host, port, core, stop() }`, where
+ * host and port are the advertised address and `stop()` shuts the gateway
+ * down gracefully and closes the core. `stop()` may be called more than once.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { pino, type Level, type Logger } from 'pino';
+import { openCore, type Core } from './core/index.js';
+import type { GatewaySettings } from './gateway/handler.js';
+import { GatewayServer, type ServerLimits } from './gateway/server.js';
+
+export type { Core } from './core/index.js';
+export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
+export type { GatewaySettings } from './gateway/handler.js';
+
+export type EngineName = 'memory' | 'postgres';
+export type LogLevel = Level | 'silent';
+
+export interface StartBrokerOptions {
+  engine?: EngineName;
+  /** PostgreSQL connection URL (engine 'postgres'). */
+  url?: string;
+  /** PostgreSQL schema (engine 'postgres'). */
+  schema?: string;
+  host?: string;
+  port?: number;
+  advertisedHost?: string;
+  advertisedPort?: number;
+  autoCreateTopics?: boolean;
+  defaultPartitions?: number;
+  logLevel?: LogLevel;
+  logger?: Logger;
+  limits?: Partial<ServerLimits>;
+  fetchMaxBytes?: number;
+  maxFetchSessions?: number;
+  nodeId?: number;
+  clusterId?: string;
+  /** How long stop() lets in-flight requests finish. Default 5000 ms. */
+  shutdownGraceMs?: number;
+  core?: Core;
+}
+
+export interface Broker {
+  /** "host:port", ready for `bootstrap.servers`. */
+  bootstrap: string;
+  host: string;
+  port: number;
+  core: Core;
+  stop(): Promise<void>;
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+export function isWildcardHost(host: string): boolean {
+  return WILDCARD_HOSTS.has(host);
+}
+
+/** A Kafka-style cluster id: 22 characters of URL-safe base64 from 16 random bytes. */
+export function newClusterId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export async function startBroker(options: StartBrokerOptions = {}): Promise<Broker> {
+  const host = options.host ?? '127.0.0.1';
+  if (isWildcardHost(host) && !options.advertisedHost) {
+    throw new Error(`Listening on the wildcard address ${host || '(empty)'} needs an advertised host: set advertisedHost to the name or address clients should dial.`);
+  }
+  const log = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
+  const ownCore = options.core === undefined;
+  const core = options.core ?? (await openEngine(options));
+  const settings: GatewaySettings = {
+    clusterId: options.clusterId ?? newClusterId(),
+    // Filled in once the port is bound.
+    advertised: { nodeId: options.nodeId ?? 0, host: '', port: 0, rack: null },
+    autoCreateTopics: options.autoCreateTopics ?? true,
+    defaultPartitions: options.defaultPartitions ?? 1,
+    fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
+    maxFetchSessions: options.maxFetchSessions ?? 1000,
+  };
+  const gateway = new GatewayServer({ core, settings, limits: options.limits, log });
+  let bound: { host: string; port: number };
+  try {
+    bound = await gateway.listen(host, options.port ?? 0);
+  } catch (e) {
+    if (ownCore) await core.close();
+    throw e;
+  }
+  settings.advertised.host = options.advertisedHost ?? bound.host;
+  settings.advertised.port = options.advertisedPort ?? bound.port;
+  const advertised = settings.advertised;
+  const bootstrap = `${isIP(advertised.host) === 6 ? `[${advertised.host}]` : advertised.host}:${advertised.port}`;
+  log.info({ listen: `${bound.host}:${bound.port}`, advertised: bootstrap, engine: ownCore ? options.engine ?? 'memory' : 'external' }, 'gateway listening');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    bootstrap,
+    host: advertised.host,
+    port: advertised.port,
+    core,
+    stop() {
+      stopping ??= (async () => {
+        await gateway.close(options.shutdownGraceMs ?? 5_000);
+        if (ownCore) await core.close();
+        log.info('gateway stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+function openEngine(options: StartBrokerOptions): Promise<Core> {
+  const engine = options.engine ?? 'memory';
+  if (engine === 'memory') return openCore({ engine: 'memory' });
+  if (engine === 'postgres') {
+    if (!options.url) throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
+    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen' });
+  }
+  throw new Error(`Unknown engine ${JSON.stringify(engine)}; choose "memory" or "postgres".`);
+}
