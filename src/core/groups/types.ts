@@ -1,0 +1,127 @@
+/**
+ * The group coordinator's requests and results: Kafka's classic consumer-group
+ * protocol, as plain data so it crosses the internal RPC like every other
+ * core call. Member metadata and assignments are opaque bytes (the client's
+ * ConsumerProtocol encoding); the coordinator only reads subscriptions out of
+ * them to answer OffsetDelete.
+ */
+
+export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
+
+export type GroupError =
+  | 'invalid_group_id'
+  | 'unknown_member_id'
+  | 'member_id_required'
+  | 'illegal_generation'
+  | 'rebalance_in_progress'
+  | 'fenced_instance_id'
+  | 'inconsistent_group_protocol'
+  | 'invalid_session_timeout'
+  | 'group_max_size_reached'
+  | 'group_id_not_found'
+  | 'non_empty_group'
+  | 'group_subscribed_to_topic'
+  | 'coordinator_not_available';
+
+export interface GroupProtocol {
+  name: string;
+  metadata: Buffer;
+}
+
+export interface JoinGroupRequest {
+  group: string;
+  /** Empty on a member's first join. */
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  protocolType: string;
+  protocols: GroupProtocol[];
+  /** JoinGroup v4+: a first join answers member_id_required with an id to rejoin with. */
+  requireKnownMemberId: boolean;
+  reason: string | null;
+}
+
+export interface JoinGroupResult {
+  error: GroupError | null;
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  leader: string;
+  memberId: string;
+  /** For the leader only: every member with its metadata for the chosen protocol. */
+  members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[];
+  /** True when a static member got its old assignment back without a rebalance. */
+  skipAssignment: boolean;
+}
+
+export interface SyncGroupRequest {
+  group: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string | null;
+  protocolName: string | null;
+  /** Sent by the leader: every member's assignment. */
+  assignments: { memberId: string; assignment: Buffer }[];
+}
+
+export interface SyncGroupResult {
+  error: GroupError | null;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignment: Buffer;
+}
+
+export interface HeartbeatRequest {
+  group: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+export interface LeaveGroupRequest {
+  group: string;
+  members: { memberId: string; groupInstanceId: string | null; reason: string | null }[];
+}
+
+export interface LeaveGroupResult {
+  error: GroupError | null;
+  members: { memberId: string; groupInstanceId: string | null; error: GroupError | null }[];
+}
+
+export interface GroupMemberDescription {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  metadata: Buffer;
+  assignment: Buffer;
+}
+
+export interface GroupDescription {
+  group: string;
+  error: GroupError | null;
+  state: GroupState;
+  protocolType: string;
+  protocolName: string;
+  generationId: number;
+  members: GroupMemberDescription[];
+}
+
+export interface GroupListing {
+  group: string;
+  protocolType: string;
+  state: GroupState;
+}
+
+/** Checks a commit against group membership (generation fencing). */
+export interface CommitMembership {
+  group: string;
+  /** -1 with an empty member id: a commit from outside the group (assign-mode consumers, admin tools). */
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
