@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { mergeQueueConfig, resolveQueueConfig } from '../../../src/core/rules/config.js';
+import { validateKvKey, validateQueueName } from '../../../src/core/rules/names.js';
+import { DEFAULT_QUEUE_CONFIG } from '../../../src/core/core.js';
+
+describe('names', () => {
+  it('accepts Kafka topic names up to 249 characters and nothing else', () => {
+    expect(validateQueueName('a.B_c-9')).toBe('a.B_c-9');
+    expect(validateQueueName('x'.repeat(249))).toHaveLength(249);
+    for (const bad of ['', '.', '..', 'x'.repeat(250), 'a b', 'a/b', 'é', 7]) {
+      expect(() => validateQueueName(bad)).toThrow(expect.objectContaining({ code: 'invalid_name' }));
+    }
+  });
+
+  it('bounds KV keys by their UTF-8 bytes', () => {
+    expect(validateKvKey('é'.repeat(512))).toHaveLength(512);
+    expect(() => validateKvKey('é'.repeat(513))).toThrow(/1024 bytes/);
+  });
+});
+
+describe('queue config', () => {
+  it('fills defaults, merges changes, and names the setting that is wrong', () => {
+    expect(resolveQueueConfig({ dedupWindowSeconds: 0 })).toEqual({ ...DEFAULT_QUEUE_CONFIG, dedupWindowSeconds: 0 });
+    expect(mergeQueueConfig(resolveQueueConfig(), { leaseMs: 5 }).leaseMs).toBe(5);
+    expect(() => resolveQueueConfig({ retentionBytes: 1.5 })).toThrow(/retentionBytes/);
+    expect(() => resolveQueueConfig({ timestampType: 'Never' as never })).toThrow(/CreateTime, LogAppendTime/);
+    expect(() => resolveQueueConfig({ color: 'red' } as never)).toThrow(expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(/Unknown queue setting "color"/) }));
+  });
+});
