@@ -5,7 +5,8 @@
  * groups (a later issue), so suites read kafkajs's records back with
  * librdkafka or kcat.
  */
-import { Kafka, logLevel, type CompressionTypes, type IHeaders, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
+import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type IHeaders, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
+import { compress, CompressionCodec, decompress, type CompressionCodec as ProtocolCodec } from '../../protocol/records/compression.js';
 import type { Header, SentRecord } from './records.js';
 
 export interface KafkajsLogEntry {
@@ -13,13 +14,22 @@ export interface KafkajsLogEntry {
   message: string;
 }
 
-export function kafkajsClient(bootstrap: string, clientId = 'queen-e2e-kafkajs', logs?: KafkajsLogEntry[]): Kafka {
+export interface KafkajsClientOptions {
+  clientId?: string;
+  /** Retries per operation; kafkajs retries retriable broker errors this often. Default 20. */
+  retries?: number;
+  /** Collects kafkajs's warnings and errors when given. */
+  logs?: KafkajsLogEntry[];
+}
+
+export function kafkajsClient(bootstrap: string, options: KafkajsClientOptions = {}): Kafka {
+  const { clientId = 'queen-e2e-kafkajs', retries = 20, logs } = options;
   return new Kafka({
     clientId,
     brokers: [bootstrap],
     connectionTimeout: 5_000,
     requestTimeout: 30_000,
-    retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 20 },
+    retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries },
     logLevel: logs ? logLevel.WARN : logLevel.NOTHING,
     logCreator: () => (entry) => {
       logs?.push({ level: entry.level, message: `${entry.log.message} ${JSON.stringify(entry.log)}` });
@@ -71,4 +81,24 @@ export async function connectKafkajsProducer(kafka: Kafka, config: ProducerConfi
   const producer = kafka.producer({ allowAutoTopicCreation: false, ...config });
   await producer.connect();
   return producer;
+}
+
+/**
+ * kafkajs ships gzip only; users add snappy, lz4 and zstd with codec
+ * packages. These register the same kind of plugin, built on the project's
+ * own codecs (protocol/records/compression), so kafkajs can write and read
+ * every codec Kafka has.
+ */
+export function registerKafkajsCodecs(): void {
+  const plugin = (codec: ProtocolCodec) => () => ({
+    async compress(encoder: { buffer: Buffer }) {
+      return compress(codec, encoder.buffer);
+    },
+    async decompress(buffer: Buffer) {
+      return decompress(codec, buffer);
+    },
+  });
+  CompressionCodecs[CompressionTypes.Snappy] = plugin(CompressionCodec.Snappy);
+  CompressionCodecs[CompressionTypes.LZ4] = plugin(CompressionCodec.Lz4);
+  CompressionCodecs[CompressionTypes.ZSTD] = plugin(CompressionCodec.Zstd);
 }

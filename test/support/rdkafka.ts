@@ -239,3 +239,29 @@ export function adminCall<T>(call: (cb: (err: LibrdKafkaError, result: T) => voi
     call((err, result) => (err ? reject(Object.assign(new Error(`librdkafka admin: ${err.message} (code ${err.code})`), { code: err.code })) : resolve(result)));
   });
 }
+
+/** Creates a topic through librdkafka's AdminClient (CreateTopics), for suites whose client has no admin (kcat). */
+export async function createTopic(bootstrap: string, topic: string, partitions: number): Promise<void> {
+  const admin = createAdmin(bootstrap);
+  try {
+    await adminCall<void>((cb) => admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 15_000, cb));
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/**
+ * Every acknowledged delivery report's offset must hold the record it
+ * reported: the offsets a producer is told are the offsets readers see.
+ */
+export function expectDeliveryOffsetsMatch(deliveries: readonly Delivery[], read: readonly ReadRecord[]): void {
+  const at = new Map(read.map((r) => [`${r.partition}@${r.offset}`, r]));
+  const wrong: string[] = [];
+  for (const d of deliveries) {
+    const found = at.get(`${d.partition}@${d.offset}`);
+    if (!found || found.value !== d.record.value) {
+      wrong.push(`partition ${d.partition} offset ${d.offset} was reported for ${JSON.stringify(d.record.value)} but holds ${found ? JSON.stringify(found.value) : 'nothing'}`);
+    }
+  }
+  if (wrong.length > 0) throw new Error(`${wrong.length} delivery reports name the wrong offset:\n  ${wrong.slice(0, 5).join('\n  ')}`);
+}
