@@ -1,6 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { compileServedCodecs } from '../../protocol/codec/registry.js';
 import type { Core } from '../core/core.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
@@ -58,7 +57,8 @@ export class GatewayServer {
   private closing: Promise<void> | null = null;
 
   constructor(options: GatewayOptions) {
-    compileServedCodecs();
+    // Codecs compile on first use (well under a millisecond each) rather than
+    // all up front, which would cost most of a second before the first client.
     this.runtime = {
       core: options.core,
       settings: options.settings,

@@ -1,0 +1,157 @@
+/**
+ * Every setting of `serve`, declared once: its flag, its environment variable
+ * (QUEEN_ + the flag in upper snake case, derived, so the two cannot drift),
+ * its type, default and bounds. Flags win over the environment. Validation
+ * happens before anything starts; a bad value is one sentence saying what to
+ * fix, raised as a ConfigError.
+ */
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Kind =
+  | { type: 'string' }
+  | { type: 'int'; min: number; max: number }
+  | { type: 'bool' }
+  | { type: 'choice'; choices: readonly string[] };
+
+interface SettingDef {
+  flag: string;
+  kind: Kind;
+  default?: string | number | boolean;
+  help: string;
+}
+
+const MIB = 1024 * 1024;
+const INT32_MAX = 2 ** 31 - 1;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const SETTINGS = [
+  { flag: 'host', kind: { type: 'string' }, default: '127.0.0.1', help: 'address to listen on' },
+  { flag: 'port', kind: { type: 'int', min: 0, max: 65535 }, default: 9092, help: 'port to listen on (0 picks a free one)' },
+  { flag: 'advertised-host', kind: { type: 'string' }, help: 'host clients are told to dial (default: the listen host; required with a wildcard listen host)' },
+  { flag: 'advertised-port', kind: { type: 'int', min: 1, max: 65535 }, help: 'port clients are told to dial (default: the listen port)' },
+  { flag: 'engine', kind: { type: 'choice', choices: ['memory', 'postgres'] }, default: 'memory', help: 'storage engine: memory (lost on exit) or postgres' },
+  { flag: 'database-url', kind: { type: 'string' }, help: 'PostgreSQL URL for --engine postgres, e.g. postgres://user:pass@localhost:5432/queen' },
+  { flag: 'database-schema', kind: { type: 'string' }, default: 'queen', help: 'PostgreSQL schema for --engine postgres' },
+  { flag: 'auto-create-topics', kind: { type: 'bool' }, default: true, help: 'create unknown topics on Metadata requests (--no-auto-create-topics to turn off)' },
+  { flag: 'default-partitions', kind: { type: 'int', min: 1, max: 100_000 }, default: 1, help: 'partitions of an auto-created topic' },
+  { flag: 'max-frame-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 100 * MIB, help: 'largest request frame; a larger one closes its connection' },
+  { flag: 'max-connections', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 10_000, help: 'connections accepted at once' },
+  { flag: 'idle-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 600_000, help: 'close connections idle this long (0 = never)' },
+  { flag: 'max-in-flight', kind: { type: 'int', min: 1, max: 100_000 }, default: 100, help: 'unanswered requests per connection before reading pauses' },
+  { flag: 'fetch-max-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 55 * MIB, help: 'largest Fetch response, whatever a client asks' },
+  { flag: 'max-fetch-sessions', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 1000, help: 'incremental fetch sessions kept (0 = none)' },
+  { flag: 'shutdown-grace-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 5000, help: 'on SIGTERM/SIGINT, how long in-flight requests may finish' },
+  { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
+  { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
+  { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
+] as const satisfies readonly SettingDef[];
+
+type Flag = (typeof SETTINGS)[number]['flag'];
+type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+type ValueOf<K extends Kind> = K extends { type: 'int' } ? number : K extends { type: 'bool' } ? boolean : string;
+type Def<F extends Flag> = Extract<(typeof SETTINGS)[number], { flag: F }>;
+
+/** The validated settings, by camelCase name; settings without a default may be undefined. */
+export type ServeConfig = {
+  [F in Flag as CamelCase<F>]: Def<F> extends { default: unknown } ? ValueOf<Def<F>['kind']> : ValueOf<Def<F>['kind']> | undefined;
+};
+
+export function envName(flag: string): string {
+  return `QUEEN_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+function camelCase(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function parseValue(def: SettingDef, raw: string, source: string): string | number | boolean {
+  const { kind } = def;
+  switch (kind.type) {
+    case 'string':
+      if (raw.trim() === '') throw new ConfigError(`${source} is empty; give it a value or leave it out.`);
+      return raw;
+    case 'int': {
+      const n = /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n) || n < kind.min || n > kind.max) {
+        throw new ConfigError(`${source} must be a whole number from ${kind.min} to ${kind.max}; got ${JSON.stringify(raw)}.`);
+      }
+      return n;
+    }
+    case 'bool':
+      if (/^(true|1|yes|on)$/i.test(raw)) return true;
+      if (/^(false|0|no|off)$/i.test(raw)) return false;
+      throw new ConfigError(`${source} must be true or false; got ${JSON.stringify(raw)}.`);
+    case 'choice':
+      if (!kind.choices.includes(raw)) {
+        throw new ConfigError(`${source} must be one of ${kind.choices.join(', ')}; got ${JSON.stringify(raw)}.`);
+      }
+      return raw;
+  }
+}
+
+/** Reads flags (`--name value`, `--name=value`, `--flag`/`--no-flag` for switches) over the environment. */
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServeConfig {
+  const defs = new Map<string, SettingDef>(SETTINGS.map((d) => [d.flag, d]));
+  const values = new Map<string, string | number | boolean>();
+
+  for (const def of SETTINGS as readonly SettingDef[]) {
+    const raw = env[envName(def.flag)];
+    if (raw !== undefined && raw !== '') values.set(def.flag, parseValue(def, raw, `The environment variable ${envName(def.flag)}`));
+  }
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}; settings are given as --name value (see --help).`);
+    const eq = arg.indexOf('=');
+    let name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    let inline: string | undefined = eq >= 0 ? arg.slice(eq + 1) : undefined;
+    if (!defs.has(name) && name.startsWith('no-') && defs.get(name.slice(3))?.kind.type === 'bool' && inline === undefined) {
+      name = name.slice(3);
+      inline = 'false';
+    }
+    const def = defs.get(name);
+    if (!def) throw new ConfigError(`Unknown flag --${name}; run "queen-gateway serve --help" to see the flags.`);
+    let raw = inline;
+    if (raw === undefined) {
+      if (def.kind.type === 'bool') raw = 'true';
+      else {
+        raw = argv[++i];
+        if (raw === undefined) throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} <value>.`);
+      }
+    }
+    values.set(name, parseValue(def, raw, `The flag --${name}`));
+  }
+
+  const config: Record<string, unknown> = {};
+  for (const def of SETTINGS as readonly SettingDef[]) config[camelCase(def.flag)] = values.get(def.flag) ?? def.default;
+  return checkCombinations(config as ServeConfig);
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+function checkCombinations(config: ServeConfig): ServeConfig {
+  if (WILDCARDS.has(config.host) && config.advertisedHost === undefined) {
+    throw new ConfigError(
+      `Listening on ${config.host} (every interface) needs an advertised address: set --advertised-host (or ${envName('advertised-host')}) to the host name or IP clients should connect to.`,
+    );
+  }
+  if (config.engine === 'postgres' && config.databaseUrl === undefined) {
+    throw new ConfigError(`--engine postgres needs a database: set --database-url (or ${envName('database-url')}) to a URL such as postgres://user:pass@localhost:5432/queen.`);
+  }
+  if (config.engine === 'memory' && config.databaseUrl !== undefined) {
+    throw new ConfigError('A database URL was given but the engine is memory: add --engine postgres to use PostgreSQL, or drop the database URL.');
+  }
+  return config;
+}
+
+export function helpText(): string {
+  const lines = ['Usage: queen-gateway serve [flags]', '', 'Every flag can also be set by its environment variable; flags win.', ''];
+  for (const def of SETTINGS as readonly SettingDef[]) {
+    const shown = def.default === undefined ? '' : ` (default ${def.default})`;
+    lines.push(`  --${def.flag.padEnd(20)} ${envName(def.flag).padEnd(30)} ${def.help}${shown}`);
+  }
+  return lines.join('\n');
+}
