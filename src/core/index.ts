@@ -5,18 +5,26 @@
  */
 import type { Core } from './core.js';
 import { openMemoryCore, type MemoryCoreOptions } from './engines/memory/index.js';
+import type { CoordinatorOptions } from './groups/coordinator.js';
+import { withGroupCoordinator, type QueenCore } from './queen-core.js';
 
 export * from './core.js';
 export { CoreError, isCoreError, type CoreErrorCode } from './errors.js';
 export { MemoryCore, openMemoryCore, type MemoryCoreOptions } from './engines/memory/index.js';
+export { CoordinatedCore, withGroupCoordinator, type QueenCore } from './queen-core.js';
+export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
+export type * from './groups/types.js';
 
 export interface OpenMemoryCoreOptions extends MemoryCoreOptions {
   engine: 'memory';
+  /** Group coordinator settings (initial rebalance delay, session timeout bounds, group size). */
+  groups?: Partial<CoordinatorOptions>;
 }
 
 /** The PostgreSQL engine's own options (connection, pool, ...) travel through untouched. */
 export interface OpenPostgresCoreOptions {
   engine: 'postgres';
+  groups?: Partial<CoordinatorOptions>;
   [option: string]: unknown;
 }
 
@@ -25,7 +33,13 @@ export type OpenCoreOptions = OpenMemoryCoreOptions | OpenPostgresCoreOptions;
 // A specifier in a variable keeps the compiler from requiring the engine at build time.
 const POSTGRES_ENGINE = './engines/postgres/index.js';
 
-export async function openCore(options: OpenCoreOptions): Promise<Core> {
+/** Opens an engine and puts the group coordinator in front of it. */
+export async function openCore(options: OpenCoreOptions): Promise<QueenCore> {
+  const { groups, ...engineOptions } = options;
+  return withGroupCoordinator(await openEngine(engineOptions as OpenCoreOptions), (groups as Partial<CoordinatorOptions> | undefined) ?? {});
+}
+
+async function openEngine(options: OpenCoreOptions): Promise<Core> {
   switch (options.engine) {
     case 'memory': {
       const { engine: _engine, ...memoryOptions } = options;

@@ -125,3 +125,35 @@ export interface CommitMembership {
   memberId: string;
   groupInstanceId: string | null;
 }
+
+/** Per-partition outcome of OffsetDelete. */
+export interface OffsetDeletePartitionResult {
+  queue: string;
+  partition: number;
+  error: GroupError | null;
+}
+
+/**
+ * The coordinator's calls on the core. A held JoinGroup or SyncGroup is a call
+ * that resolves later; its AbortSignal (the client went away) releases it.
+ */
+export interface GroupCoordinatorApi {
+  joinGroup(req: JoinGroupRequest, options?: { signal?: AbortSignal }): Promise<JoinGroupResult>;
+  syncGroup(req: SyncGroupRequest, options?: { signal?: AbortSignal }): Promise<SyncGroupResult>;
+  heartbeat(req: HeartbeatRequest): Promise<{ error: GroupError | null }>;
+  leaveGroup(req: LeaveGroupRequest): Promise<LeaveGroupResult>;
+  describeGroups(req: { groups: string[] }): Promise<{ groups: GroupDescription[] }>;
+  /** Groups with members or committed offsets, with their state; filtered by state when given. */
+  listGroupStates(req: { states?: GroupState[] }): Promise<{ groups: GroupListing[] }>;
+  /** Deletes groups and their offsets; a group with members is refused (non_empty_group). */
+  deleteGroups(req: { groups: string[] }): Promise<{ groups: { group: string; error: GroupError | null }[] }>;
+  /** An offset commit by a group member, checked against the generation (Kafka's OffsetCommit). */
+  commitGroupOffsets(req: CommitMembership & {
+    offsets: { queue: string; partition: number; offset: number; leaderEpoch: number; metadata: string | null }[];
+  }): Promise<{ error: GroupError | null }>;
+  /** Kafka's OffsetDelete: refused per partition for topics a live member subscribes to. */
+  deleteGroupOffsets(req: { group: string; partitions: { queue: string; partition: number }[] }): Promise<{
+    error: GroupError | null;
+    partitions: OffsetDeletePartitionResult[];
+  }>;
+}

@@ -1,0 +1,160 @@
+import type { CallOptions, Core } from './core.js';
+import { GroupCoordinator, type CoordinatorOptions } from './groups/coordinator.js';
+import type {
+  CommitMembership,
+  GroupCoordinatorApi,
+  GroupError,
+  GroupListing,
+  GroupState,
+  HeartbeatRequest,
+  JoinGroupRequest,
+  JoinGroupResult,
+  LeaveGroupRequest,
+  LeaveGroupResult,
+  OffsetDeletePartitionResult,
+  SyncGroupRequest,
+  SyncGroupResult,
+} from './groups/types.js';
+
+/**
+ * The whole core as the gateway, the HTTP API and the RPC see it: an engine
+ * (memory or PostgreSQL: queues, the log, offsets, KV, native messaging) plus
+ * the group coordinator. The engine's calls pass straight through; group calls
+ * go to the coordinator, which uses the engine for the durable part (offsets).
+ */
+export interface QueenCore extends Core, GroupCoordinatorApi {}
+
+export class CoordinatedCore implements QueenCore {
+  private readonly coordinator: GroupCoordinator;
+
+  constructor(
+    private readonly engine: Core,
+    coordinatorOptions: Partial<CoordinatorOptions> = {},
+  ) {
+    this.coordinator = new GroupCoordinator(coordinatorOptions);
+  }
+
+  // ─── The engine's calls, unchanged ────────────────────────────────────────
+
+  createQueue: Core['createQueue'] = (req) => this.engine.createQueue(req);
+  listQueues: Core['listQueues'] = () => this.engine.listQueues();
+  describeQueue: Core['describeQueue'] = (req) => this.engine.describeQueue(req);
+  deleteQueue: Core['deleteQueue'] = (req) => this.engine.deleteQueue(req);
+  addPartitions: Core['addPartitions'] = (req) => this.engine.addPartitions(req);
+  alterQueue: Core['alterQueue'] = (req) => this.engine.alterQueue(req);
+  append: Core['append'] = (req) => this.engine.append(req);
+  read: Core['read'] = (req, options) => this.engine.read(req, options);
+  offsets: Core['offsets'] = (req) => this.engine.offsets(req);
+  offsetForTimestamp: Core['offsetForTimestamp'] = (req) => this.engine.offsetForTimestamp(req);
+  deleteRecords: Core['deleteRecords'] = (req) => this.engine.deleteRecords(req);
+  initProducer: Core['initProducer'] = (req) => this.engine.initProducer(req);
+  describeProducers: Core['describeProducers'] = (req) => this.engine.describeProducers(req);
+  commitOffsets: Core['commitOffsets'] = (req) => this.engine.commitOffsets(req);
+  fetchOffsets: Core['fetchOffsets'] = (req) => this.engine.fetchOffsets(req);
+  deleteOffsets: Core['deleteOffsets'] = (req) => this.engine.deleteOffsets(req);
+  listGroups: Core['listGroups'] = () => this.engine.listGroups();
+  kvGet: Core['kvGet'] = (req) => this.engine.kvGet(req);
+  kvGetMany: Core['kvGetMany'] = (req) => this.engine.kvGetMany(req);
+  kvGetPrefix: Core['kvGetPrefix'] = (req) => this.engine.kvGetPrefix(req);
+  kvPut: Core['kvPut'] = (req) => this.engine.kvPut(req);
+  kvPutIfAbsent: Core['kvPutIfAbsent'] = (req) => this.engine.kvPutIfAbsent(req);
+  kvDelete: Core['kvDelete'] = (req) => this.engine.kvDelete(req);
+  kvIncr: Core['kvIncr'] = (req) => this.engine.kvIncr(req);
+  once: Core['once'] = (req) => this.engine.once(req);
+  push: Core['push'] = (req) => this.engine.push(req);
+  pop: Core['pop'] = (req, options) => this.engine.pop(req, options);
+  ack: Core['ack'] = (req) => this.engine.ack(req);
+  renewLease: Core['renewLease'] = (req) => this.engine.renewLease(req);
+  transaction: Core['transaction'] = (req) => this.engine.transaction(req);
+
+  async close(): Promise<void> {
+    this.coordinator.close();
+    await this.engine.close();
+  }
+
+  // ─── The coordinator ──────────────────────────────────────────────────────
+
+  joinGroup(req: JoinGroupRequest, options?: CallOptions): Promise<JoinGroupResult> {
+    return this.coordinator.join(req, options?.signal);
+  }
+
+  syncGroup(req: SyncGroupRequest, options?: CallOptions): Promise<SyncGroupResult> {
+    return this.coordinator.sync(req, options?.signal);
+  }
+
+  async heartbeat(req: HeartbeatRequest): Promise<{ error: GroupError | null }> {
+    return this.coordinator.heartbeat(req);
+  }
+
+  async leaveGroup(req: LeaveGroupRequest): Promise<LeaveGroupResult> {
+    return this.coordinator.leave(req);
+  }
+
+  async describeGroups(req: { groups: string[] }) {
+    const described = this.coordinator.describe(req.groups);
+    // A group known only by its committed offsets is Empty, not Dead.
+    const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
+    return {
+      groups: described.map((d) =>
+        d.state === 'Dead' && withOffsets.has(d.group) ? { ...d, state: 'Empty' as const, protocolType: 'consumer', generationId: 0 } : d,
+      ),
+    };
+  }
+
+  async listGroupStates(req: { states?: GroupState[] }): Promise<{ groups: GroupListing[] }> {
+    const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
+    for (const g of (await this.engine.listGroups()).groups) {
+      if (!live.has(g.group)) live.set(g.group, { group: g.group, protocolType: g.protocolType, state: 'Empty' });
+    }
+    const wanted = req.states && req.states.length > 0 ? new Set(req.states) : null;
+    return { groups: [...live.values()].filter((g) => !wanted || wanted.has(g.state)) };
+  }
+
+  async deleteGroups(req: { groups: string[] }) {
+    const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
+    const results: { group: string; error: GroupError | null }[] = [];
+    for (const group of req.groups) {
+      if (this.coordinator.hasMembers(group)) {
+        results.push({ group, error: 'non_empty_group' });
+        continue;
+      }
+      if (!withOffsets.has(group) && !this.coordinator.knows(group)) {
+        results.push({ group, error: 'group_id_not_found' });
+        continue;
+      }
+      const { offsets } = await this.engine.fetchOffsets({ group, partitions: null });
+      if (offsets.length > 0) await this.engine.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
+      this.coordinator.remove(group);
+      results.push({ group, error: null });
+    }
+    return { groups: results };
+  }
+
+  async commitGroupOffsets(req: CommitMembership & Parameters<GroupCoordinatorApi['commitGroupOffsets']>[0]) {
+    const error = this.coordinator.checkCommit(req);
+    if (error) return { error };
+    await this.engine.commitOffsets({ group: req.group, offsets: req.offsets });
+    return { error: null };
+  }
+
+  async deleteGroupOffsets(req: { group: string; partitions: { queue: string; partition: number }[] }) {
+    const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
+    if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
+      return { error: 'group_id_not_found' as const, partitions: [] };
+    }
+    const subscribed = this.coordinator.hasMembers(req.group) ? this.coordinator.subscribedTopics(req.group) : new Set<string>();
+    const partitions: OffsetDeletePartitionResult[] = req.partitions.map((p) => ({
+      ...p,
+      error: subscribed.has(p.queue) ? 'group_subscribed_to_topic' : null,
+    }));
+    const deletable = partitions.filter((p) => p.error === null).map(({ queue, partition }) => ({ queue, partition }));
+    if (deletable.length > 0) await this.engine.deleteOffsets({ group: req.group, partitions: deletable });
+    return { error: null, partitions };
+  }
+}
+
+/** Puts the group coordinator in front of an engine. */
+export function withGroupCoordinator(engine: Core, options: Partial<CoordinatorOptions> = {}): QueenCore {
+  return new CoordinatedCore(engine, options);
+}
+
