@@ -1,5 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { AppendError, ReadError } from '../core/core.js';
+import type { GroupError } from '../core/groups/types.js';
 import { isCoreError, type CoreErrorCode } from '../core/errors.js';
 
 /**
@@ -61,4 +62,24 @@ export function readErrorCode(error: ReadError | null): number {
 export function kafkaErrorOf(e: unknown): { errorCode: number; errorMessage: string } {
   if (isCoreError(e)) return { errorCode: coreErrorCode(e.code), errorMessage: e.message };
   throw e;
+}
+
+const GROUP_ERRORS: Readonly<Record<GroupError, number>> = {
+  invalid_group_id: ErrorCode.INVALID_GROUP_ID,
+  unknown_member_id: ErrorCode.UNKNOWN_MEMBER_ID,
+  member_id_required: ErrorCode.MEMBER_ID_REQUIRED,
+  illegal_generation: ErrorCode.ILLEGAL_GENERATION,
+  rebalance_in_progress: ErrorCode.REBALANCE_IN_PROGRESS,
+  fenced_instance_id: ErrorCode.FENCED_INSTANCE_ID,
+  inconsistent_group_protocol: ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+  invalid_session_timeout: ErrorCode.INVALID_SESSION_TIMEOUT,
+  group_max_size_reached: ErrorCode.GROUP_MAX_SIZE_REACHED,
+  group_id_not_found: ErrorCode.GROUP_ID_NOT_FOUND,
+  non_empty_group: ErrorCode.NON_EMPTY_GROUP,
+  group_subscribed_to_topic: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC,
+  coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+};
+
+export function groupErrorCode(error: GroupError | null): number {
+  return error === null ? NONE : GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
 }
