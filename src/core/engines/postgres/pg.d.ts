@@ -1,0 +1,78 @@
+/**
+ * The part of node-postgres (pg 8) this engine uses. pg ships no types and
+ * @types/pg is not a dependency; declaring only what is called keeps the
+ * compiler honest about it.
+ */
+declare module 'pg' {
+  import type { EventEmitter } from 'node:events';
+
+  export interface QueryResult<R = Record<string, unknown>> {
+    rows: R[];
+    rowCount: number | null;
+  }
+
+  export interface QueryConfig {
+    text: string;
+    name?: string;
+    values?: unknown[];
+  }
+
+  export interface TypeParsers {
+    getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown;
+  }
+
+  export interface ClientConfig {
+    connectionString?: string;
+    options?: string;
+    types?: TypeParsers;
+    application_name?: string;
+    connectionTimeoutMillis?: number;
+  }
+
+  export interface PoolConfig extends ClientConfig {
+    max?: number;
+    idleTimeoutMillis?: number;
+  }
+
+  export interface Notification {
+    processId: number;
+    channel: string;
+    payload?: string;
+  }
+
+  export interface DatabaseError extends Error {
+    code?: string;
+  }
+
+  export class Client extends EventEmitter {
+    constructor(config?: ClientConfig);
+    connect(): Promise<void>;
+    query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
+    end(): Promise<void>;
+    on(event: 'notification', listener: (message: Notification) => void): this;
+    on(event: 'error', listener: (error: Error) => void): this;
+    on(event: 'end', listener: () => void): this;
+  }
+
+  export interface PoolClient {
+    query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
+    release(destroy?: boolean | Error): void;
+  }
+
+  export class Pool extends EventEmitter {
+    constructor(config?: PoolConfig);
+    connect(): Promise<PoolClient>;
+    query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
+    end(): Promise<void>;
+    on(event: 'error', listener: (error: Error, client: PoolClient) => void): this;
+  }
+
+  export const types: TypeParsers;
+
+  const pg: {
+    Client: typeof Client;
+    Pool: typeof Pool;
+    types: TypeParsers;
+  };
+  export default pg;
+}

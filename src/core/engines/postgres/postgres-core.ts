@@ -1,0 +1,1218 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AckRequest,
+  AddPartitionsRequest,
+  AlterQueueRequest,
+  AppendPartitionResult,
+  AppendRequest,
+  AppendResult,
+  CallOptions,
+  CommitOffsetsRequest,
+  CommittedOffset,
+  Core,
+  CreateQueueRequest,
+  DeleteOffsetsRequest,
+  DeleteRecordsRequest,
+  DeleteRecordsResult,
+  FetchOffsetsRequest,
+  FetchOffsetsResult,
+  GroupSummary,
+  InitProducerRequest,
+  InitProducerResult,
+  KvEntry,
+  KvIncrRequest,
+  KvPutRequest,
+  KvPutResult,
+  Lease,
+  OffsetForTimestampRequest,
+  OffsetForTimestampResult,
+  OnceRequest,
+  PartitionOffsets,
+  PartitionRef,
+  PopRequest,
+  PopResult,
+  ProducerState,
+  PushRequest,
+  PushResult,
+  QueenMessage,
+  QueueConfig,
+  QueueInfo,
+  ReadError,
+  ReadPartitionResult,
+  ReadRequest,
+  ReadResult,
+  RenewLeaseRequest,
+  TransactionRequest,
+  TransactionResult,
+} from '../../core.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
+import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
+import { CoreError } from '../../errors.js';
+import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
+import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
+import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
+import { decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { isLeaseLive, MAX_POP_BATCH } from '../../rules/leases.js';
+import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
+import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
+import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
+import { retentionStartOffset } from '../../rules/retention.js';
+import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
+import { mintQueueId } from '../../rules/uuidv7.js';
+import { Database, type Statements } from './database.js';
+import { GroupCommit } from './group-commit.js';
+import { LogWrites, transactionIdHash } from './log-writes.js';
+import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+
+/**
+ * The PostgreSQL engine: durable, and shared by every core on the same
+ * database and schema. The rules (src/core/rules) decide; this file reads
+ * what they need under the right lock and writes what they decided, each
+ * call in one database transaction, so a call either happens whole or not at
+ * all, and a restart changes no answer. Behaviour matches the memory engine
+ * exactly: one behaviour suite runs against both.
+ */
+
+export interface PostgresEngineOptions {
+  /** Epoch-ms clock for TTLs, dedup windows, leases and retention; tests inject one. */
+  clock: () => number;
+  /** How often retention and expiry run; 0 turns the timer off (tests call runMaintenance). */
+  maintenanceIntervalMs: number;
+  /** How many append results the requestId ledger keeps. */
+  appendLedgerSize: number;
+  /** Coalesce concurrent appends into one transaction (off only to measure what it gains). */
+  groupCommit: boolean;
+  maxGroupSize: number;
+}
+
+interface PartitionRow {
+  id: number;
+  idx: number;
+  name: string;
+  next_offset: number;
+  log_start_offset: number;
+}
+
+interface LockedPartitionRow extends PartitionRow {
+  queue_id: string;
+  queue_name: string;
+  config: QueueConfig;
+}
+
+interface FoundPartitionRow {
+  queue_id: string | null;
+  config: QueueConfig | null;
+  id: number | null;
+  idx: number | null;
+  name: string | null;
+  next_offset: number | null;
+  log_start_offset: number | null;
+  partition_count: number | null;
+}
+
+interface QueueRow {
+  id: string;
+  name: string;
+  config: QueueConfig;
+  created_at: number;
+}
+
+interface KvRow {
+  ns: string;
+  key: string;
+  value: unknown;
+  version: number;
+  expires_at: number | null;
+}
+
+interface LeaseRow {
+  id: string;
+  owner: string;
+  deadline: number;
+  from_offset: number;
+  to_offset: number;
+  acked: number[];
+}
+
+interface AppendCall {
+  partitions: AppendRequest['partitions'];
+  requestId: string | undefined;
+}
+
+interface PushTargets {
+  queues: Map<string, QueueRow>;
+}
+
+interface PreparedPush {
+  /** "queue\0partition" → the partition, locked. */
+  partitions: Map<string, PartitionRow & { queueName: string; config: QueueConfig }>;
+  hits: Map<string, Map<string, DedupHit>>;
+}
+
+interface CheckedAck {
+  queue: QueueRow;
+  partition: PartitionRow;
+  req: AckRequest;
+}
+
+/** Thrown inside a transaction to roll it back and still answer. */
+class RollbackWith<T> {
+  constructor(readonly result: T) {}
+}
+
+const MAX_PRODUCER_EPOCH = 32_767;
+const MAX_PREFIX_LIMIT = 10_000;
+/** Batches a pop decodes per round trip. */
+const POP_BATCH_ROWS = 64;
+
+function groupKeyOf(queue: string, partition: string): string {
+  return `${queue}\u0000${partition}`;
+}
+
+function toEntry(row: KvRow): KvEntry {
+  return { ns: row.ns, key: row.key, value: row.value, version: row.version, expiresAt: row.expires_at };
+}
+
+export class PostgresCore implements Core {
+  private readonly clock: () => number;
+  private readonly appends: GroupCommit<AppendCall, AppendResult>;
+  private readonly pending = new Set<() => void>();
+  private maintenanceTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly wakeups: Wakeups,
+    private readonly options: PostgresEngineOptions,
+  ) {
+    this.clock = options.clock;
+    this.appends = new GroupCommit((calls) => this.commitAppends(calls), options.maxGroupSize, options.groupCommit);
+    if (options.maintenanceIntervalMs > 0) {
+      this.maintenanceTimer = setInterval(() => void this.runMaintenance().catch(() => {}), options.maintenanceIntervalMs);
+      this.maintenanceTimer.unref();
+    }
+  }
+
+  // ─── Queues ────────────────────────────────────────────────────────────────
+
+  async createQueue(req: CreateQueueRequest): Promise<QueueInfo> {
+    this.checkOpen();
+    const name = validateQueueName(req?.name);
+    const count = requirePartitionCount(req.partitions);
+    const config = resolveQueueConfig(req.config);
+    const created = await this.db.transaction(async (tx) => {
+      const inserted = await tx.one('insert-queue', [mintQueueId(), name, config, this.clock()]);
+      if (!inserted) return false;
+      const indexes = Array.from({ length: count }, (_, i) => i);
+      await tx.run('insert-partitions', [inserted['id'], indexes, indexes.map(String)]);
+      return true;
+    });
+    if (!created && !req.ifNotExists) {
+      throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
+    }
+    return (await this.describeQueue({ name }))!;
+  }
+
+  async listQueues(): Promise<QueueInfo[]> {
+    this.checkOpen();
+    return (await this.db.statements.run<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [null])).map((r) => this.info(r));
+  }
+
+  async describeQueue(req: { name: string }): Promise<QueueInfo | null> {
+    this.checkOpen();
+    const name = validateQueueName(req?.name);
+    const row = await this.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
+    return row ? this.info(row) : null;
+  }
+
+  async deleteQueue(req: { name: string }): Promise<void> {
+    this.checkOpen();
+    const name = validateQueueName(req?.name);
+    const partitionCount = await this.db.transaction(async (tx) => {
+      const queue = await this.lockQueue(tx, name);
+      const count = await tx.one<{ count: number }>('partition-count-and-names', [queue.id, 0]);
+      await tx.run('delete-queue', [queue.id, name]);
+      return count?.count ?? 0;
+    });
+    const keys = [queueKey(name)];
+    for (let i = 0; i < partitionCount; i++) keys.push(partitionKey(name, i));
+    this.wakeups.wake(keys);
+  }
+
+  async addPartitions(req: AddPartitionsRequest): Promise<QueueInfo> {
+    this.checkOpen();
+    const name = validateQueueName(req?.name);
+    await this.db.transaction(async (tx) => {
+      const queue = await this.lockQueue(tx, name);
+      const total = requirePartitionCount(req.totalCount, 'totalCount');
+      const { count } = (await tx.one<{ count: number }>('partition-count-and-names', [queue.id, 0]))!;
+      if (total <= count) {
+        throw new CoreError('invalid_argument', `Queue "${name}" already has ${count} partitions; totalCount must exceed that, got ${total}.`);
+      }
+      const indexes = Array.from({ length: total - count }, (_, i) => count + i);
+      const taken = await tx.one<{ name: string }>('partition-name-taken', [queue.id, indexes.map(String)]);
+      if (taken) {
+        throw new CoreError('invalid_argument', `Queue "${name}" already has a partition named "${taken.name}" at another index; cannot add partition ${taken.name}.`);
+      }
+      await tx.run('insert-partitions', [queue.id, indexes, indexes.map(String)]);
+    });
+    return (await this.describeQueue({ name }))!;
+  }
+
+  async alterQueue(req: AlterQueueRequest): Promise<QueueInfo> {
+    this.checkOpen();
+    const name = validateQueueName(req?.name);
+    await this.db.transaction(async (tx) => {
+      const queue = await this.lockQueue(tx, name);
+      await tx.run('update-queue-config', [queue.id, mergeQueueConfig(queue.config, req.config)]);
+    });
+    return (await this.describeQueue({ name }))!;
+  }
+
+  // ─── The log ───────────────────────────────────────────────────────────────
+
+  async append(req: AppendRequest): Promise<AppendResult> {
+    this.checkOpen();
+    const parts = requireArray<AppendRequest['partitions'][number]>(req?.partitions, 'partitions');
+    if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0)) {
+      throw new CoreError('invalid_argument', 'requestId must be a non-empty string when given.');
+    }
+    parts.forEach((p, i) => {
+      validateQueueName(p?.queue);
+      requireInteger(p.partition, `partitions[${i}].partition`);
+      if (!Buffer.isBuffer(p.records)) throw new CoreError('invalid_argument', `partitions[${i}].records must be a Buffer of record batches.`);
+    });
+    return this.appends.submit({ partitions: parts, requestId: req.requestId });
+  }
+
+  /**
+   * One transaction for a group of append calls: lock every partition they
+   * touch (in id order), read the ledger and the producer windows, let the
+   * rules decide each call in arrival order (each seeing the windows and
+   * offsets the earlier ones left), then write it all in one statement.
+   */
+  private async commitAppends(calls: AppendCall[]): Promise<AppendResult[]> {
+    const now = this.clock();
+    const { results, writes } = await this.db.transaction(async (tx) => {
+      const refs = new Map<string, { queue: string; index: number }>();
+      for (const call of calls) for (const p of call.partitions) refs.set(groupKeyOf(p.queue, String(p.partition)), { queue: p.queue, index: p.partition });
+      const wanted = [...refs.values()];
+      const locked = await tx.run<LockedPartitionRow>('lock-partitions', [wanted.map((r) => r.queue), wanted.map((r) => r.index)]);
+      const partitions = new Map<string, LockedPartitionRow>();
+      for (const row of locked) partitions.set(groupKeyOf(row.queue_name, String(row.idx)), row);
+
+      let queueSizes = new Map<string, number>();
+      if (partitions.size < refs.size) {
+        const missing = [...new Set(wanted.filter((r) => !partitions.has(groupKeyOf(r.queue, String(r.index)))).map((r) => r.queue))];
+        const rows = await tx.run<{ name: string; partition_count: number }>('existing-queues', [missing]);
+        queueSizes = new Map(rows.map((r) => [r.name, r.partition_count]));
+      }
+
+      const requestIds = [...new Set(calls.map((c) => c.requestId).filter((id): id is string => id !== undefined))];
+      const ledger = new Map<string, AppendResult>();
+      if (requestIds.length > 0) {
+        for (const row of await tx.run<{ request_id: string; result: AppendResult }>('append-ledger', [requestIds])) ledger.set(row.request_id, row.result);
+      }
+
+      // Parse first: the windows to read are those of the producers in the batches.
+      const parsed = calls.map((call) =>
+        call.partitions.map((p): ParsedAppend | null => {
+          const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
+          return row ? parseAppendRecords(p.records, row.config.maxMessageBytes) : null;
+        }),
+      );
+      const windowKeys = new Map<string, [number, number]>();
+      calls.forEach((call, c) =>
+        call.partitions.forEach((p, i) => {
+          const result = parsed[c]![i];
+          if (!result?.ok) return;
+          const partitionId = partitions.get(groupKeyOf(p.queue, String(p.partition)))!.id;
+          for (const b of result.batches) if (isIdempotent(b)) windowKeys.set(`${partitionId}:${b.producerId}`, [partitionId, b.producerId]);
+        }),
+      );
+      const windows = new Map<string, ProducerWindow>();
+      if (windowKeys.size > 0) {
+        const keys = [...windowKeys.values()];
+        const rows = await tx.run<{ partition_id: number; producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>(
+          'producer-windows',
+          [keys.map((k) => k[0]), keys.map((k) => k[1])],
+        );
+        for (const r of rows) {
+          windows.set(`${r.partition_id}:${r.producer_id}`, { producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp });
+        }
+      }
+
+      const writes = new LogWrites();
+      const results = calls.map((call, c): AppendResult => {
+        if (call.requestId !== undefined) {
+          const earlier = ledger.get(call.requestId);
+          if (earlier) return structuredClone(earlier);
+        }
+        const result: AppendResult = {
+          partitions: call.partitions.map((p, i) => {
+            const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
+            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now);
+          }),
+        };
+        if (call.requestId !== undefined) {
+          ledger.set(call.requestId, result);
+          writes.ledger.push({ requestId: call.requestId, result, createdAt: now });
+        }
+        return result;
+      });
+      await this.write(tx, writes);
+      return { results, writes };
+    });
+    this.wakeTouched(writes);
+    return results.map((r) => structuredClone(r));
+  }
+
+  private appendPartition(
+    p: AppendRequest['partitions'][number],
+    row: LockedPartitionRow | undefined,
+    queueSizes: Map<string, number>,
+    parsed: ParsedAppend | null,
+    windows: Map<string, ProducerWindow>,
+    writes: LogWrites,
+    now: number,
+  ): AppendPartitionResult {
+    const base = { queue: p.queue, partition: p.partition, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
+    if (!row || !parsed) {
+      const count = queueSizes.get(p.queue);
+      if (count === undefined) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
+      return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
+    }
+    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, error: parsed.error, errorMessage: parsed.message };
+    const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
+    const plan = checkPartitionSequences(parsed.batches, windowOf);
+    if (plan.kind === 'duplicate') {
+      return { ...base, error: null, baseOffset: plan.baseOffset, logStartOffset: row.log_start_offset, duplicate: true };
+    }
+    if (plan.kind !== 'append') return { ...base, logStartOffset: row.log_start_offset, error: plan.kind, errorMessage: plan.message };
+    const logAppendTime = row.config.timestampType === 'LogAppendTime' ? now : null;
+    const baseOffset = row.next_offset;
+    const appended = parsed.batches.map((batch) => {
+      const offset = row.next_offset;
+      const maxTimestamp = logAppendTime ?? batch.maxTimestamp;
+      const bytes = copyForStorage(p.records, batch, offset, logAppendTime);
+      row.next_offset = offset + batch.offsetCount;
+      writes.addBatch({ partitionId: row.id, baseOffset: offset, nextOffset: row.next_offset, maxTimestamp, appendedAt: now, bytes }, { queue: row.queue_name, index: row.idx });
+      return { ...batch, baseOffset: offset, maxTimestamp };
+    });
+    for (const [producerId, window] of advanceWindows(appended, windowOf)) {
+      windows.set(`${row.id}:${producerId}`, window);
+      writes.setWindow(row.id, window);
+    }
+    return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: row.log_start_offset };
+  }
+
+  private async write(tx: Statements, writes: LogWrites): Promise<void> {
+    if (writes.isEmpty) return;
+    await tx.run('append-write', writes.parameters(this.wakeups.channel, this.wakeups.payloadFor([...writes.touched.values()])));
+  }
+
+  private wakeTouched(writes: LogWrites): void {
+    const keys: string[] = [];
+    for (const { queue, index } of writes.touched.values()) keys.push(partitionKey(queue, index), queueKey(queue));
+    if (keys.length > 0) this.wakeups.wake(keys);
+  }
+
+  async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
+    this.checkOpen();
+    const parts = requireArray<ReadRequest['partitions'][number]>(req?.partitions, 'partitions');
+    parts.forEach((p, i) => {
+      validateQueueName(p?.queue);
+      requireInteger(p.partition, `partitions[${i}].partition`);
+      requireInteger(p.fetchOffset, `partitions[${i}].fetchOffset`);
+      requireInteger(p.maxBytes, `partitions[${i}].maxBytes`);
+    });
+    const minBytes = requireInteger(req.minBytes, 'minBytes');
+    const maxWaitMs = requireInteger(req.maxWaitMs, 'maxWaitMs');
+    const maxBytes = requireInteger(req.maxBytes, 'maxBytes');
+    if (req.isolation !== 'read_committed' && req.isolation !== 'read_uncommitted') {
+      throw new CoreError('invalid_argument', `isolation must be "read_uncommitted" or "read_committed"; got ${JSON.stringify(req.isolation)}.`);
+    }
+    const compute = async (final: boolean): Promise<ReadResult | null> => {
+      const result = await this.collectRead(parts, maxBytes);
+      const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
+      const anyError = result.partitions.some((p) => p.error !== null);
+      return final || anyError || bytes >= minBytes || (bytes > 0 && bytes >= maxBytes) ? result : null;
+    };
+    const keys = parts.map((p) => partitionKey(p.queue, p.partition));
+    return this.longPoll(keys, maxWaitMs, options?.signal, compute, () => this.emptyRead(parts));
+  }
+
+  private async findPartitions(refs: PartitionRef[]): Promise<FoundPartitionRow[]> {
+    return this.db.statements.run<FoundPartitionRow>('find-partitions', [refs.map((r) => r.queue), refs.map((r) => r.partition)]);
+  }
+
+  private async collectRead(parts: ReadRequest['partitions'], maxBytes: number): Promise<ReadResult> {
+    const rows = await this.findPartitions(parts);
+    let total = 0;
+    let first = true;
+    const partitions: ReadPartitionResult[] = [];
+    for (const [i, p] of parts.entries()) {
+      const row = rows[i]!;
+      if (row.queue_id === null || row.id === null) {
+        partitions.push({ ...this.emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
+        continue;
+      }
+      const highWatermark = row.next_offset!;
+      const offsets = { highWatermark, lastStableOffset: highWatermark, logStartOffset: row.log_start_offset! };
+      if (p.fetchOffset < offsets.logStartOffset || p.fetchOffset > highWatermark) {
+        partitions.push({ queue: p.queue, partition: p.partition, error: 'offset_out_of_range', ...offsets, batches: [], abortedTransactions: [] });
+        continue;
+      }
+      const budget = Math.min(p.maxBytes, maxBytes - total);
+      const found = await this.db.statements.run<{ bytes: Buffer }>('read-batches', [row.id, p.fetchOffset, highWatermark, budget, first, maxBytes - total]);
+      const batches = found.map((b) => b.bytes);
+      for (const b of batches) total += b.length;
+      if (batches.length > 0) first = false;
+      partitions.push({ queue: p.queue, partition: p.partition, error: null, ...offsets, batches, abortedTransactions: [] });
+    }
+    return { partitions };
+  }
+
+  private emptyPartitionRead(p: PartitionRef): ReadPartitionResult {
+    return { queue: p.queue, partition: p.partition, error: null, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, batches: [], abortedTransactions: [] };
+  }
+
+  private emptyRead(parts: PartitionRef[]): ReadResult {
+    return { partitions: parts.map((p) => this.emptyPartitionRead(p)) };
+  }
+
+  async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
+    this.checkOpen();
+    const parts = requireArray<PartitionRef>(req?.partitions, 'partitions');
+    parts.forEach((p, i) => {
+      validateQueueName(p?.queue);
+      requireInteger(p.partition, `partitions[${i}].partition`);
+    });
+    const rows = parts.length > 0 ? await this.findPartitions(parts) : [];
+    return {
+      partitions: parts.map((p, i) => {
+        const row = rows[i]!;
+        if (row.queue_id === null || row.id === null) {
+          return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', logStartOffset: -1, highWatermark: -1, lastStableOffset: -1 };
+        }
+        return { queue: p.queue, partition: p.partition, error: null, logStartOffset: row.log_start_offset!, highWatermark: row.next_offset!, lastStableOffset: row.next_offset! };
+      }),
+    };
+  }
+
+  async offsetForTimestamp(req: OffsetForTimestampRequest): Promise<OffsetForTimestampResult> {
+    this.checkOpen();
+    const row = await this.partition(req);
+    const timestamp = requireInteger(req.timestamp, 'timestamp', -3);
+    const answer = (offset: number, ts: number): OffsetForTimestampResult => ({ queue: req.queue, partition: req.partition, offset, timestamp: ts });
+    if (timestamp === LATEST_TIMESTAMP) return answer(row.next_offset, -1);
+    if (timestamp === EARLIEST_TIMESTAMP) return answer(row.log_start_offset, -1);
+    if (timestamp === MAX_TIMESTAMP) {
+      const best = await this.db.statements.one<{ next_offset: number; max_timestamp: number }>('max-timestamp-batch', [row.id]);
+      return best ? answer(Math.max(best.next_offset - 1, row.log_start_offset), best.max_timestamp) : answer(-1, -1);
+    }
+    // Batch precision, like the memory engine: records are not decoded.
+    const found = await this.db.statements.one<{ base_offset: number; max_timestamp: number }>('batch-at-timestamp', [row.id, row.log_start_offset, row.next_offset, timestamp]);
+    return found ? answer(Math.max(found.base_offset, row.log_start_offset), found.max_timestamp) : answer(-1, -1);
+  }
+
+  async deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult> {
+    this.checkOpen();
+    const row = await this.partition(req);
+    const before = requireInteger(req.beforeOffset, 'beforeOffset', -1);
+    const lowWatermark = await this.db.transaction(async (tx) => {
+      const locked = (await tx.one<PartitionRow>('lock-partition', [row.id]))!;
+      const target = before === -1 ? locked.next_offset : before;
+      if (target > locked.next_offset) {
+        throw new CoreError('invalid_argument', `beforeOffset ${target} is past the high watermark ${locked.next_offset} of ${req.queue}/${req.partition}.`);
+      }
+      if (target <= locked.log_start_offset) return locked.log_start_offset;
+      await tx.run('truncate-log', [row.id, target]);
+      return target;
+    });
+    return { queue: req.queue, partition: req.partition, lowWatermark };
+  }
+
+  // ─── Idempotent producer ───────────────────────────────────────────────────
+
+  async initProducer(req: InitProducerRequest): Promise<InitProducerResult> {
+    this.checkOpen();
+    if (req?.transactionalId !== null && (typeof req?.transactionalId !== 'string' || req.transactionalId.length === 0)) {
+      throw new CoreError('invalid_argument', 'transactionalId must be null or a non-empty string.');
+    }
+    const timeoutMs = requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs', 0, 2_147_483_647);
+    const producerId = requireInteger(req.producerId, 'producerId', -1);
+    const producerEpoch = requireInteger(req.producerEpoch, 'producerEpoch', -1, MAX_PRODUCER_EPOCH);
+    return this.db.transaction(async (tx) => {
+      const fresh = async (): Promise<InitProducerResult> => {
+        const row = (await tx.one<{ producer_id: number; producer_epoch: number }>('new-producer'))!;
+        return { producerId: row.producer_id, producerEpoch: row.producer_epoch };
+      };
+      const bump = async (identity: InitProducerResult): Promise<InitProducerResult> =>
+        identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? fresh() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
+      let identity: InitProducerResult;
+      if (req.transactionalId !== null) {
+        await tx.run('lock-transactional-producer', [req.transactionalId]);
+        const known = await tx.one<{ producer_id: number; producer_epoch: number }>('transactional-producer', [req.transactionalId]);
+        identity = known ? await bump({ producerId: known.producer_id, producerEpoch: known.producer_epoch }) : await fresh();
+        await tx.run('set-transactional-producer', [req.transactionalId, identity.producerId, identity.producerEpoch, timeoutMs]);
+      } else {
+        const current = producerId >= 0 ? await tx.one<{ producer_epoch: number }>('producer-epoch', [producerId]) : null;
+        // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
+        identity = current && current.producer_epoch === producerEpoch ? await bump({ producerId, producerEpoch }) : await fresh();
+      }
+      await tx.run('set-producer-epoch', [identity.producerId, identity.producerEpoch]);
+      return identity;
+    });
+  }
+
+  async describeProducers(req: PartitionRef): Promise<{ producers: ProducerState[] }> {
+    this.checkOpen();
+    const row = await this.partition(req);
+    const rows = await this.db.statements.run<{ producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>('partition-producers', [row.id]);
+    return {
+      producers: rows.map((r) => ({
+        producerId: r.producer_id,
+        producerEpoch: r.producer_epoch,
+        lastSequence: lastSequenceInWindow({ producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp }),
+        lastTimestamp: r.last_timestamp,
+        coordinatorEpoch: -1,
+        currentTxnStartOffset: -1,
+      })),
+    };
+  }
+
+  // ─── Consumer-group offsets ────────────────────────────────────────────────
+
+  async commitOffsets(req: CommitOffsetsRequest): Promise<void> {
+    this.checkOpen();
+    const group = validateGroupName(req?.group);
+    const offsets = requireArray<CommittedOffset>(req.offsets, 'offsets');
+    // Everything is checked before anything is written.
+    const checked = offsets.map((o, i) => {
+      validateQueueName(o?.queue);
+      requireInteger(o.partition, `offsets[${i}].partition`);
+      requireInteger(o.offset, `offsets[${i}].offset`);
+      const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
+      if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
+        throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);
+      }
+      return { queue: o.queue, partition: o.partition, offset: o.offset, leaderEpoch, metadata: o.metadata ?? null };
+    });
+    if (checked.length === 0) return;
+    const rows = await this.findPartitions(checked);
+    checked.forEach((o, i) => this.requireFound(o, rows[i]!));
+    await this.db.statements.run('commit-offsets', [
+      group,
+      checked.map((o) => o.queue),
+      checked.map((o) => o.partition),
+      checked.map((o) => o.offset),
+      checked.map((o) => o.leaderEpoch),
+      checked.map((o) => o.metadata),
+    ]);
+  }
+
+  async fetchOffsets(req: FetchOffsetsRequest): Promise<FetchOffsetsResult> {
+    this.checkOpen();
+    const group = validateGroupName(req?.group);
+    type OffsetRow = { queue_name: string | null; partition_idx: number | null; committed: number | null; leader_epoch: number | null; metadata: string | null };
+    if (req.partitions === null || req.partitions === undefined) {
+      const rows = await this.db.statements.run<OffsetRow>('group-offsets-all', [group]);
+      return { offsets: rows.map((r) => ({ queue: r.queue_name!, partition: r.partition_idx!, offset: r.committed!, leaderEpoch: r.leader_epoch!, metadata: r.metadata })) };
+    }
+    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
+    parts.forEach((p, i) => {
+      validateQueueName(p?.queue);
+      requireInteger(p.partition, `partitions[${i}].partition`);
+    });
+    if (parts.length === 0) return { offsets: [] };
+    const rows = await this.db.statements.run<OffsetRow>('group-offsets-some', [group, parts.map((p) => p.queue), parts.map((p) => p.partition)]);
+    return {
+      offsets: parts.map((p, i) => {
+        const r = rows[i]!;
+        return r.committed === null
+          ? { queue: p.queue, partition: p.partition, offset: -1, leaderEpoch: -1, metadata: null }
+          : { queue: p.queue, partition: p.partition, offset: r.committed, leaderEpoch: r.leader_epoch!, metadata: r.metadata };
+      }),
+    };
+  }
+
+  async deleteOffsets(req: DeleteOffsetsRequest): Promise<void> {
+    this.checkOpen();
+    const group = validateGroupName(req?.group);
+    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
+    parts.forEach((p, i) => {
+      validateQueueName(p?.queue);
+      requireInteger(p.partition, `partitions[${i}].partition`);
+    });
+    if (parts.length === 0) return;
+    await this.db.statements.run('delete-offsets', [group, parts.map((p) => p.queue), parts.map((p) => p.partition)]);
+  }
+
+  async listGroups(): Promise<{ groups: GroupSummary[] }> {
+    this.checkOpen();
+    const rows = await this.db.statements.run<{ group_name: string }>('list-groups');
+    return { groups: rows.map((r) => ({ group: r.group_name, protocolType: 'consumer' })) };
+  }
+
+  // ─── KV and once ───────────────────────────────────────────────────────────
+
+  async kvGet(req: { ns: string; key: string }): Promise<KvEntry | null> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const key = validateKvKey(req.key);
+    const row = await this.db.statements.one<KvRow>('kv-get', [ns, key]);
+    return row ? liveOrNull(toEntry(row), this.clock()) : null;
+  }
+
+  async kvGetMany(req: { ns: string; keys: string[] }): Promise<(KvEntry | null)[]> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const keys = requireArray<string>(req.keys, 'keys').map((k) => validateKvKey(k));
+    if (keys.length === 0) return [];
+    const rows = await this.db.statements.run<KvRow>('kv-get-many', [ns, keys]);
+    const now = this.clock();
+    return rows.map((r) => (r.key === null ? null : liveOrNull(toEntry(r), now)));
+  }
+
+  async kvGetPrefix(req: { ns: string; prefix: string; limit?: number }): Promise<KvEntry[]> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const prefix = validateKvPrefix(req.prefix);
+    const limit = req.limit === undefined ? 1000 : requireInteger(req.limit, 'limit', 1, MAX_PREFIX_LIMIT);
+    const rows = await this.db.statements.run<KvRow>('kv-get-prefix', [ns, prefix, this.clock(), limit]);
+    return rows.map(toEntry);
+  }
+
+  async kvPut(req: KvPutRequest): Promise<KvPutResult> {
+    this.checkOpen();
+    const write = this.kvWriteRequest(req);
+    const expectedVersion = validateExpectedVersion(req.expectedVersion);
+    return this.kvDecide(write.ns, write.key, (current, now) => decidePut(current, { ...write, expectedVersion }, now));
+  }
+
+  async kvPutIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult> {
+    this.checkOpen();
+    const write = this.kvWriteRequest(req);
+    return this.kvDecide(write.ns, write.key, (current, now) => decidePutIfAbsent(current, write, now));
+  }
+
+  async kvDelete(req: { ns: string; key: string }): Promise<{ deleted: boolean }> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const key = validateKvKey(req.key);
+    return this.db.transaction(async (tx) => {
+      const current = await this.lockKv(tx, ns, key);
+      await tx.run('kv-delete', [ns, key]);
+      return { deleted: liveOrNull(current, this.clock()) !== null };
+    });
+  }
+
+  async kvIncr(req: KvIncrRequest): Promise<KvEntry> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const key = validateKvKey(req.key);
+    const lifetime = validateOptionalLifetime(req.lifetime);
+    return this.db.transaction(async (tx) => {
+      const entry = decideIncr(await this.lockKv(tx, ns, key), { ns, key, by: req.by, lifetime }, this.clock());
+      await this.storeKv(tx, entry);
+      return entry;
+    });
+  }
+
+  async once(req: OnceRequest): Promise<{ won: boolean }> {
+    this.checkOpen();
+    const ns = validateKvNamespace(req?.ns);
+    const key = validateKvKey(req.key);
+    const lifetime = validateLifetime(req.lifetime);
+    const decided = await this.kvDecide(ns, key, (current, now) => decidePutIfAbsent(current, { ns, key, value: ONCE_MARKER_VALUE, lifetime }, now));
+    return { won: decided.applied };
+  }
+
+  private kvWriteRequest(req: Omit<KvPutRequest, 'expectedVersion'>): { ns: string; key: string; value: unknown; lifetime?: ReturnType<typeof validateLifetime> } {
+    const ns = validateKvNamespace(req?.ns);
+    const key = validateKvKey(req.key);
+    const lifetime = validateOptionalLifetime(req.lifetime);
+    return lifetime ? { ns, key, value: req.value, lifetime } : { ns, key, value: req.value };
+  }
+
+  private async kvDecide(ns: string, key: string, decide: (current: KvEntry | null, now: number) => KvPutResult): Promise<KvPutResult> {
+    return this.db.transaction(async (tx) => {
+      const decided = decide(await this.lockKv(tx, ns, key), this.clock());
+      if (decided.applied && decided.entry) await this.storeKv(tx, decided.entry);
+      return decided;
+    });
+  }
+
+  /** The entry as stored (expired or not), with the key's lock held until commit. */
+  private async lockKv(tx: Statements, ns: string, key: string): Promise<KvEntry | null> {
+    await tx.run('lock-kv-slot', [ns, key]);
+    const row = await tx.one<KvRow>('kv-get', [ns, key]);
+    return row ? toEntry(row) : null;
+  }
+
+  private async storeKv(tx: Statements, entry: KvEntry): Promise<void> {
+    await tx.run('kv-upsert', [entry.ns, entry.key, JSON.stringify(entry.value), entry.version, entry.expiresAt]);
+  }
+
+  // ─── Native push ───────────────────────────────────────────────────────────
+
+  async push(req: PushRequest): Promise<PushResult> {
+    this.checkOpen();
+    const now = this.clock();
+    const plan = planPush(req?.items, now);
+    const { items, writes } = await this.db.transaction(async (tx) => {
+      const targets = await this.checkPushTargets(tx, plan);
+      const prepared = await this.preparePush(tx, plan, targets, now);
+      const writes = new LogWrites();
+      const items = this.planPushWrites(plan, prepared, writes, now);
+      await this.write(tx, writes);
+      return { items, writes };
+    });
+    this.wakeTouched(writes);
+    return { items };
+  }
+
+  /** Queues must exist and each payload must fit, before anything is written. */
+  private async checkPushTargets(tx: Statements, plan: PushPlan): Promise<PushTargets> {
+    const queues = new Map<string, QueueRow>();
+    for (const item of plan.items) {
+      let queue = queues.get(item.queue);
+      if (!queue) {
+        const rows = await tx.run<QueueRow & { partitions: unknown }>('describe-queues', [item.queue]);
+        if (rows.length === 0) throw new CoreError('unknown_queue', `Queue "${item.queue}" does not exist; create it first.`);
+        queue = rows[0]!;
+        queues.set(item.queue, queue);
+      }
+      const size = Buffer.byteLength(item.payloadJson, 'utf8');
+      if (size > queue.config.maxMessageBytes) {
+        throw new CoreError('invalid_argument', `Item ${item.index}'s payload is ${size} bytes as JSON; queue "${queue.name}" accepts at most ${queue.config.maxMessageBytes}.`);
+      }
+    }
+    return { queues };
+  }
+
+  /**
+   * Resolves the pushed-to partitions (a new name gets the next free index,
+   * under the queue's row lock), locks them in id order, and looks their ids
+   * up in the dedup index under that lock, so the answer is exact.
+   */
+  private async preparePush(tx: Statements, plan: PushPlan, targets: PushTargets, now: number): Promise<PreparedPush> {
+    const partitions: PreparedPush['partitions'] = new Map();
+    for (const group of plan.partitions) {
+      const queue = targets.queues.get(group.queue)!;
+      let row = await tx.one<PartitionRow>('partition-by-name', [queue.id, group.partition]);
+      if (!row) {
+        await tx.run('lock-queue', [queue.name]);
+        row = (await tx.one<PartitionRow>('partition-by-name', [queue.id, group.partition])) ?? (await tx.one<PartitionRow>('create-named-partition', [queue.id, group.partition]))!;
+      }
+      partitions.set(groupKeyOf(group.queue, group.partition), { ...row, queueName: queue.name, config: queue.config });
+    }
+    const ids = [...new Set([...partitions.values()].map((p) => p.id))];
+    if (ids.length === 0) return { partitions, hits: new Map() };
+    const locked = new Map((await tx.run<PartitionRow>('lock-partitions-by-id', [ids])).map((r) => [r.id, r]));
+    for (const p of partitions.values()) {
+      const fresh = locked.get(p.id)!;
+      p.next_offset = fresh.next_offset;
+      p.log_start_offset = fresh.log_start_offset;
+    }
+    const hits = new Map<string, Map<string, DedupHit>>();
+    for (const group of plan.partitions) {
+      const key = groupKeyOf(group.queue, group.partition);
+      const partition = partitions.get(key)!;
+      const cutoff = dedupCutoff(now, partition.config.dedupWindowSeconds);
+      const found = new Map<string, DedupHit>();
+      hits.set(key, found);
+      if (cutoff === null) continue;
+      const byHash = new Map(group.firsts.map((item) => [transactionIdHash(item.transactionId).toString('hex'), item.transactionId]));
+      const rows = await tx.run<{ id_hash: Buffer; message_id: string; message_offset: number }>('dedup-hits', [partition.id, [...byHash.keys()].map((h) => Buffer.from(h, 'hex')), cutoff]);
+      for (const r of rows) found.set(byHash.get(r.id_hash.toString('hex'))!, { messageId: r.message_id, offset: r.message_offset });
+    }
+    return { partitions, hits };
+  }
+
+  private hitOf(prepared: PreparedPush, item: PlannedPush): DedupHit | null {
+    return prepared.hits.get(groupKeyOf(item.queue, item.partition))?.get(item.transactionId) ?? null;
+  }
+
+  /** What a push writes: one batch per partition for the ids not already stored, and their dedup rows. */
+  private planPushWrites(plan: PushPlan, prepared: PreparedPush, writes: LogWrites, now: number): PushResult['items'] {
+    const outcomes = new Map<number, FirstOutcome>();
+    for (const group of plan.partitions) {
+      const key = groupKeyOf(group.queue, group.partition);
+      const partition = prepared.partitions.get(key)!;
+      const { toWrite, stored } = splitByHits(group, prepared.hits.get(key)!);
+      for (const [index, hit] of stored) outcomes.set(index, { status: 'duplicate', ...hit, partitionIndex: partition.idx });
+      if (toWrite.length === 0) continue;
+      const baseOffset = partition.next_offset;
+      const bytes = encodePushBatch(toWrite, now);
+      setBaseOffset(bytes, 0, baseOffset);
+      partition.next_offset = baseOffset + toWrite.length;
+      writes.addBatch({ partitionId: partition.id, baseOffset, nextOffset: partition.next_offset, maxTimestamp: now, appendedAt: now, bytes }, { queue: partition.queueName, index: partition.idx });
+      toWrite.forEach((item, i) => {
+        const offset = baseOffset + i;
+        outcomes.set(item.index, { status: 'queued', messageId: item.messageId, offset, partitionIndex: partition.idx });
+        if (partition.config.dedupWindowSeconds > 0) {
+          writes.dedup.push({ partitionId: partition.id, transactionId: item.transactionId, messageId: item.messageId, offset, storedAt: now });
+        }
+      });
+    }
+    return assemblePushResults(plan, (index) => outcomes.get(index)!);
+  }
+
+  // ─── Native consume ────────────────────────────────────────────────────────
+
+  async pop(req: PopRequest, options?: CallOptions): Promise<PopResult> {
+    this.checkOpen();
+    const queue = await this.queue(req?.queue);
+    const partitionName = req.partition === undefined ? undefined : validatePartitionName(req.partition);
+    const group = validateGroupName(req.consumerGroup);
+    if (typeof req.owner !== 'string' || req.owner.length === 0) {
+      throw new CoreError('invalid_argument', 'owner must be a non-empty string naming the worker that holds the lease.');
+    }
+    const batch = requireInteger(req.batch, 'batch', 1, MAX_POP_BATCH);
+    const waitMs = requireInteger(req.waitMs, 'waitMs');
+    const leaseMs = req.leaseMs === undefined ? undefined : requireInteger(req.leaseMs, 'leaseMs', 1);
+    let keys = [queueKey(queue.name)];
+    if (partitionName !== undefined) {
+      const row = await this.db.statements.one<PartitionRow>('partition-by-name', [queue.id, partitionName]);
+      if (!row) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${partitionName}".`);
+      keys = [partitionKey(queue.name, row.idx)];
+    }
+    const compute = async (final: boolean): Promise<PopResult | null> => {
+      const popped = await this.tryPop(queue.name, partitionName, group, req.owner, batch, leaseMs);
+      return popped ?? (final ? { messages: [], lease: null } : null);
+    };
+    return this.longPoll(keys, waitMs, options?.signal, compute, () => ({ messages: [], lease: null }));
+  }
+
+  private async tryPop(queueName: string, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): Promise<PopResult | null> {
+    return this.db.transaction(async (tx) => {
+      // The queue may have been deleted while this pop waited: then there is nothing to pop.
+      const queue = await tx.one<QueueRow>('describe-queues', [queueName]);
+      if (!queue) return null;
+      const now = this.clock();
+      const all = await tx.run<PartitionRow>('queue-partitions', [queue.id]);
+      const candidates = partitionName === undefined ? all : all.filter((p) => p.name === partitionName);
+      for (const partition of candidates) {
+        // Another popper on this partition and group: leave it to them.
+        const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
+        if (!lock?.locked) continue;
+        const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
+        if (held && isLeaseLive(held, now)) continue;
+        if (held) await tx.run('delete-lease', [partition.id, group]);
+        const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
+        const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
+        if (position >= partition.next_offset) continue;
+        const messages = await this.readMessages(tx, queue, partition, position, batch);
+        if (messages.length === 0) continue;
+        const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
+        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, position, messages[messages.length - 1]!.offset + 1]);
+        return { messages, lease };
+      }
+      return null;
+    });
+  }
+
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number): Promise<QueenMessage[]> {
+    const messages: QueenMessage[] = [];
+    const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
+    let from = position;
+    for (;;) {
+      const rows = await tx.run<{ base_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
+      for (const row of rows) {
+        for (const record of decodeStoredBatch(row.bytes)) {
+          if (record.offset < position) continue;
+          messages.push(toQueenMessage(record, where));
+          if (messages.length === batch) return messages;
+        }
+      }
+      if (rows.length < POP_BATCH_ROWS) return messages;
+      from = messages.length > 0 ? messages[messages.length - 1]!.offset + 1 : rows[rows.length - 1]!.base_offset + 1;
+    }
+  }
+
+  async ack(req: AckRequest): Promise<{ acked: boolean }> {
+    this.checkOpen();
+    const { acked, woken } = await this.db.transaction(async (tx) => {
+      const checked = await this.checkAck(tx, req);
+      return this.applyAck(tx, checked);
+    });
+    if (woken) this.wakeups.wake(woken);
+    return { acked };
+  }
+
+  /** Validates an ack and resolves its partition; a stale leaseId fails the call. */
+  private async checkAck(tx: Statements, req: AckRequest): Promise<CheckedAck> {
+    const queue = await this.queue(req?.queue, tx);
+    const name = validatePartitionName(req.partition);
+    const group = validateGroupName(req.consumerGroup);
+    requireInteger(req.offset, 'offset');
+    if (req.status !== 'completed' && req.status !== 'failed') {
+      throw new CoreError('invalid_argument', `status must be "completed" or "failed"; got ${JSON.stringify(req.status)}.`);
+    }
+    const partition = await tx.one<PartitionRow>('partition-by-name', [queue.id, name]);
+    if (!partition) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${name}".`);
+    await tx.run('lock-consumer', [partition.id, group]);
+    if (req.leaseId !== undefined) {
+      const lease = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
+      if (!lease || lease.id !== req.leaseId || !isLeaseLive(lease, this.clock())) {
+        throw new CoreError('unknown_lease', `Lease ${req.leaseId} is not the current lease of group "${group}" on ${queue.name}/${name}; it expired or was released, and its messages will be delivered again.`);
+      }
+    }
+    return { queue, partition, req };
+  }
+
+  /**
+   * Completed: the offset is done; the group's position moves over every done
+   * offset at its front, and the lease ends when all it handed out is done.
+   * Failed: the lease ends and the group's position stays, so the message and
+   * those after it are delivered again. Returns the wake-up keys for poppers
+   * when the lease ended.
+   */
+  private async applyAck(tx: Statements, { queue, partition, req }: CheckedAck): Promise<{ acked: boolean; woken: string[] | null }> {
+    const lease = await tx.one<LeaseRow>('lease-for-update', [partition.id, req.consumerGroup]);
+    if (!lease || !isLeaseLive(lease, this.clock()) || req.offset < lease.from_offset || req.offset >= lease.to_offset) return { acked: false, woken: null };
+    const woken = [partitionKey(queue.name, partition.idx), queueKey(queue.name)];
+    if (req.status === 'failed') {
+      await tx.run('delete-lease', [partition.id, req.consumerGroup]);
+      return { acked: true, woken };
+    }
+    const acked = new Set(lease.acked);
+    acked.add(req.offset);
+    const committed = await tx.one<{ committed: number }>('group-position', [req.consumerGroup, queue.name, partition.idx]);
+    let position = Math.max(committed?.committed ?? 0, lease.from_offset);
+    while (acked.has(position)) position++;
+    await tx.run('set-group-position', [req.consumerGroup, queue.name, partition.idx, position]);
+    if (position >= lease.to_offset) {
+      await tx.run('delete-lease', [partition.id, req.consumerGroup]);
+      return { acked: true, woken };
+    }
+    await tx.run('set-lease-acked', [partition.id, req.consumerGroup, [...acked].filter((o) => o >= position)]);
+    return { acked: true, woken: null };
+  }
+
+  async renewLease(req: RenewLeaseRequest): Promise<Lease> {
+    this.checkOpen();
+    const extendMs = requireInteger(req?.extendMs, 'extendMs', 1);
+    const leaseId = typeof req.leaseId === 'string' && /^[0-9a-f-]{36}$/i.test(req.leaseId) ? req.leaseId : null;
+    return this.db.transaction(async (tx) => {
+      const now = this.clock();
+      const row = leaseId
+        ? await tx.one<{ id: string; group_name: string; owner: string; deadline: number; partition_name: string; queue_name: string }>('lease-by-id', [leaseId])
+        : null;
+      if (!row || !isLeaseLive(row, now)) {
+        throw new CoreError('unknown_lease', `Lease ${String(req.leaseId)} is not held: it expired, was released or never existed. Pop again to get a new lease.`);
+      }
+      const deadline = now + extendMs;
+      await tx.run('extend-lease', [row.id, deadline]);
+      return { id: row.id, queue: row.queue_name, partition: row.partition_name, consumerGroup: row.group_name, owner: row.owner, deadline };
+    });
+  }
+
+  // ─── Native transaction ────────────────────────────────────────────────────
+
+  async transaction(req: TransactionRequest): Promise<TransactionResult> {
+    this.checkOpen();
+    const now = this.clock();
+    const plan = planTransaction(req, now);
+    try {
+      const { result, writes, woken } = await this.db.transaction(async (tx) => {
+        const targets = await this.checkPushTargets(tx, plan.push);
+        const acks: { opIndex: number; checked: CheckedAck }[] = [];
+        for (const { opIndex, ack } of plan.acks) acks.push({ opIndex, checked: await this.checkAck(tx, ack) });
+        const prepared = await this.preparePush(tx, plan.push, targets, now);
+        const duplicate = firstStoredDuplicate(plan, (item) => this.hitOf(prepared, item));
+        if (duplicate) throw new RollbackWith(duplicate);
+        const current = new Map<string, KvEntry | null>();
+        for (const { op } of [...plan.kv].sort((a, b) => kvSlot(a.op.ns, a.op.key).localeCompare(kvSlot(b.op.ns, b.op.key)))) {
+          const slot = kvSlot(op.ns, op.key);
+          if (!current.has(slot)) current.set(slot, await this.lockKv(tx, op.ns, op.key));
+        }
+        const kv = evaluateKvOperations(plan.kv, (ns, key) => current.get(kvSlot(ns, key)) ?? null, now);
+        if (!kv.ok) throw new RollbackWith(kv.result);
+        // Every check has passed: write it all in this transaction.
+        const results: unknown[] = new Array(plan.operationCount);
+        const writes = new LogWrites();
+        this.planPushWrites(plan.push, prepared, writes, now).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
+        await this.write(tx, writes);
+        const woken: string[] = [];
+        for (const { opIndex, checked } of acks) {
+          const applied = await this.applyAck(tx, checked);
+          results[opIndex] = { acked: applied.acked };
+          if (applied.woken) woken.push(...applied.woken);
+        }
+        for (const { ns, key, entry } of kv.writes.values()) {
+          if (entry) await this.storeKv(tx, entry);
+          else await tx.run('kv-delete', [ns, key]);
+        }
+        for (const [opIndex, result] of kv.results) results[opIndex] = structuredClone(result);
+        return { result: { success: true, results } as TransactionResult, writes, woken };
+      });
+      this.wakeTouched(writes);
+      if (woken.length > 0) this.wakeups.wake(woken);
+      return result;
+    } catch (e) {
+      if (e instanceof RollbackWith) return e.result as TransactionResult;
+      throw e;
+    }
+  }
+
+  // ─── Lifecycle and maintenance ─────────────────────────────────────────────
+
+  /**
+   * Retention and expiry: drops batches past retention, expired KV entries,
+   * dedup entries outside their queue's window and old append-ledger entries.
+   * Runs on a timer in one process at a time; tests call it after moving the clock.
+   */
+  async runMaintenance(): Promise<void> {
+    if (this.closed) return;
+    const now = this.clock();
+    const ran = await this.db.transaction(async (tx) => {
+      const lock = await tx.one<{ locked: boolean }>('try-lock-maintenance');
+      if (!lock?.locked) return false;
+      await tx.run('expire-dedup', [now]);
+      await tx.run('expire-kv', [now]);
+      await tx.run('trim-append-ledger', [this.options.appendLedgerSize]);
+      return true;
+    });
+    if (!ran) return;
+    const partitions = await this.db.statements.run<{ id: number; log_start_offset: number; config: QueueConfig }>('retention-partitions');
+    for (const p of partitions) {
+      // Each partition in its own short transaction: appends to it wait only for its own reaping.
+      await this.db.transaction(async (tx) => {
+        const locked = await tx.one<PartitionRow>('lock-partition', [p.id]);
+        if (!locked) return;
+        const batches = await tx.run<{ base_offset: number; next_offset: number; size: number; appended_at: number }>('partition-batch-sizes', [p.id]);
+        const start = retentionStartOffset(
+          batches.map((b) => ({ baseOffset: b.base_offset, nextOffset: b.next_offset, size: b.size, appendedAt: b.appended_at })),
+          p.config,
+          locked.log_start_offset,
+          now,
+        );
+        if (start > locked.log_start_offset) await tx.run('truncate-log', [p.id, start]);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    for (const finish of [...this.pending]) finish();
+    await this.wakeups.close();
+    await this.db.close();
+  }
+
+  // ─── Internals ─────────────────────────────────────────────────────────────
+
+  private checkOpen(): void {
+    if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');
+  }
+
+  private info(row: QueueRow & { partitions: QueueInfo['partitions'] }): QueueInfo {
+    return { name: row.name, id: row.id, config: { ...row.config }, partitions: row.partitions, createdAt: row.created_at };
+  }
+
+  private async lockQueue(tx: Statements, name: string): Promise<QueueRow> {
+    const queue = await tx.one<QueueRow>('lock-queue', [name]);
+    if (!queue) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
+    return queue;
+  }
+
+  private async queue(name: unknown, tx: Statements = this.db.statements): Promise<QueueRow> {
+    const checked = validateQueueName(name);
+    const row = await tx.one<QueueRow>('describe-queues', [checked]);
+    if (!row) throw new CoreError('unknown_queue', `Queue "${checked}" does not exist; create it first.`);
+    return row;
+  }
+
+  /** A partition by reference, or a CoreError: for calls that fail whole. */
+  private async partition(ref: PartitionRef): Promise<PartitionRow> {
+    validateQueueName(ref?.queue);
+    requireInteger(ref.partition, 'partition');
+    const [row] = await this.findPartitions([ref]);
+    return this.requireFound(ref, row!);
+  }
+
+  private requireFound(ref: PartitionRef, row: FoundPartitionRow): PartitionRow {
+    if (row.queue_id === null) throw new CoreError('unknown_queue', `Queue "${ref.queue}" does not exist; create it first.`);
+    if (row.id === null) {
+      throw new CoreError('unknown_partition', `Queue "${ref.queue}" has partitions 0 to ${row.partition_count! - 1}; there is no partition ${ref.partition}.`);
+    }
+    return { id: row.id, idx: row.idx!, name: row.name!, next_offset: row.next_offset!, log_start_offset: row.log_start_offset! };
+  }
+
+  /**
+   * A long-poll: answers at once when `compute(false)` is ready or there is no
+   * wait; otherwise re-checks on every wake-up (one check at a time, the last
+   * wake-up never lost) until ready, and at the deadline or on abort answers
+   * `compute(true)`. close() answers `onClose()`.
+   */
+  private async longPoll<T>(keys: string[], waitMs: number, signal: AbortSignal | undefined, compute: (final: boolean) => Promise<T | null>, onClose: () => T): Promise<T> {
+    if (waitMs <= 0 || signal?.aborted === true) return (await compute(true))!;
+    // close() may have run while this call awaited its lookups.
+    if (this.closed) return onClose();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let checking = false;
+      let again = false;
+      const settle = (value: T): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unregister();
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(onCoreClose);
+        resolve(value);
+      };
+      const fail = (e: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unregister();
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(onCoreClose);
+        reject(e);
+      };
+      const check = async (): Promise<void> => {
+        if (this.closed) return settle(onClose());
+        if (checking) {
+          again = true;
+          return;
+        }
+        checking = true;
+        try {
+          do {
+            again = false;
+            const value = await compute(false);
+            if (value !== null) return settle(value);
+          } while (again && !settled && !this.closed);
+        } catch (e) {
+          // A check cut off by close() is not an error: the poll answers as closed.
+          if (this.closed) settle(onClose());
+          else fail(e);
+        } finally {
+          checking = false;
+        }
+      };
+      const finalAnswer = (): void => {
+        if (settled) return;
+        if (this.closed) return settle(onClose());
+        compute(true).then(
+          (v) => settle(v!),
+          (e: unknown) => (this.closed ? settle(onClose()) : fail(e)),
+        );
+      };
+      const onAbort = (): void => finalAnswer();
+      const onCoreClose = (): void => settle(onClose());
+      // Registered before the first check, so an append committed meanwhile still wakes it.
+      const unregister = this.wakeups.register(keys, () => void check());
+      const timer = setTimeout(finalAnswer, waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.add(onCoreClose);
+      void check();
+    });
+  }
+}

@@ -1,0 +1,111 @@
+-- name: lock-partitions
+-- The partitions an append touches, locked in id order so two appends that
+-- share partitions never deadlock. The lock decides offsets.
+SELECT p.id, p.idx, p.name, p.next_offset, p.log_start_offset, q.id AS queue_id, q.name AS queue_name, q.config
+FROM unnest($1::text[], $2::int[]) AS wanted (queue_name, idx)
+JOIN queues q ON q.name = wanted.queue_name
+JOIN partitions p ON p.queue_id = q.id AND p.idx = wanted.idx
+ORDER BY p.id
+FOR UPDATE OF p;
+
+-- name: existing-queues
+SELECT name, (SELECT count(*)::int FROM partitions p WHERE p.queue_id = q.id) AS partition_count
+FROM queues q WHERE name = ANY($1::text[]);
+
+-- name: find-partitions
+-- Looks partitions up by (queue, index) without locking; a missing queue or
+-- partition comes back as nulls in its row.
+SELECT wanted.ord, q.id AS queue_id, q.config, p.id, p.idx, p.name, p.next_offset, p.log_start_offset,
+       (SELECT count(*)::int FROM partitions c WHERE c.queue_id = q.id) AS partition_count
+FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS wanted (queue_name, idx, ord)
+LEFT JOIN queues q ON q.name = wanted.queue_name
+LEFT JOIN partitions p ON p.queue_id = q.id AND p.idx = wanted.idx
+ORDER BY wanted.ord;
+
+-- name: producer-windows
+SELECT w.partition_id, w.producer_id, w.producer_epoch, w.retained, w.last_timestamp
+FROM unnest($1::bigint[], $2::bigint[]) AS wanted (partition_id, producer_id)
+JOIN producer_windows w ON w.partition_id = wanted.partition_id AND w.producer_id = wanted.producer_id;
+
+-- name: partition-producers
+SELECT producer_id, producer_epoch, retained, last_timestamp
+FROM producer_windows WHERE partition_id = $1 ORDER BY producer_id;
+
+-- name: append-ledger
+SELECT request_id, result FROM append_ledger WHERE request_id = ANY($1::text[]);
+
+-- name: append-write
+-- Everything an append (or a native push) writes, in one statement: batches,
+-- partition offsets, producer windows, ledger entries and dedup rows, and the
+-- notification other processes' long-polls wait for (delivered at commit).
+WITH stored AS (
+  INSERT INTO batches (partition_id, base_offset, next_offset, max_timestamp, appended_at, size, bytes)
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::bytea[])
+), advanced AS (
+  UPDATE partitions p SET next_offset = a.next_offset
+  FROM unnest($8::bigint[], $9::bigint[]) AS a (id, next_offset)
+  WHERE p.id = a.id
+), windows AS (
+  INSERT INTO producer_windows (partition_id, producer_id, producer_epoch, retained, last_timestamp)
+  SELECT partition_id, producer_id, producer_epoch, retained::jsonb, last_timestamp
+  FROM unnest($10::bigint[], $11::bigint[], $12::int[], $13::text[], $14::bigint[])
+       AS w (partition_id, producer_id, producer_epoch, retained, last_timestamp)
+  ON CONFLICT (partition_id, producer_id) DO UPDATE
+    SET producer_epoch = excluded.producer_epoch, retained = excluded.retained, last_timestamp = excluded.last_timestamp
+), ledger AS (
+  INSERT INTO append_ledger (request_id, result, created_at)
+  SELECT request_id, result::jsonb, created_at FROM unnest($15::text[], $16::text[], $17::bigint[]) AS l (request_id, result, created_at)
+), dedup AS (
+  -- An entry outside its window may still be there (the reaper is lazy): the new message takes its place.
+  INSERT INTO dedup_index (partition_id, id_hash, transaction_id, message_id, message_offset, stored_at)
+  SELECT * FROM unnest($18::bigint[], $19::bytea[], $20::text[], $21::text[], $22::bigint[], $23::bigint[])
+  ON CONFLICT (partition_id, id_hash) DO UPDATE
+    SET transaction_id = excluded.transaction_id, message_id = excluded.message_id,
+        message_offset = excluded.message_offset, stored_at = excluded.stored_at
+)
+SELECT pg_notify($24, $25) WHERE $24 <> '';
+
+-- name: read-batches
+-- Batches from the one holding fetchOffset, below `readable` ($3), while they
+-- fit the partition's budget ($4). The first is returned whatever its size
+-- when nothing else has been ($5), else when it fits what the whole answer
+-- has left ($6): a consumer always progresses past a batch over its limit.
+SELECT base_offset, bytes
+FROM (
+  SELECT base_offset, size, bytes, sum(size) OVER (ORDER BY base_offset) - size AS bytes_before
+  FROM batches
+  WHERE partition_id = $1 AND next_offset > $2 AND base_offset < $3
+  ORDER BY base_offset
+  LIMIT 5000
+) s
+WHERE (bytes_before = 0 AND ($5::boolean OR size <= $6)) OR bytes_before + size <= $4
+ORDER BY base_offset;
+
+-- name: native-batches
+-- Batches for a native reader from `position`, a bounded number at a time.
+SELECT base_offset, bytes FROM batches
+WHERE partition_id = $1 AND next_offset > $2
+ORDER BY base_offset
+LIMIT $3;
+
+-- name: max-timestamp-batch
+SELECT next_offset, max_timestamp FROM batches
+WHERE partition_id = $1
+ORDER BY max_timestamp DESC, base_offset
+LIMIT 1;
+
+-- name: batch-at-timestamp
+SELECT base_offset, max_timestamp FROM batches
+WHERE partition_id = $1 AND next_offset > $2 AND base_offset < $3 AND max_timestamp >= $4
+ORDER BY base_offset
+LIMIT 1;
+
+-- name: lock-partition
+SELECT id, next_offset, log_start_offset FROM partitions WHERE id = $1 FOR UPDATE;
+
+-- name: truncate-log
+-- Moves the log start forward; whole batches below it go.
+WITH moved AS (
+  UPDATE partitions SET log_start_offset = $2 WHERE id = $1 AND log_start_offset < $2
+)
+DELETE FROM batches WHERE partition_id = $1 AND next_offset <= $2;
