@@ -10,6 +10,7 @@
  * said (why it closed a connection, for instance).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -139,17 +140,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-function cliArguments(options: GatewayOptions, port: number): string[] {
-  const args = ['serve', '--host', '127.0.0.1', '--port', String(port)];
+function cliArguments(options: GatewayOptions, port: number, clusterId: string): string[] {
+  const args = ['serve', '--host', '127.0.0.1', '--port', String(port), '--cluster-id', clusterId, '--log-level', 'debug'];
   if (options.advertisedPort !== undefined) args.push('--advertised-host', '127.0.0.1', '--advertised-port', String(options.advertisedPort));
-  args.push('--auto-create-topics', String(options.autoCreateTopics ?? false));
+  args.push(options.autoCreateTopics ? '--auto-create-topics' : '--no-auto-create-topics');
   if (options.defaultPartitions !== undefined) args.push('--default-partitions', String(options.defaultPartitions));
   if (options.engine.engine === 'postgres') {
     args.push('--engine', 'postgres', '--database-url', options.engine.url, '--database-schema', options.engine.schema);
   } else {
     args.push('--engine', 'memory');
   }
-  args.push('--log-level', 'debug');
   return args;
 }
 
@@ -167,12 +167,14 @@ function canConnect(port: number): Promise<boolean> {
 /** Starts the CLI's `serve` in a child process and waits until it accepts connections. */
 export async function startGatewayProcess(options: GatewayOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
+  // One cluster id for every start: a restarted broker is the same cluster to its clients.
+  const clusterId = randomBytes(16).toString('base64url');
   const logs = new LogCapture();
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
 
   const launch = async () => {
-    const spawned = spawn(process.execPath, ['--import', 'tsx', CLI, ...cliArguments(options, port)], {
+    const spawned = spawn(process.execPath, ['--import', 'tsx', CLI, ...cliArguments(options, port, clusterId)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_ENV: 'test' },
     });

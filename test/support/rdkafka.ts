@@ -265,3 +265,32 @@ export function expectDeliveryOffsetsMatch(deliveries: readonly Delivery[], read
   }
   if (wrong.length > 0) throw new Error(`${wrong.length} delivery reports name the wrong offset:\n  ${wrong.slice(0, 5).join('\n  ')}`);
 }
+
+/** Records a partition holds now (high watermark minus low), per partition, through a fresh consumer. */
+export async function recordCounts(bootstrap: string, topic: string, partitions: number[]): Promise<Map<number, number>> {
+  const consumer = await connectConsumer(bootstrap);
+  try {
+    const counts = new Map<number, number>();
+    for (const partition of partitions) {
+      const { highOffset, lowOffset } = await new Promise<{ highOffset: number; lowOffset: number }>((resolve, reject) =>
+        consumer.queryWatermarkOffsets(topic, partition, 10_000, (err, offsets) =>
+          err ? reject(new Error(`watermarks of ${topic}[${partition}]: ${err.message}`)) : resolve(offsets),
+        ),
+      );
+      counts.set(partition, highOffset - lowOffset);
+    }
+    return counts;
+  } finally {
+    await disconnect(consumer);
+  }
+}
+
+/** Fails unless the topic's partitions hold exactly `total` records between them: nothing extra was stored. */
+export async function expectStoredCount(bootstrap: string, topic: string, partitions: number[], total: number): Promise<void> {
+  const counts = await recordCounts(bootstrap, topic, partitions);
+  const stored = [...counts.values()].reduce((a, b) => a + b, 0);
+  if (stored !== total) {
+    const detail = [...counts].map(([p, n]) => `p${p}: ${n}`).join(', ');
+    throw new Error(`${topic} holds ${stored} records (${detail}), expected exactly ${total}`);
+  }
+}
