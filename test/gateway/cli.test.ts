@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../../bin/queen-gateway.js', import.meta.url));
+
+/** Runs the CLI to its exit; tests here only use arguments that stop it at validation. */
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the CLI did not exit; stdout: ${stdout}`));
+    }, 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+describe('queen-gateway serve: settings are validated before starting', () => {
+  it.each([
+    [['serve', '--port', 'ninety'], {}, 'The flag --port must be a whole number from 0 to 65535; got "ninety".'],
+    [['serve', '--port=70000'], {}, 'The flag --port must be a whole number from 0 to 65535; got "70000".'],
+    [['serve', '--engine', 'sqlite'], {}, 'The flag --engine must be one of memory, postgres; got "sqlite".'],
+    [['serve', '--colour', 'blue'], {}, 'Unknown flag --colour; run "queen-gateway serve --help" to see the flags.'],
+    [['serve', '--default-partitions'], {}, 'The flag --default-partitions needs a value, e.g. --default-partitions <value>.'],
+    [['serve'], { QUEEN_MAX_CONNECTIONS: 'lots' }, 'The environment variable QUEEN_MAX_CONNECTIONS must be a whole number from 1 to 1000000; got "lots".'],
+    [['serve'], { QUEEN_AUTO_CREATE_TOPICS: 'maybe' }, 'The environment variable QUEEN_AUTO_CREATE_TOPICS must be true or false; got "maybe".'],
+    [['serve', '--engine', 'postgres'], {}, '--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.'],
+  ])('%j %j stops with one sentence and exit code 2', async (args, env, sentence) => {
+    const { code, stderr } = await run(args, env);
+    expect(stderr.trim()).toBe(sentence);
+    expect(code).toBe(2);
+  });
+
+  it.each(['0.0.0.0', '::'])('refuses the wildcard listen address %s without an advertised host', async (host) => {
+    const { code, stderr } = await run(['serve', '--host', host], { QUEEN_ADVERTISED_HOST: '' });
+    expect(stderr.trim()).toBe(
+      `Listening on ${host} (every interface) needs an advertised address: set --advertised-host (or QUEEN_ADVERTISED_HOST) to the host name or IP clients should connect to.`,
+    );
+    expect(code).toBe(2);
+  });
+
+  it('lets a flag override the environment', async () => {
+    const { code, stderr } = await run(['serve', '--port', 'bad'], { QUEEN_PORT: '9093' });
+    expect(stderr).toMatch(/--port/);
+    expect(code).toBe(2);
+  });
+
+  it('lists every flag with its environment variable in --help', async () => {
+    const { code, stdout } = await run(['serve', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/--advertised-host\s+QUEEN_ADVERTISED_HOST/);
+    expect(stdout).toMatch(/--max-frame-bytes\s+QUEEN_MAX_FRAME_BYTES/);
+  });
+});
+
+describe('queen-gateway serve: running', () => {
+  it('starts on the memory engine, says the data is lost on exit, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (stdout.includes('"ready')) resolve();
+      }),
+    );
+    await ready;
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.some((l) => /lost when this process exits.*--engine postgres --database-url/.test(l.msg))).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
