@@ -69,7 +69,9 @@ export async function connectProducer(bootstrap: string, config: ProducerConfig 
 export function disconnect(client: ProducerType | KafkaConsumerType): Promise<void> {
   return new Promise((resolve) => {
     if (!client.isConnected()) return resolve();
-    client.disconnect(10_000, () => resolve());
+    // A producer flushes first (for up to the timeout); a consumer takes only the callback.
+    if (client instanceof Producer) client.disconnect(10_000, () => resolve());
+    else client.disconnect(() => resolve());
   });
 }
 
@@ -132,9 +134,10 @@ export function expectDelivered(deliveries: readonly Delivery[]): void {
 export type ConsumerConfig = Partial<ConsumerGlobalConfig> & Record<string, unknown>;
 
 export async function connectConsumer(bootstrap: string, config: ConsumerConfig = {}): Promise<KafkaConsumerType> {
-  // No group.id: partitions are assigned by hand, so no coordinator is ever asked for.
+  // The binding insists on a group.id; partitions are still assigned by hand and no offset is committed.
   const consumer = new KafkaConsumer({
     ...baseConfig(bootstrap),
+    'group.id': `queen-e2e-reader-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     'enable.auto.commit': false,
     'enable.partition.eof': true,
     'fetch.wait.max.ms': 100,
