@@ -1,0 +1,98 @@
+// AlterConfigs: replaces topics' configs wholesale. As in Kafka, the configs
+// given become the topic's whole set: every alterable key left out returns to
+// its default. (IncrementalAlterConfigs changes single keys; it shares the
+// per-resource loop below.)
+//
+// Choices:
+// - Keys and values go through ../topic-configs.ts: retention.ms,
+//   retention.bytes, max.message.bytes, message.timestamp.type, and
+//   cleanup.policy=delete. cleanup.policy=compact, unknown keys and bad
+//   values answer INVALID_CONFIG with a sentence naming the key; nothing
+//   changes for that resource.
+// - Only TOPIC resources can change. BROKER configs are fixed at start (flags
+//   and environment), so altering them answers INVALID_REQUEST, as do other
+//   resource types and a resource named twice in one request.
+// - ValidateOnly checks everything and changes nothing.
+// - queen.dedup.window.seconds is not a Kafka key: a replace leaves it alone.
+//
+// Versions: 0-2 differ only in encoding (flexible from v2).
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { AlterConfigs } from '../../../protocol/messages/index.js';
+import type { QueueConfig } from '../../core/core.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { replacedTopicConfig, ResourceType, topicConfigErrorOf } from '../topic-configs.js';
+import { topicNameProblem } from '../topics.js';
+import { repeatedNames } from './create-topics.js';
+
+export interface AlterableResource<Entry> {
+  resourceType: number;
+  resourceName: string;
+  configs: Entry[];
+}
+
+/** The settings a resource's entries ask for, given the topic's current config; throws TopicConfigError. */
+export type ConfigChangeFor<Entry> = (current: QueueConfig, entries: Entry[]) => Partial<QueueConfig>;
+
+async function alterResource<Entry>(
+  ctx: HandlerContext,
+  resource: AlterableResource<Entry>,
+  repeated: boolean,
+  validateOnly: boolean,
+  changeFor: ConfigChangeFor<Entry>,
+) {
+  const { resourceType, resourceName } = resource;
+  const refuse = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType, resourceName });
+  if (repeated) return refuse(ErrorCode.INVALID_REQUEST, `Resource '${resourceName}' appears more than once in this request; name each resource once.`);
+  if (resourceType === ResourceType.BROKER) {
+    return refuse(ErrorCode.INVALID_REQUEST, 'Broker configs are fixed when the gateway starts (flags and environment variables); they cannot be altered through Kafka.');
+  }
+  if (resourceType !== ResourceType.TOPIC) {
+    return refuse(ErrorCode.INVALID_REQUEST, `Resource type ${resourceType} has no alterable configs here; alter TOPIC (2) configs.`);
+  }
+  const nameProblem = topicNameProblem(resourceName);
+  if (nameProblem !== null) return refuse(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
+  try {
+    const queue = await ctx.core.describeQueue({ name: resourceName });
+    if (!queue) return refuse(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${resourceName}' does not exist.`);
+    let change: Partial<QueueConfig>;
+    try {
+      change = changeFor(queue.config, resource.configs);
+    } catch (e) {
+      const { errorCode, errorMessage } = topicConfigErrorOf(e);
+      return refuse(errorCode, errorMessage);
+    }
+    if (!validateOnly && Object.keys(change).length > 0) {
+      await ctx.core.alterQueue({ name: resourceName, config: change });
+      ctx.log.info({ topic: resourceName, config: change }, 'topic config altered');
+    }
+    return { errorCode: NONE, errorMessage: null, resourceType, resourceName };
+  } catch (e) {
+    const { errorCode, errorMessage } = kafkaErrorOf(e);
+    return refuse(errorCode, errorMessage);
+  }
+}
+
+/** AlterConfigs' and IncrementalAlterConfigs' answer: each resource altered (or checked) on its own. */
+export async function alterResources<Entry>(
+  ctx: HandlerContext,
+  resources: AlterableResource<Entry>[],
+  validateOnly: boolean,
+  changeFor: ConfigChangeFor<Entry>,
+) {
+  const repeated = repeatedNames(resources.map((r) => `${r.resourceType}:${r.resourceName}`));
+  const responses = await Promise.all(
+    resources.map((r) => alterResource(ctx, r, repeated.has(`${r.resourceType}:${r.resourceName}`), validateOnly, changeFor)),
+  );
+  return { throttleTimeMs: 0, responses };
+}
+
+export const alterConfigs: ApiHandler = {
+  api: AlterConfigs,
+  versions: '0-2',
+  handle(request, ctx) {
+    return alterResources<{ name: string; value: string | null }>(ctx, request.resources, request.validateOnly, (_current, entries) =>
+      replacedTopicConfig(entries),
+    );
+  },
+};

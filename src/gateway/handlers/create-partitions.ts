@@ -1,0 +1,74 @@
+// CreatePartitions: raises topics' partition counts. New partitions get the
+// next indexes ("N".."M-1") and start empty.
+//
+// Choices:
+// - The count only grows: a count at or below the current one answers
+//   INVALID_PARTITIONS saying how many partitions the topic has.
+// - Manual assignments are refused with INVALID_REQUEST: this gateway leads
+//   every partition itself. (Kafka answers INVALID_REPLICA_ASSIGNMENT for
+//   assignments it cannot meet; none can be met here, so none are taken.)
+// - A topic named twice in one request answers INVALID_REQUEST for each entry.
+// - ValidateOnly checks everything and changes nothing.
+//
+// Versions: 0-3 differ only in encoding (flexible from v2).
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { CreatePartitions } from '../../../protocol/messages/index.js';
+import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { topicNameProblem } from '../topics.js';
+import { repeatedNames } from './create-topics.js';
+
+interface PartitionsRequest {
+  name: string;
+  count: number;
+  assignments: { brokerIds: number[] }[] | null;
+}
+
+interface PartitionsResult {
+  name: string;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicated: boolean, validateOnly: boolean): Promise<PartitionsResult> {
+  const refuse = (errorCode: number, errorMessage: string): PartitionsResult => ({ name: topic.name, errorCode, errorMessage });
+  if (duplicated) return refuse(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in this request; name each topic once.`);
+  const queue = topicNameProblem(topic.name) === null ? await ctx.core.describeQueue({ name: topic.name }) : null;
+  if (!queue) return refuse(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${topic.name}' does not exist.`);
+  if (topic.assignments !== null && topic.assignments.length > 0) {
+    return refuse(ErrorCode.INVALID_REQUEST, 'Manual partition assignments are not supported: this gateway leads every partition itself. Give the new count and no assignments.');
+  }
+  const current = queue.partitions.length;
+  if (topic.count <= current) {
+    return refuse(
+      ErrorCode.INVALID_PARTITIONS,
+      topic.count === current
+        ? `Topic '${topic.name}' already has ${current} partitions; ask for more than ${current} to add some.`
+        : `Topic '${topic.name}' has ${current} partitions, more than the ${topic.count} asked for; partitions can be added but not removed.`,
+    );
+  }
+  if (topic.count > MAX_PARTITIONS) {
+    return refuse(ErrorCode.INVALID_PARTITIONS, `A topic can have at most ${MAX_PARTITIONS} partitions; ${topic.count} were asked for.`);
+  }
+  if (validateOnly) return { name: topic.name, errorCode: NONE, errorMessage: null };
+  try {
+    await ctx.core.addPartitions({ name: topic.name, totalCount: topic.count });
+    ctx.log.info({ topic: topic.name, from: current, to: topic.count }, 'partitions added');
+    return { name: topic.name, errorCode: NONE, errorMessage: null };
+  } catch (e) {
+    const { errorCode, errorMessage } = kafkaErrorOf(e);
+    return refuse(errorCode, errorMessage);
+  }
+}
+
+export const createPartitions: ApiHandler = {
+  api: CreatePartitions,
+  versions: '0-3',
+  async handle(request, ctx) {
+    const asked: PartitionsRequest[] = request.topics;
+    const repeated = repeatedNames(asked.map((t) => t.name));
+    const results = await Promise.all(asked.map((t) => growTopic(ctx, t, repeated.has(t.name), request.validateOnly)));
+    return { throttleTimeMs: 0, results };
+  },
+};

@@ -1,0 +1,133 @@
+// CreateTopics: creates topics, each a queue of the same name with partitions
+// "0".."N-1" and Queen's native dedup window off (DESIGN.md, "Mapping").
+//
+// Choices:
+// - Names follow Kafka's rule; a bad one answers INVALID_TOPIC_EXCEPTION.
+//   A name given twice in one request answers INVALID_REQUEST for each entry.
+// - NumPartitions -1 means the gateway's default (--default-partitions);
+//   otherwise 1 up to the core's limit, else INVALID_PARTITIONS.
+// - One replica: ReplicationFactor must be -1 or 1, else
+//   INVALID_REPLICATION_FACTOR saying so. Manual replica assignments are
+//   refused with INVALID_REQUEST: this gateway leads every partition.
+// - Configs go through ../topic-configs.ts: unknown keys and
+//   cleanup.policy=compact answer INVALID_CONFIG naming the key.
+// - ValidateOnly (v1+) checks everything, including that the topic does not
+//   exist yet, and creates nothing.
+//
+// Versions: error messages from v1; from v5 the answer carries the partition
+// count, replication factor and the topic's configs (also for ValidateOnly,
+// as Kafka does); topic ids from v7.
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { CreateTopics } from '../../../protocol/messages/index.js';
+import type { QueueConfig, QueueInfo } from '../../core/core.js';
+import { DEFAULT_QUEUE_CONFIG } from '../../core/core.js';
+import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
+import { describeTopics, KAFKA_QUEUE_CONFIG, topicNameProblem, ZERO_UUID } from '../topics.js';
+
+interface CreatableTopic {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: { partitionIndex: number; brokerIds: number[] }[];
+  configs: { name: string; value: string | null }[];
+}
+
+/** Names given more than once in one request (CreateTopics, CreatePartitions answer each such entry INVALID_REQUEST). */
+export function repeatedNames(names: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  return new Set(names.filter((name) => seen.has(name) || !seen.add(name)));
+}
+
+class Refusal {
+  constructor(
+    readonly errorCode: number,
+    readonly errorMessage: string,
+  ) {}
+}
+
+/** The topic's partition count and config, or why it cannot be created as asked. */
+function plan(topic: CreatableTopic, ctx: HandlerContext, duplicated: boolean): { partitions: number; config: Partial<QueueConfig> } | Refusal {
+  const nameProblem = topicNameProblem(topic.name);
+  if (nameProblem !== null) return new Refusal(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem);
+  if (duplicated) {
+    return new Refusal(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in this request; name each topic once.`);
+  }
+  if (topic.assignments.length > 0) {
+    return new Refusal(
+      ErrorCode.INVALID_REQUEST,
+      'Manual partition assignments are not supported: this gateway leads every partition itself. Give a partition count (or -1) and no assignments.',
+    );
+  }
+  const partitions = topic.numPartitions === -1 ? ctx.settings.defaultPartitions : topic.numPartitions;
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+    return new Refusal(
+      ErrorCode.INVALID_PARTITIONS,
+      `Number of partitions ${topic.numPartitions} is not valid: give 1 to ${MAX_PARTITIONS}, or -1 for the gateway's default (${ctx.settings.defaultPartitions}).`,
+    );
+  }
+  if (topic.replicationFactor !== -1 && topic.replicationFactor !== 1) {
+    return new Refusal(
+      ErrorCode.INVALID_REPLICATION_FACTOR,
+      `Replication factor ${topic.replicationFactor} cannot be met: this gateway keeps one replica of every partition (Queen's storage keeps the data durable). Use 1 or -1.`,
+    );
+  }
+  try {
+    return { partitions, config: { ...KAFKA_QUEUE_CONFIG, ...topicConfigFromEntries(topic.configs) } };
+  } catch (e) {
+    const { errorCode, errorMessage } = topicConfigErrorOf(e);
+    return new Refusal(errorCode, errorMessage);
+  }
+}
+
+function alreadyExists(name: string): Refusal {
+  return new Refusal(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+}
+
+function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig }) {
+  if (outcome instanceof Refusal) {
+    return { name, topicId: ZERO_UUID, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
+  }
+  return {
+    name,
+    topicId: outcome.queue?.id ?? ZERO_UUID,
+    errorCode: NONE,
+    errorMessage: null,
+    numPartitions: outcome.partitions,
+    replicationFactor: 1,
+    configs: describeTopicConfig(outcome.config),
+  };
+}
+
+export const createTopics: ApiHandler = {
+  api: CreateTopics,
+  versions: '0-7',
+  async handle(request, ctx) {
+    const asked: CreatableTopic[] = request.topics;
+    const repeated = repeatedNames(asked.map((t) => t.name));
+    const plans = asked.map((t) => plan(t, ctx, repeated.has(t.name)));
+    const existing = await describeTopics(ctx, asked.filter((_, i) => !(plans[i] instanceof Refusal)).map((t) => t.name));
+
+    const topics = await Promise.all(
+      asked.map(async (t, i) => {
+        const planned = plans[i]!;
+        if (planned instanceof Refusal) return answer(t.name, planned);
+        if (existing.get(t.name)) return answer(t.name, alreadyExists(t.name));
+        const config = { ...DEFAULT_QUEUE_CONFIG, ...planned.config };
+        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config });
+        try {
+          const queue = await ctx.core.createQueue({ name: t.name, partitions: planned.partitions, config: planned.config });
+          ctx.log.info({ topic: t.name, partitions: planned.partitions }, 'topic created');
+          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config });
+        } catch (e) {
+          // Another client may have created it since the lookup above.
+          const { errorCode, errorMessage } = kafkaErrorOf(e);
+          return answer(t.name, errorCode === ErrorCode.TOPIC_ALREADY_EXISTS ? alreadyExists(t.name) : new Refusal(errorCode, errorMessage));
+        }
+      }),
+    );
+    return { throttleTimeMs: 0, topics };
+  },
+};

@@ -1,0 +1,41 @@
+// DescribeCluster: the cluster id, the controller and the brokers: this
+// gateway, at its advertised address, is all three.
+//
+// Choices:
+// - ClusterAuthorizedOperations keeps Kafka's "not asked" value: there are no
+//   ACLs to report.
+//
+// Versions: v1 adds EndpointType (KIP-919). Brokers (1) is the only kind of
+// endpoint here: a request for controller endpoints (2) answers
+// MISMATCHED_ENDPOINT_TYPE, any other value UNSUPPORTED_ENDPOINT_TYPE, as a
+// Kafka broker does.
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { DescribeCluster } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { NONE } from '../kafka-errors.js';
+
+const BROKER_ENDPOINT = 1;
+const CONTROLLER_ENDPOINT = 2;
+
+export const describeCluster: ApiHandler = {
+  api: DescribeCluster,
+  versions: '0-1',
+  async handle(request, ctx) {
+    const { advertised, clusterId } = ctx.settings;
+    const endpointType: number = request.endpointType;
+    const base = { throttleTimeMs: 0, endpointType, clusterId };
+    if (endpointType === CONTROLLER_ENDPOINT) {
+      return { ...base, errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE, errorMessage: 'This gateway serves broker endpoints only; ask for EndpointType 1 (brokers). It is its own controller.', brokers: [] };
+    }
+    if (endpointType !== BROKER_ENDPOINT) {
+      return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Endpoint type ${endpointType} is not one Kafka defines; ask for 1 (brokers).`, brokers: [] };
+    }
+    return {
+      ...base,
+      errorCode: NONE,
+      errorMessage: null,
+      controllerId: advertised.nodeId,
+      brokers: [{ brokerId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+    };
+  },
+};

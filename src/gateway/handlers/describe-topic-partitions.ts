@@ -1,0 +1,102 @@
+// DescribeTopicPartitions: topics and their partitions (KIP-966), paged by a
+// cursor, for admin clients that describe topics with many partitions.
+//
+// One broker: this gateway leads every partition with leader epoch 0 and is
+// its only replica and ISR member, as in Metadata; no eligible leader
+// replicas are kept (null).
+//
+// Choices, following Kafka's broker:
+// - An empty topic list means every topic. Topics are answered in name order,
+//   starting at the cursor's topic and, within it, at the cursor's partition.
+// - At most min(ResponsePartitionLimit, 2000) partitions, and at least one,
+//   go into one answer. When more remain, NextCursor names the first one
+//   left out; otherwise it is null.
+// - A named topic that does not exist answers UNKNOWN_TOPIC_OR_PARTITION (a
+//   name no topic could have, INVALID_TOPIC_EXCEPTION) with no partitions;
+//   it uses none of the limit.
+// - A cursor whose topic is not among the named topics, or whose partition is
+//   negative, makes every topic answer INVALID_REQUEST.
+// - TopicAuthorizedOperations keeps Kafka's "not asked" value: no ACLs here.
+import { ErrorCode } from '../../../protocol/error-codes.js';
+import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
+import type { PartitionInfo, QueueInfo } from '../../core/core.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
+import { NONE } from '../kafka-errors.js';
+import { describeTopics, topicNameProblem, ZERO_UUID } from '../topics.js';
+
+/** Kafka's max.request.partition.size.limit default. */
+const MAX_PARTITIONS_PER_RESPONSE = 2000;
+
+interface Cursor {
+  topicName: string;
+  partitionIndex: number;
+}
+
+/** Java's String.compareTo order (UTF-16 code units), which Kafka's cursor follows. */
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function describedPartition(nodeId: number, partition: PartitionInfo) {
+  return {
+    errorCode: NONE,
+    partitionIndex: partition.index,
+    leaderId: nodeId,
+    leaderEpoch: 0,
+    replicaNodes: [nodeId],
+    isrNodes: [nodeId],
+    eligibleLeaderReplicas: null,
+    lastKnownElr: null,
+    offlineReplicas: [],
+  };
+}
+
+function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
+  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions };
+}
+
+async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<string, QueueInfo | null>> {
+  if (asked.length === 0) return new Map((await ctx.core.listQueues()).map((q) => [q.name, q]));
+  const found = await describeTopics(ctx, asked.filter((name) => topicNameProblem(name) === null));
+  return new Map(asked.map((name) => [name, found.get(name) ?? null]));
+}
+
+export const describeTopicPartitions: ApiHandler = {
+  api: DescribeTopicPartitions,
+  versions: '0',
+  async handle(request, ctx) {
+    const asked: string[] = request.topics.map((t: { name: string }) => t.name);
+    const cursor: Cursor | null = request.cursor;
+    const queues = await topicsByName(ctx, asked);
+    const names = [...queues.keys()].filter((name) => byName(name, cursor?.topicName ?? '') >= 0).sort(byName);
+
+    if (cursor && ((asked.length > 0 && !names.includes(cursor.topicName)) || cursor.partitionIndex < 0)) {
+      ctx.log.debug({ cursor }, 'DescribeTopicPartitions: the cursor must name a requested topic and a partition of 0 or more');
+      return { throttleTimeMs: 0, topics: [...queues.keys()].sort(byName).map((name) => topicAnswer(name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
+    }
+
+    const nodeId = ctx.settings.advertised.nodeId;
+    let budget = Math.max(Math.min(request.responsePartitionLimit, MAX_PARTITIONS_PER_RESPONSE), 1);
+    const topics: object[] = [];
+    let nextCursor: Cursor | null = null;
+    for (const name of names) {
+      const queue = queues.get(name) ?? null;
+      if (!queue) {
+        topics.push(topicAnswer(name, topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION));
+        continue;
+      }
+      if (budget === 0) {
+        nextCursor = { topicName: name, partitionIndex: 0 };
+        break;
+      }
+      const from = name === cursor?.topicName ? cursor.partitionIndex : 0;
+      const partitions = queue.partitions.filter((p) => p.index >= from).sort((a, b) => a.index - b.index);
+      const shown = partitions.slice(0, budget);
+      budget -= shown.length;
+      topics.push(topicAnswer(name, NONE, queue, shown.map((p) => describedPartition(nodeId, p))));
+      if (shown.length < partitions.length) {
+        nextCursor = { topicName: name, partitionIndex: partitions[shown.length]!.index };
+        break;
+      }
+    }
+    return { throttleTimeMs: 0, topics, nextCursor };
+  },
+};

@@ -1,0 +1,24 @@
+// IncrementalAlterConfigs: changes single topic config keys, leaving the
+// others as they are (what kafka-configs.sh and modern admin clients use).
+//
+// Choices:
+// - SET gives a key a value; DELETE returns it to its default.
+// - APPEND and SUBTRACT apply to list keys only: on cleanup.policy the result
+//   must still be "delete" (compact is refused with a message saying
+//   compaction is not supported); on any other key they answer INVALID_CONFIG.
+// - Keys, values, resource types and ValidateOnly behave as in AlterConfigs
+//   (./alter-configs.ts), whose per-resource loop this handler shares.
+//
+// Versions: 0-1 differ only in encoding (flexible from v1).
+import { IncrementalAlterConfigs } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { incrementalTopicConfig, type ConfigChange } from '../topic-configs.js';
+import { alterResources } from './alter-configs.js';
+
+export const incrementalAlterConfigs: ApiHandler = {
+  api: IncrementalAlterConfigs,
+  versions: '0-1',
+  handle(request, ctx) {
+    return alterResources<ConfigChange>(ctx, request.resources, request.validateOnly, incrementalTopicConfig);
+  },
+};
