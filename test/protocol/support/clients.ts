@@ -46,3 +46,22 @@ export function kafkajsVersions(): { api: ApiDef; version: number; dir: string }
 export function kafkajsModule<T>(path: string): T {
   return require(path) as T;
 }
+
+// @platformatic/kafka (ESM): one module per API version, exported as `<api>V<N>`.
+export interface PlatformaticApi {
+  createRequest(...args: unknown[]): { buffer: Buffer; length: number };
+  parseResponse(correlationId: number, apiKey: number, apiVersion: number, reader: unknown): unknown;
+}
+
+export async function platformaticVersions(): Promise<{ api: ApiDef; version: number; module: PlatformaticApi }[]> {
+  const kafka = (await import('@platformatic/kafka')) as unknown as Record<string, unknown>;
+  const out: { api: ApiDef; version: number; module: PlatformaticApi }[] = [];
+  for (const [name, value] of Object.entries(kafka)) {
+    const m = /^([a-zA-Z]+)V(\d+)$/.exec(name);
+    const api = m ? byCamelName.get(m[1]!) : undefined;
+    if (!m || !api || !served(api, Number(m[2]))) continue;
+    const module = value as PlatformaticApi;
+    if (typeof module.parseResponse === 'function') out.push({ api, version: Number(m[2]), module });
+  }
+  return out.sort((a, b) => a.api.apiKey - b.api.apiKey || a.version - b.version);
+}

@@ -26,6 +26,8 @@ export function sampleMessage(message: MessageDef, version: number, options: Sam
   function primitive(field: LaidField, type: string, nullable: boolean): unknown {
     const i = next();
     if (field.def.name.endsWith('ErrorCode')) return options.errors === 'none' ? 0 : ERROR_CODES[i % ERROR_CODES.length];
+    // An error message goes with an error; clients read a message beside code 0 as an error too.
+    if (field.def.name.endsWith('ErrorMessage') && nullable && options.errors === 'none') return null;
     switch (type) {
       case 'bool': return i % 2 === 0;
       case 'int8': return 1 + (i % 100);
