@@ -15,7 +15,7 @@ import { versionList } from './support/layout.js';
  * shrinks it to the smallest frame that shows it.
  */
 
-const RUNS = 30;
+const RUNS = 20;
 
 const cases = apis.flatMap((api) => {
   const { min, max } = servedRange(api);
