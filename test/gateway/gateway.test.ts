@@ -359,6 +359,22 @@ describe('server limits and shutdown', () => {
     await broker.stop();
   });
 
+  it('keeps answering in order when a connection is paused at its in-flight limit', async () => {
+    const broker = await startBroker({ limits: { maxInFlightPerConnection: 1 } });
+    await createTopic(broker, 'one-at-a-time');
+    const client = await WireClient.open(broker.port);
+    const sent = [
+      client.send(ApiKey.Fetch, FETCH_V, fetchRequest([{ topic: 'one-at-a-time', partitions: [{ partition: 0, fetchOffset: 0 }] }], { maxWaitMs: 200 })),
+      client.send(ApiKey.Produce, 9, producePartition('one-at-a-time', 0, ['queued'])),
+      client.send(ApiKey.ApiVersions, 0, {}),
+    ];
+    const order = [];
+    for (let i = 0; i < sent.length; i++) order.push((await client.next()).correlationId);
+    expect(order).toEqual(sent);
+    client.destroy();
+    await broker.stop();
+  });
+
   it('closes an idle connection', async () => {
     const broker = await startBroker({ limits: { idleTimeoutMs: 200 } });
     const client = await WireClient.open(broker.port);
