@@ -33,11 +33,11 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { pino, type Level, type Logger } from 'pino';
-import { openCore, type Core } from './core/index.js';
+import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
 import { GatewayServer, type ServerLimits } from './gateway/server.js';
 
-export type { Core } from './core/index.js';
+export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
 export type { GatewaySettings } from './gateway/handler.js';
 
@@ -65,7 +65,12 @@ export interface StartBrokerOptions {
   clusterId?: string;
   /** How long stop() lets in-flight requests finish. Default 5000 ms. */
   shutdownGraceMs?: number;
-  core?: Core;
+  /**
+   * Group coordinator settings. Tests usually want `{ initialRebalanceDelayMs: 0 }`
+   * (Kafka's group.initial.rebalance.delay.ms, default 3000) so groups form at once.
+   */
+  groups?: Partial<CoordinatorOptions>;
+  core?: QueenCore;
 }
 
 export interface Broker {
@@ -73,7 +78,7 @@ export interface Broker {
   bootstrap: string;
   host: string;
   port: number;
-  core: Core;
+  core: QueenCore;
   stop(): Promise<void>;
 }
 
@@ -136,12 +141,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   };
 }
 
-function openEngine(options: StartBrokerOptions): Promise<Core> {
+function openEngine(options: StartBrokerOptions): Promise<QueenCore> {
   const engine = options.engine ?? 'memory';
-  if (engine === 'memory') return openCore({ engine: 'memory' });
+  if (engine === 'memory') return openCore({ engine: 'memory', groups: options.groups });
   if (engine === 'postgres') {
     if (!options.url) throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
-    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen' });
+    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups });
   }
   throw new Error(`Unknown engine ${JSON.stringify(engine)}; choose "memory" or "postgres".`);
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Message } from '../../protocol/codec/compile.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
-import type { Core } from '../core/core.js';
+import type { QueenCore } from '../core/queen-core.js';
 
 /**
  * What every API handler sees. One handler file per API key under
@@ -58,7 +58,7 @@ export interface AdvertisedApi {
 }
 
 export interface HandlerContext {
-  core: Core;
+  core: QueenCore;
   settings: GatewaySettings;
   log: Logger;
   header: RequestHeader;

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Core } from '../core/core.js';
+import type { QueenCore } from '../core/queen-core.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
 import { handlers as allHandlers } from './handlers/index.js';
@@ -32,7 +32,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
 
 /** What every connection of one gateway shares. */
 export interface GatewayRuntime {
-  core: Core;
+  core: QueenCore;
   settings: GatewaySettings;
   limits: ServerLimits;
   log: Logger;
@@ -41,7 +41,7 @@ export interface GatewayRuntime {
 }
 
 export interface GatewayOptions {
-  core: Core;
+  core: QueenCore;
   settings: GatewaySettings;
   limits?: Partial<ServerLimits>;
   log: Logger;

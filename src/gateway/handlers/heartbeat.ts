@@ -1,0 +1,20 @@
+// Heartbeat: keeps a member alive and tells it, with REBALANCE_IN_PROGRESS,
+// that the group is rebalancing and it must rejoin. ILLEGAL_GENERATION,
+// UNKNOWN_MEMBER_ID and FENCED_INSTANCE_ID tell it it is out of date.
+import { Heartbeat } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { groupErrorCode } from '../kafka-errors.js';
+
+export const heartbeat: ApiHandler = {
+  api: Heartbeat,
+  versions: '0-4',
+  async handle(request, ctx) {
+    const { error } = await ctx.core.heartbeat({
+      group: request.groupId,
+      generationId: request.generationId,
+      memberId: request.memberId,
+      groupInstanceId: request.groupInstanceId ?? null,
+    });
+    return { throttleTimeMs: 0, errorCode: groupErrorCode(error) };
+  },
+};

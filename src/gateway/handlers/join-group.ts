@@ -1,0 +1,52 @@
+// JoinGroup: a member joins or rejoins a consumer group. The call is held in
+// the core's coordinator until the rebalance completes (every member rejoined,
+// or the rebalance timeout dropped the rest), so it can take as long as the
+// group's rebalance timeout; the connection's close releases it.
+//
+// Choices:
+// - From v4 a first join (empty member id, no group.instance.id) answers
+//   MEMBER_ID_REQUIRED with the id to rejoin with (KIP-394).
+// - v0 has no rebalance timeout: the session timeout stands in, as in Kafka.
+// - The client host is the connection's remote address, as Kafka reports it.
+//
+// Versions: ProtocolType in the response from v7, SkipAssignment from v9
+// (a static leader that came back to a stable group gets its old assignment).
+import { JoinGroup } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { groupErrorCode } from '../kafka-errors.js';
+
+export const joinGroup: ApiHandler = {
+  api: JoinGroup,
+  versions: '0-9',
+  async handle(request, ctx) {
+    const version = ctx.header.apiVersion;
+    const result = await ctx.core.joinGroup(
+      {
+        group: request.groupId,
+        memberId: request.memberId,
+        groupInstanceId: request.groupInstanceId ?? null,
+        clientId: ctx.header.clientId ?? '',
+        clientHost: `/${ctx.connection.remoteAddress}`,
+        sessionTimeoutMs: request.sessionTimeoutMs,
+        rebalanceTimeoutMs: version >= 1 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
+        protocolType: request.protocolType,
+        protocols: (request.protocols as { name: string; metadata: Buffer }[]).map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
+        requireKnownMemberId: version >= 4,
+        reason: request.reason ?? null,
+      },
+      { signal: ctx.connection.closed },
+    );
+    return {
+      throttleTimeMs: 0,
+      errorCode: groupErrorCode(result.error),
+      generationId: result.generationId,
+      protocolType: result.protocolType,
+      // Before v7 the protocol name is not nullable; an error answers it empty.
+      protocolName: result.protocolName ?? (version >= 7 ? null : ''),
+      leader: result.leader,
+      skipAssignment: result.skipAssignment,
+      memberId: result.memberId,
+      members: result.members,
+    };
+  },
+};

@@ -1,0 +1,39 @@
+// SyncGroup: the leader hands in every member's assignment; followers wait
+// for theirs. Held in the core's coordinator until the leader's call arrives
+// (or the group rebalances again, which answers REBALANCE_IN_PROGRESS).
+//
+// Versions: v5 adds ProtocolType and ProtocolName, checked against the
+// group's (INCONSISTENT_GROUP_PROTOCOL when they differ) and echoed back.
+import { SyncGroup } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { groupErrorCode } from '../kafka-errors.js';
+
+export const syncGroup: ApiHandler = {
+  api: SyncGroup,
+  versions: '0-5',
+  async handle(request, ctx) {
+    const result = await ctx.core.syncGroup(
+      {
+        group: request.groupId,
+        generationId: request.generationId,
+        memberId: request.memberId,
+        groupInstanceId: request.groupInstanceId ?? null,
+        protocolType: request.protocolType ?? null,
+        protocolName: request.protocolName ?? null,
+        assignments: (request.assignments as { memberId: string; assignment: Buffer }[]).map((a) => ({
+          memberId: a.memberId,
+          // Copied: the request frame's buffer is not kept beyond this call.
+          assignment: Buffer.from(a.assignment),
+        })),
+      },
+      { signal: ctx.connection.closed },
+    );
+    return {
+      throttleTimeMs: 0,
+      errorCode: groupErrorCode(result.error),
+      protocolType: result.protocolType,
+      protocolName: result.protocolName,
+      assignment: result.assignment,
+    };
+  },
+};
