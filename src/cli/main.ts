@@ -34,6 +34,12 @@ async function serve(config: ServeConfig): Promise<void> {
     nodeId: config.nodeId,
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
+    groups: {
+      initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+      minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+      maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+      maxGroupSize: config.groupMaxSize,
+    },
   });
   if (config.engine === 'memory') {
     log.warn(

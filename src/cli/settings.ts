@@ -44,6 +44,10 @@ export const SETTINGS = [
   { flag: 'fetch-max-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 55 * MIB, help: 'largest Fetch response, whatever a client asks' },
   { flag: 'max-fetch-sessions', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 1000, help: 'incremental fetch sessions kept (0 = none)' },
   { flag: 'shutdown-grace-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 5000, help: 'on SIGTERM/SIGINT, how long in-flight requests may finish' },
+  { flag: 'group-initial-rebalance-delay-ms', kind: { type: 'int', min: 0, max: 300_000 }, default: 3000, help: "how long a new group's first rebalance waits for more members (Kafka's group.initial.rebalance.delay.ms)" },
+  { flag: 'group-min-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 6000, help: 'shortest session timeout a consumer may ask for' },
+  { flag: 'group-max-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 1_800_000, help: 'longest session timeout a consumer may ask for' },
+  { flag: 'group-max-size', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1000, help: 'members a consumer group may have' },
   { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
   { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
   { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
@@ -140,6 +144,11 @@ function checkCombinations(config: ServeConfig): ServeConfig {
   }
   if (config.engine === 'postgres' && config.databaseUrl === undefined) {
     throw new ConfigError(`--engine postgres needs a database: set --database-url (or ${envName('database-url')}) to a URL such as postgres://user:pass@localhost:5432/queen.`);
+  }
+  if (config.groupMinSessionTimeoutMs > config.groupMaxSessionTimeoutMs) {
+    throw new ConfigError(
+      `--group-min-session-timeout-ms (${config.groupMinSessionTimeoutMs}) is above --group-max-session-timeout-ms (${config.groupMaxSessionTimeoutMs}); make the minimum the smaller of the two.`,
+    );
   }
   if (config.engine === 'memory' && config.databaseUrl !== undefined) {
     throw new ConfigError('A database URL was given but the engine is memory: add --engine postgres to use PostgreSQL, or drop the database URL.');
