@@ -65,7 +65,7 @@ export class LogWrites {
       this.batches.map((b) => b.maxTimestamp),
       this.batches.map((b) => b.appendedAt),
       this.batches.map((b) => b.bytes.length),
-      this.batches.map((b) => b.bytes),
+      Buffer.concat(this.batches.map((b) => b.bytes)),
       [...this.highWatermarks.keys()],
       [...this.highWatermarks.values()],
       windows.map((w) => w.partitionId),

@@ -38,9 +38,16 @@ SELECT request_id, result FROM append_ledger WHERE request_id = ANY($1::text[]);
 -- Everything an append (or a native push) writes, in one statement: batches,
 -- partition offsets, producer windows, ledger entries and dedup rows, and the
 -- notification other processes' long-polls wait for (delivered at commit).
+--
+-- The batches' bytes arrive as one binary parameter ($7, back to back, sizes
+-- in $6): a bytea[] would travel as hex text, twice the size and parsed on
+-- both sides.
 WITH stored AS (
   INSERT INTO batches (partition_id, base_offset, next_offset, max_timestamp, appended_at, size, bytes)
-  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::bytea[])
+  SELECT partition_id, base_offset, next_offset, max_timestamp, appended_at, size,
+         substring($7::bytea FROM (sum(size) OVER (ORDER BY ord) - size + 1)::int FOR size)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[])
+       WITH ORDINALITY AS b (partition_id, base_offset, next_offset, max_timestamp, appended_at, size, ord)
 ), advanced AS (
   UPDATE partitions p SET next_offset = a.next_offset
   FROM unnest($8::bigint[], $9::bigint[]) AS a (id, next_offset)
