@@ -12,6 +12,9 @@
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import type { Core } from '../../src/core/core.js';
 import { MemoryCore } from '../../src/core/engines/memory/index.js';
+import { openPostgresCore } from '../../src/core/engines/postgres/index.js';
+import pg from 'pg';
+import { findTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);
 const RECORD_BYTES = 200;
@@ -51,9 +54,68 @@ export function coreTarget(open: () => Promise<Core>): AppendTarget {
   };
 }
 
+/**
+ * The raw PostgreSQL ceiling: the rows the engine writes for an append (the
+ * batch as bytea, the partition's new high watermark), written by a bare loop
+ * with the engine's driver (pg): per append one transaction that locks the
+ * partition row, inserts the batch and advances the offset. Same schema,
+ * same tables, none of the engine's checks, ledger or windows.
+ */
+function rawPostgresTarget(database: TestDatabase, appenders: () => number): AppendTarget {
+  return {
+    async prepare() {
+      const schema = database.freshSchema('queen_bench_raw');
+      // Migrating through a core makes the tables; then the core steps aside.
+      await (await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, crossProcessWakeups: false })).close();
+      const pool = new pg.Pool({ connectionString: database.url, max: appenders(), options: `-c search_path=${schema}` });
+      await pool.query(`INSERT INTO queues (id, name, config, created_at) VALUES (gen_random_uuid(), 'raw', '{}', 0)`);
+      const { rows } = await pool.query<{ id: string }>(`INSERT INTO partitions (queue_id, idx, name) SELECT id, 0, '0' FROM queues RETURNING id`);
+      const partitionId = rows[0]!.id;
+      return {
+        append: async (batch: Buffer) => {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            const locked = await client.query<{ next_offset: string }>({ name: 'lock', text: 'SELECT next_offset FROM partitions WHERE id = $1 FOR UPDATE', values: [partitionId] });
+            const base = Number(locked.rows[0]!.next_offset);
+            const next = base + batch.readInt32BE(23) + 1;
+            await client.query({
+              name: 'insert',
+              text: 'INSERT INTO batches (partition_id, base_offset, next_offset, max_timestamp, appended_at, size, bytes) VALUES ($1, $2, $3, 0, 0, $4, $5)',
+              values: [partitionId, base, next, batch.length, batch],
+            });
+            await client.query({ name: 'advance', text: 'UPDATE partitions SET next_offset = $2 WHERE id = $1', values: [partitionId, next] });
+            await client.query('COMMIT');
+          } finally {
+            client.release();
+          }
+        },
+        close: () => pool.end(),
+      };
+    },
+  };
+}
+
+let currentAppenders = 1;
+const found = await findTestDatabase().catch((e: Error) => ({ database: null, skipReason: e.message }));
+const postgresEngines: BenchEngine[] = [];
+if (found.database) {
+  const database = found.database;
+  const postgresCore = (groupCommit: boolean) => () =>
+    openPostgresCore({ url: database.url, schema: database.freshSchema('queen_bench'), maintenanceIntervalMs: 0, groupCommit });
+  const ceiling = { name: 'raw pg', target: rawPostgresTarget(database, () => currentAppenders) };
+  postgresEngines.push(
+    { name: 'postgres', engine: coreTarget(postgresCore(true)), ceiling },
+    { name: 'pg no-group', engine: coreTarget(postgresCore(false)), ceiling },
+  );
+} else {
+  console.log(`postgres rows skipped: ${found.skipReason}`);
+}
+
 const ENGINES: BenchEngine[] = [
   { name: 'memory', engine: coreTarget(async () => new MemoryCore({ maintenanceIntervalMs: 0 })) },
-  // The PostgreSQL engine and its raw-PostgreSQL ceiling go here.
+  // "pg no-group" is the engine with group commit off: the difference is what coalescing gains.
+  ...postgresEngines,
 ];
 
 interface Figures {
@@ -92,17 +154,21 @@ console.log(['engine', 'records/batch', 'appenders', 'appends/s', 'records/s', '
 for (const { name, engine, ceiling } of ENGINES) {
   for (const records of BATCH_SIZES) {
     for (const appenders of APPENDERS) {
+      currentAppenders = appenders;
       const figures = await measure(engine, records, appenders);
-      let ratio = '';
+      const row = (label: string, f: Figures, ratio: string) =>
+        console.log([label, String(records), String(appenders), fmt(f.appendsPerSecond), fmt(f.recordsPerSecond), fmt(f.megabytesPerSecond, 1), ratio].map((c) => c.padStart(14)).join(''));
       if (ceiling) {
+        // Measured right after the engine, so both see the same machine.
         const top = await measure(ceiling.target, records, appenders);
-        ratio = `${fmt((figures.megabytesPerSecond / top.megabytesPerSecond) * 100)}% of ${ceiling.name}`;
+        row(name, figures, `  ${fmt((figures.megabytesPerSecond / top.megabytesPerSecond) * 100)}% of ${ceiling.name}`);
+        row(ceiling.name, top, '');
+      } else {
+        row(name, figures, '');
       }
-      console.log(
-        [name, String(records), String(appenders), fmt(figures.appendsPerSecond), fmt(figures.recordsPerSecond), fmt(figures.megabytesPerSecond, 1), ratio]
-          .map((c) => c.padStart(14))
-          .join(''),
-      );
     }
   }
 }
+
+// Drops the bench's schemas (and stops a throwaway cluster).
+if (found.database) await found.database.release();
