@@ -99,6 +99,8 @@ export type BatchRule =
 
 export class InvalidBatchError extends DecodeError {
   readonly rule: BatchRule;
+  /** The refused batch's ordinal among back-to-back batches (validateBatches), or -1. */
+  batchIndex = -1;
 
   constructor(rule: BatchRule, message: string, position: number) {
     super(message, position);
@@ -188,7 +190,13 @@ function hex(n: number): string {
 export function validateBatches(buf: Buffer, rules: BatchRules = {}): ValidBatch[] {
   const batches: ValidBatch[] = [];
   for (let at = 0; at < buf.length; ) {
-    const batch = validateBatch(buf, at, rules);
+    let batch: ValidBatch;
+    try {
+      batch = validateBatch(buf, at, rules);
+    } catch (e) {
+      if (e instanceof InvalidBatchError) e.batchIndex = batches.length;
+      throw e;
+    }
     batches.push(batch);
     at = batch.end;
   }

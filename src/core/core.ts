@@ -113,12 +113,15 @@ export type AppendError =
   | 'unknown_producer_id'     // Kafka 59
   | 'message_too_large'       // Kafka 10
   | 'corrupt_message'         // Kafka 2: the batch framing does not hold together
+  | 'unsupported_compression' // Kafka 76: a codec that does not exist
   | 'invalid_record';         // Kafka 87
 
 export interface AppendPartitionResult extends PartitionRef {
   error: AppendError | null;
   /** Human-readable detail when `error` is set. */
   errorMessage?: string;
+  /** When one batch of the partition's records broke a rule: its ordinal (Kafka's record errors). */
+  batchIndex?: number;
   /** Offset of the first record appended, or of the original append for an exact resend. */
   baseOffset: number;
   /** Broker time of the append for LogAppendTime queues, else -1. */

@@ -34,6 +34,7 @@ const APPEND_ERRORS: Readonly<Record<AppendError, number>> = {
   unknown_producer_id: ErrorCode.UNKNOWN_PRODUCER_ID,
   message_too_large: ErrorCode.MESSAGE_TOO_LARGE,
   corrupt_message: ErrorCode.CORRUPT_MESSAGE,
+  unsupported_compression: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
   invalid_record: ErrorCode.INVALID_RECORD,
 };
 

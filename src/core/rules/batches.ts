@@ -28,9 +28,14 @@ export interface IncomingBatch extends SequencedBatch {
 
 export type ParsedAppend =
   | { ok: true; batches: IncomingBatch[] }
-  | { ok: false; error: AppendError; message: string };
+  | { ok: false; error: AppendError; message: string; batchIndex?: number };
 
-const CORRUPT_RULES: ReadonlySet<BatchRule> = new Set(['header', 'magic', 'length', 'crc', 'compression']);
+const CORRUPT_RULES: ReadonlySet<BatchRule> = new Set(['header', 'magic', 'length', 'crc']);
+
+function ruleError(rule: BatchRule): AppendError {
+  if (rule === 'compression') return 'unsupported_compression';
+  return CORRUPT_RULES.has(rule) ? 'corrupt_message' : 'invalid_record';
+}
 
 /**
  * Checks an append's batches by Kafka's rules for produced batches (one
@@ -46,7 +51,7 @@ export function parseAppendRecords(records: Buffer, maxMessageBytes: number): Pa
     valid = validateBatches(records);
   } catch (e) {
     if (e instanceof InvalidBatchError) {
-      return { ok: false, error: CORRUPT_RULES.has(e.rule) ? 'corrupt_message' : 'invalid_record', message: `The record batch was refused: ${e.message}.` };
+      return { ok: false, error: ruleError(e.rule), message: `Record batch ${e.batchIndex} was refused: ${e.message}.`, batchIndex: e.batchIndex };
     }
     if (e instanceof DecodeError) return { ok: false, error: 'corrupt_message', message: `The record batches do not hold together: ${e.message}.` };
     throw e;

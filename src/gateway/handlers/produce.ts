@@ -1,10 +1,11 @@
 // Produce: appends the producer's record batches to topic partitions.
 //
-// Bytes move, records stay packed: each partition's batches are checked from
-// their headers and CRC (protocol/records validateBatches: magic, length,
-// CRC-32C, codec, lastOffsetDelta against the record count) and handed to the
-// core as they came, compressed or not; the core assigns offsets and stores
-// them verbatim. All partitions of a request go to the core in one append.
+// Bytes move, records stay packed: each partition's batches go to the core as
+// they came, compressed or not, in one append for the whole request. The core
+// checks them from their headers and CRC (protocol/records validateBatches:
+// magic, length, CRC-32C, codec, lastOffsetDelta against the record count) in
+// the same step that assigns offsets, so the check runs once per batch, and
+// whatever calls the core (this gateway, the RPC, the bridge) gets it.
 //
 // Choices:
 // - acks 0, 1 and -1 are all answered after the core's append returns (there
@@ -13,10 +14,10 @@
 // - A batch that breaks a framing rule (header, length, CRC) answers
 //   CORRUPT_MESSAGE, an unknown codec UNSUPPORTED_COMPRESSION_TYPE, and a
 //   well-framed batch that breaks a producer rule (counts, control batch,
-//   sequence, magic) INVALID_RECORD. From v8 such an error also carries the
-//   sentence in ErrorMessage and a RecordErrors entry whose BatchIndex is the
-//   ordinal of the failing batch: records are not decoded here, so no finer
-//   index is known.
+//   sequence, magic) INVALID_RECORD (the core's verdicts, mapped in
+//   kafka-errors.ts). From v8 such an error also carries the sentence in
+//   ErrorMessage and a RecordErrors entry whose BatchIndex is the ordinal of
+//   the failing batch: records are not decoded, so no finer index is known.
 // - The idempotent producer's rules live in the core: an exact resend answers
 //   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
 //   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
@@ -34,7 +35,6 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BatchPos } from '../../../protocol/records/batch-header.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
-import { InvalidBatchError, validateBatches, type BatchRule } from '../../../protocol/records/record-batch.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendPartition } from '../../core/core.js';
 import type { ApiHandler } from '../handler.js';
@@ -42,18 +42,6 @@ import { appendErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
 
 const VALID_ACKS = new Set([0, 1, -1]);
-
-const RULE_ERRORS: Readonly<Record<BatchRule, number>> = {
-  header: ErrorCode.CORRUPT_MESSAGE,
-  length: ErrorCode.CORRUPT_MESSAGE,
-  crc: ErrorCode.CORRUPT_MESSAGE,
-  compression: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
-  magic: ErrorCode.INVALID_RECORD,
-  'record-count': ErrorCode.INVALID_RECORD,
-  'offset-range': ErrorCode.INVALID_RECORD,
-  control: ErrorCode.INVALID_RECORD,
-  sequence: ErrorCode.INVALID_RECORD,
-};
 
 interface PartitionAnswer {
   index: number;
@@ -77,33 +65,22 @@ function failed(index: number, errorCode: number, errorMessage: string | null, b
   };
 }
 
-/** The partition's records as v2 batches ready for the core, or the Kafka error that refuses them. */
-function checkRecords(records: Buffer | null, version: number): { records: Buffer } | { errorCode: number; message: string; batchIndex: number } {
+/**
+ * The partition's records as v2 batches for the core. Legacy message sets
+ * (magic 0/1, Produce v0-v2) are converted to one v2 batch here, the only
+ * time this file builds records; v2 batches pass untouched.
+ */
+function recordsForCore(records: Buffer | null, version: number): { records: Buffer } | { errorCode: number; message: string } {
   if (records === null || records.length === 0) {
-    return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.', batchIndex: -1 };
+    return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.' };
   }
-  let batches = records;
+  if (version > 2 || records.length <= BatchPos.Magic || records.readInt8(BatchPos.Magic) >= 2) return { records };
   try {
-    if (version <= 2 && records.length > BatchPos.Magic && records.readInt8(BatchPos.Magic) < 2) {
-      batches = messageSetToBatch(records);
-    }
-    validateBatches(batches);
-    return { records: batches };
+    return { records: messageSetToBatch(records) };
   } catch (e) {
-    if (e instanceof InvalidBatchError) {
-      const batchIndex = countBatchesBefore(batches, e.position);
-      return { errorCode: RULE_ERRORS[e.rule], message: `Record batch ${batchIndex} is invalid: ${e.message}.`, batchIndex };
-    }
-    if (e instanceof DecodeError) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `The message set is corrupt: ${e.message}.`, batchIndex: -1 };
+    if (e instanceof DecodeError) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `The message set is corrupt: ${e.message}.` };
     throw e;
   }
-}
-
-/** The ordinal of the batch starting at `position`; the batches before it were valid, so their lengths hold. */
-function countBatchesBefore(buf: Buffer, position: number): number {
-  let n = 0;
-  for (let at = 0; at < position; n++) at += 12 + buf.readInt32BE(at + BatchPos.BatchLength);
-  return n;
 }
 
 export const produce: ApiHandler = {
@@ -129,9 +106,9 @@ export const produce: ApiHandler = {
           topicAnswers.push(failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem));
           continue;
         }
-        const checked = checkRecords(p.records, version);
+        const checked = recordsForCore(p.records, version);
         if ('errorCode' in checked) {
-          topicAnswers.push(failed(p.index, checked.errorCode, checked.message, checked.errorCode === ErrorCode.INVALID_RECORD ? checked.batchIndex : -1));
+          topicAnswers.push(failed(p.index, checked.errorCode, checked.message));
           continue;
         }
         slots.push({ answers: topicAnswers, index: topicAnswers.length });
@@ -149,7 +126,7 @@ export const produce: ApiHandler = {
           slot.answers[slot.index] =
             errorCode === NONE
               ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
-              : failed(r.partition, errorCode, r.errorMessage ?? null);
+              : failed(r.partition, errorCode, r.errorMessage ?? null, r.batchIndex ?? -1);
         });
       } catch (e) {
         const { errorCode, errorMessage } = kafkaErrorOf(e);

@@ -236,7 +236,7 @@ export class MemoryCore implements Core {
     }
     const log = partition.log;
     const parsed = parseAppendRecords(records, queue.config.maxMessageBytes);
-    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, error: parsed.error, errorMessage: parsed.message };
+    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
