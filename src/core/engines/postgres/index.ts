@@ -31,6 +31,11 @@ export interface PostgresCoreOptions {
   maxGroupSize?: number;
   /** LISTEN for other processes' appends to wake long-polls here. Default true. */
   crossProcessWakeups?: boolean;
+  /**
+   * NOTIFY other processes of each append transaction. Default true; off only
+   * when one process is alone on the database, or to measure what it costs.
+   */
+  notifyAppends?: boolean;
 }
 
 export async function openPostgresCore(options: PostgresCoreOptions): Promise<PostgresCore> {
@@ -56,5 +61,6 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     appendLedgerSize: options.appendLedgerSize ?? 10_000,
     groupCommit: options.groupCommit ?? true,
     maxGroupSize: options.maxGroupSize ?? 256,
+    notifyAppends: options.notifyAppends ?? true,
   });
 }

@@ -84,6 +84,8 @@ export interface PostgresEngineOptions {
   /** Coalesce concurrent appends into one transaction (off only to measure what it gains). */
   groupCommit: boolean;
   maxGroupSize: number;
+  /** NOTIFY other processes of appends (their long-polls wake). */
+  notifyAppends: boolean;
 }
 
 interface PartitionRow {
@@ -383,7 +385,7 @@ export class PostgresCore implements Core {
       if (count === undefined) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
     }
-    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, error: parsed.error, errorMessage: parsed.message };
+    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
     const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
@@ -409,7 +411,8 @@ export class PostgresCore implements Core {
 
   private async write(tx: Statements, writes: LogWrites): Promise<void> {
     if (writes.isEmpty) return;
-    await tx.run('append-write', writes.parameters(this.wakeups.channel, this.wakeups.payloadFor([...writes.touched.values()])));
+    const channel = this.options.notifyAppends ? this.wakeups.channel : '';
+    await tx.run('append-write', writes.parameters(channel, channel ? this.wakeups.payloadFor([...writes.touched.values()]) : ''));
   }
 
   private wakeTouched(writes: LogWrites): void {
