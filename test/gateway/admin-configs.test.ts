@@ -201,11 +201,11 @@ describe('admin: configs', () => {
 
     it('APPEND applies to cleanup.policy only, and compact is refused with a clear message', async () => {
       await createTopic('listed');
-      const [onLong, compact, deleteAgain] = [
-        await incremental([topicChange('listed', [{ name: 'retention.ms', configOperation: APPEND, value: '5' }])]),
-        await incremental([topicChange('listed', [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }])]),
-        await incremental([topicChange('listed', [{ name: 'cleanup.policy', configOperation: APPEND, value: 'delete' }])]),
-      ].map((r) => r[0]!);
+      const append = async (name: string, value: string) =>
+        (await incremental([topicChange('listed', [{ name, configOperation: APPEND, value }])]))[0]!;
+      const onLong = await append('retention.ms', '5');
+      const compact = await append('cleanup.policy', 'compact');
+      const deleteAgain = await append('cleanup.policy', 'delete');
       expect(onLong.errorCode).toBe(ErrorCode.INVALID_CONFIG);
       expect(onLong.errorMessage).toContain('retention.ms');
       expect(compact.errorCode).toBe(ErrorCode.INVALID_CONFIG);

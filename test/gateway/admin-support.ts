@@ -73,8 +73,8 @@ export async function failureTypes(call: Promise<unknown>): Promise<string[]> {
 }
 
 /** A config entry by name from a decoded DescribeConfigs or CreateTopics result. */
-export function configNamed<T extends { name: string }>(configs: T[], name: string): T {
+export function configNamed(configs: Message[], name: string): Message {
   const found = configs.find((c) => c.name === name);
-  if (!found) throw new Error(`no config ${name} among ${configs.map((c) => c.name).join(', ')}`);
+  if (!found) throw new Error(`no config ${name} among ${configs.map((c) => c.name as string).join(', ')}`);
   return found;
 }
