@@ -1,0 +1,356 @@
+/**
+ * The RPC client: a QueenCore whose calls travel to a core in another
+ * process. Calls are pipelined over one connection and matched to their
+ * answers by id, so a slow call never holds up a quick one.
+ *
+ * - Deadline: every call gets the client's call timeout, plus the time a
+ *   long-poll may legitimately be held (./methods.ts); JoinGroup and SyncGroup
+ *   have none of their own. The server is told the deadline too and aborts
+ *   the core call when it passes.
+ * - Cancellation: a caller's AbortSignal sends a Cancel frame; the server
+ *   aborts the core call, whose answer (an empty long-poll) comes back as usual.
+ * - Reconnect: a lost connection is dialled again with exponential backoff.
+ *   Calls that change nothing, and appends carrying a requestId (answered
+ *   from the core's ledger when repeated), are sent again on the new
+ *   connection; any other unanswered call fails with `connection_lost`,
+ *   because its outcome is unknown and repeating it could apply it twice.
+ * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
+ *   with the same code and message; failures of the hop are RpcErrors.
+ */
+import { connect, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { CallOptions } from '../core/core.js';
+import { CoreError, type CoreErrorCode } from '../core/errors.js';
+import type { QueenCore } from '../core/queen-core.js';
+import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
+import { RpcError, type RpcErrorCode } from './errors.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { HELLO_MAGIC, NONCE_BYTES, RPC_VERSION, newNonce, proof, proofMatches } from './handshake.js';
+import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
+import { ValueReader } from './values.js';
+
+export interface RpcClientOptions {
+  /** The core's address: `{ host, port }`, `{ path }`, or text ("core:7070", "/run/queen/core.sock"). */
+  address: RpcAddress | string;
+  /** The shared secret; the core must hold the same. */
+  secret: string;
+  /** How long a call may take, beyond any long-poll wait it asks for. Default 30 s. */
+  callTimeoutMs?: number;
+  /** How long `connectCore` waits for the first connection. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Reconnect backoff: first delay and ceiling. Default 50 ms doubling to 2 s. */
+  reconnectInitialMs?: number;
+  reconnectMaxMs?: number;
+  /** How long close() lets answers to cancelled long-polls arrive. Default 2 s. */
+  closeGraceMs?: number;
+  maxFrameBytes?: number;
+  log?: Logger;
+}
+
+/** A core reached over the RPC. close() releases the connection; the core itself keeps running. */
+export interface RpcCore extends QueenCore {
+  /** The core's address, as text. */
+  readonly address: string;
+}
+
+interface PendingCall {
+  method: MethodName;
+  frame: Buffer[];
+  retrySafe: boolean;
+  longPoll: boolean;
+  /** The connection the call went out on; null while it waits for one. */
+  sentOn: Socket | null;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  cleanup(): void;
+}
+
+type Stage = 'challenge' | 'ready-wait' | 'ready';
+
+const MAX_CALL_ID = 0xffffffff;
+
+class RpcClient {
+  private readonly address: RpcAddress;
+  readonly addressText: string;
+  private readonly calls = new Map<number, PendingCall>();
+  private nextId = 1;
+  private socket: Socket | null = null;
+  private ready = false;
+  private closed = false;
+  /** A refusal no retry can fix (versions, secrets); calls fail with it until a handshake succeeds. */
+  private fatal: RpcError | null = null;
+  private lastProblem = 'not connected yet';
+  private backoffMs: number;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly stateWaiters = new Set<() => void>();
+
+  constructor(private readonly options: RpcClientOptions) {
+    this.address = typeof options.address === 'string' ? parseRpcAddress(options.address) : options.address;
+    this.addressText = formatRpcAddress(this.address);
+    this.backoffMs = options.reconnectInitialMs ?? 50;
+  }
+
+  /** Resolves once connected and authenticated; rejects on a refusal or when the time is up. */
+  async start(): Promise<void> {
+    this.dial();
+    const timeoutMs = this.options.connectTimeoutMs ?? 10_000;
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ready) {
+      if (this.fatal) throw this.fatal;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new RpcError('unavailable', `Could not reach the core at ${this.addressText} within ${timeoutMs} ms (${this.lastProblem}); check the core address and that the core is running.`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.stateWaiters.add(done);
+      });
+    }
+  }
+
+  call(method: MethodName, request: unknown, options?: CallOptions): Promise<unknown> {
+    if (this.closed) return Promise.reject(new CoreError('closed', `This connection to the core at ${this.addressText} is closed; connect again to make calls.`));
+    if (this.fatal) return Promise.reject(this.fatal);
+    const traits = traitsOf(method);
+    const holds = traits.holds ? traits.holds(request as never) : 0;
+    const callTimeoutMs = this.options.callTimeoutMs ?? 30_000;
+    const deadlineMs = holds === null ? 0 : Math.min(callTimeoutMs + Math.max(0, holds), MAX_CALL_ID);
+    const retrySafe = typeof traits.retrySafe === 'function' ? traits.retrySafe(request as never) : traits.retrySafe === true;
+
+    const id = this.nextId;
+    this.nextId = this.nextId >= MAX_CALL_ID ? 1 : this.nextId + 1;
+    let frame: Buffer[];
+    try {
+      const w = frameWriter(FrameKind.Call);
+      w.uint32(id);
+      w.uint16(METHOD_NAMES.indexOf(method));
+      w.uint32(deadlineMs);
+      w.value(request);
+      frame = sealFrame(w);
+    } catch (e) {
+      return Promise.reject(new CoreError('invalid_argument', `The ${method} request cannot be sent to the core: ${(e as Error).message}`));
+    }
+
+    return new Promise((resolve, reject) => {
+      const signal = options?.signal;
+      let timer: NodeJS.Timeout | null = null;
+      const onAbort = () => {
+        const call = this.calls.get(id);
+        if (!call) return;
+        if (call.sentOn && call.sentOn === this.socket && this.ready) this.sendCancel(id);
+        else this.settle(id, new RpcError('cancelled', `The ${method} call was cancelled before it reached the core.`));
+      };
+      const call: PendingCall = {
+        method,
+        frame,
+        retrySafe,
+        longPoll: traits.holds !== undefined,
+        sentOn: null,
+        resolve,
+        reject,
+        cleanup: () => {
+          if (timer) clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      this.calls.set(id, call);
+      if (deadlineMs > 0) {
+        timer = setTimeout(() => {
+          const sent = call.sentOn !== null;
+          if (sent && call.sentOn === this.socket) this.sendCancel(id);
+          this.settle(
+            id,
+            sent
+              ? new RpcError('deadline_exceeded', `The core at ${this.addressText} did not answer ${method} within ${deadlineMs} ms; the call may or may not have taken effect.`)
+              : new RpcError('unavailable', `No connection to the core at ${this.addressText} within ${deadlineMs} ms (${this.lastProblem}); ${method} was not sent.`),
+          );
+        }, deadlineMs);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (this.ready && this.socket) {
+        call.sentOn = this.socket;
+        writeFrame(this.socket, frame);
+      }
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  /** Cancels pending long-polls (their empty answers still arrive), waits briefly for answers, then lets go. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const [id, call] of this.calls) {
+      if (call.sentOn === null) this.settle(id, new CoreError('closed', `The connection to the core at ${this.addressText} was closed before ${call.method} was sent.`));
+      else if (call.longPoll && this.ready) this.sendCancel(id);
+    }
+    const until = Date.now() + (this.options.closeGraceMs ?? 2_000);
+    while (this.calls.size > 0 && Date.now() < until && this.socket) await new Promise((r) => setTimeout(r, 5));
+    for (const [id, call] of this.calls) this.settle(id, new CoreError('closed', `The connection to the core at ${this.addressText} was closed before ${call.method} was answered.`));
+    this.socket?.destroy();
+    this.socket = null;
+    this.notify();
+  }
+
+  // ─── The connection ───────────────────────────────────────────────────────
+
+  private dial(): void {
+    this.reconnectTimer = null;
+    if (this.closed) return;
+    const socket = 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
+    this.socket = socket;
+    socket.setNoDelay(true);
+    const frames = new FrameReader(this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    const clientNonce = newNonce();
+    let stage: Stage = 'challenge';
+
+    socket.on('connect', () => {
+      const w = frameWriter(FrameKind.Hello);
+      w.raw(HELLO_MAGIC);
+      w.uint16(RPC_VERSION);
+      w.raw(METHOD_FINGERPRINT);
+      w.raw(clientNonce);
+      sendFrame(socket, w);
+    });
+
+    const fail = (error: RpcError) => {
+      this.fatal = error;
+      this.lastProblem = error.message;
+      this.options.log?.error({ core: this.addressText, reason: error.message }, 'rpc connection refused');
+      socket.destroy();
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const { kind, body } of frames.push(chunk)) {
+          if (socket.destroyed) return;
+          if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
+            if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
+            this.onAnswer(kind, body);
+          } else if (kind === FrameKind.Refused) {
+            const reason = body[0];
+            const sentence = body.subarray(1).toString('utf8');
+            return fail(new RpcError(reason === RefusedReason.Secret ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
+          } else if (stage === 'challenge' && kind === FrameKind.Challenge) {
+            const r = new ValueReader(body);
+            const version = r.uint16();
+            if (version !== RPC_VERSION) {
+              return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
+            }
+            const serverNonce = Buffer.from(r.bytes(NONCE_BYTES));
+            if (!proofMatches(proof(this.options.secret, 'server', clientNonce, serverNonce), r.bytes(r.remaining))) {
+              return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+            }
+            const w = frameWriter(FrameKind.Auth);
+            w.raw(proof(this.options.secret, 'client', clientNonce, serverNonce));
+            sendFrame(socket, w);
+            stage = 'ready-wait';
+          } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
+            stage = 'ready';
+            this.onReady(socket);
+          } else {
+            throw new Error(`unexpected frame kind ${kind} during ${stage}`);
+          }
+        }
+      } catch (e) {
+        this.lastProblem = `the core sent something that is not queen RPC: ${(e as Error).message}`;
+        this.options.log?.warn({ core: this.addressText, reason: this.lastProblem }, 'rpc connection dropped');
+        socket.destroy();
+      }
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      this.lastProblem = `${e.code ?? 'error'}: ${e.message}`;
+    });
+    socket.on('close', () => this.onClose(socket));
+  }
+
+  private onReady(socket: Socket): void {
+    this.ready = true;
+    this.fatal = null;
+    this.backoffMs = this.options.reconnectInitialMs ?? 50;
+    this.options.log?.debug({ core: this.addressText }, 'rpc connected');
+    for (const call of this.calls.values()) {
+      if (call.sentOn === null) {
+        call.sentOn = socket;
+        writeFrame(socket, call.frame);
+      }
+    }
+    this.notify();
+  }
+
+  private onClose(socket: Socket): void {
+    if (this.socket !== socket) return;
+    const wasReady = this.ready;
+    this.socket = null;
+    this.ready = false;
+    if (wasReady) this.lastProblem = 'the connection was lost';
+    for (const [id, call] of this.calls) {
+      if (call.sentOn !== socket) continue;
+      if (this.fatal) this.settle(id, this.fatal);
+      else if (call.retrySafe && !this.closed) call.sentOn = null;
+      else {
+        this.settle(id, new RpcError('connection_lost', `The connection to the core at ${this.addressText} was lost before it answered ${call.method}; the call may or may not have taken effect.`));
+      }
+    }
+    if (this.fatal) for (const [id, call] of this.calls) if (call.sentOn === null) this.settle(id, this.fatal);
+    if (wasReady) this.options.log?.warn({ core: this.addressText }, 'rpc connection lost; reconnecting');
+    this.notify();
+    if (this.closed) return;
+    const delay = this.fatal ? (this.options.reconnectMaxMs ?? 2_000) : this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.options.reconnectMaxMs ?? 2_000);
+    this.reconnectTimer = setTimeout(() => this.dial(), delay * (0.75 + Math.random() / 2));
+    this.reconnectTimer.unref();
+  }
+
+  private onAnswer(kind: number, body: Buffer): void {
+    const r = new ValueReader(body);
+    const id = r.uint32();
+    const value = r.value();
+    if (kind === FrameKind.Reply) return this.settle(id, null, value);
+    const { code, message, core } = value as { code: string; message: string; core: boolean };
+    this.settle(id, core ? new CoreError(code as CoreErrorCode, message) : new RpcError(code as RpcErrorCode, message));
+  }
+
+  private settle(id: number, error: unknown, value?: unknown): void {
+    const call = this.calls.get(id);
+    if (!call) return;
+    this.calls.delete(id);
+    call.cleanup();
+    if (error) call.reject(error);
+    else call.resolve(value);
+  }
+
+  private sendCancel(id: number): void {
+    if (!this.socket) return;
+    const w = frameWriter(FrameKind.Cancel);
+    w.uint32(id);
+    sendFrame(this.socket, w);
+  }
+
+  private notify(): void {
+    for (const wake of [...this.stateWaiters]) wake();
+    this.stateWaiters.clear();
+  }
+
+  asCore(): RpcCore {
+    const core: Record<string, unknown> = { address: this.addressText, close: () => this.close() };
+    for (const method of METHOD_NAMES) core[method] = (request: unknown, options?: CallOptions) => this.call(method, request, options);
+    return core as unknown as RpcCore;
+  }
+}
+
+/** Connects to a core and resolves once the handshake has succeeded; a refusal rejects with its reason. */
+export async function connectCore(options: RpcClientOptions): Promise<RpcCore> {
+  const client = new RpcClient(options);
+  try {
+    await client.start();
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+  return client.asCore();
+}

@@ -1,0 +1,101 @@
+/**
+ * The RPC's framing. Every frame is
+ *
+ *   u32 length (of what follows) | u8 kind | body
+ *
+ * Handshake (once per connection, client first):
+ *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 32-byte client nonce
+ *   Challenge  u16 version | 32-byte server nonce | 32-byte server proof
+ *   Auth       32-byte client proof
+ *   Ready      (empty)
+ *   Refused    u8 reason (1 version, 2 secret) | UTF-8 sentence saying why; the server closes after it
+ *
+ * Calls (after Ready; any number in flight, answered in any order):
+ *   Call       u32 call id | u16 method | u32 deadline ms (0 = none) | value
+ *   Reply      u32 call id | value
+ *   Failure    u32 call id | value { code, message, core }
+ *   Cancel     u32 call id        (the caller went away: abort the core call)
+ */
+import type { Socket } from 'node:net';
+import { ValueWriter } from './values.js';
+
+export const FrameKind = {
+  Hello: 1,
+  Challenge: 2,
+  Auth: 3,
+  Ready: 4,
+  Refused: 5,
+  Call: 16,
+  Reply: 17,
+  Failure: 18,
+  Cancel: 19,
+} as const;
+
+export type FrameKindCode = (typeof FrameKind)[keyof typeof FrameKind];
+
+export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024 * 1024;
+
+export class FrameError extends Error {
+  override readonly name = 'FrameError';
+}
+
+/** Starts a frame of `kind`; the caller writes the body, then `sendFrame` prefixes the length. */
+export function frameWriter(kind: FrameKindCode): ValueWriter {
+  const w = new ValueWriter();
+  w.uint32(0); // the length, filled in by sendFrame
+  w.uint8(kind);
+  return w;
+}
+
+/** Finishes a frame: its bytes, length prefix filled in, ready to be written (again, after a reconnect). */
+export function sealFrame(w: ValueWriter): Buffer[] {
+  const { parts, length } = w.finish();
+  parts[0]!.writeUInt32BE(length - 4, 0);
+  return parts;
+}
+
+/** Writes a sealed frame to the socket as one corked burst. */
+export function writeFrame(socket: Socket, parts: Buffer[]): void {
+  if (parts.length === 1) {
+    socket.write(parts[0]!);
+    return;
+  }
+  socket.cork();
+  for (const part of parts) socket.write(part);
+  socket.uncork();
+}
+
+export function sendFrame(socket: Socket, w: ValueWriter): void {
+  writeFrame(socket, sealFrame(w));
+}
+
+export const RefusedReason = { Version: 1, Secret: 2 } as const;
+
+/**
+ * Splits a byte stream into frames: one growing buffer, every complete frame
+ * handed out per chunk. A length above the limit is refused before anything
+ * is allocated for it.
+ */
+export class FrameReader {
+  private pending: Buffer | null = null;
+
+  constructor(private readonly maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {}
+
+  /** The complete frames in `chunk` (with what was left over before it), each as kind and body. */
+  push(chunk: Buffer): { kind: number; body: Buffer }[] {
+    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const frames: { kind: number; body: Buffer }[] = [];
+    let at = 0;
+    while (buf.length - at >= 4) {
+      const length = buf.readUInt32BE(at);
+      if (length < 1) throw new FrameError('A frame is empty: it lacks even its kind byte.');
+      if (length > this.maxFrameBytes) throw new FrameError(`A frame of ${length} bytes exceeds the ${this.maxFrameBytes}-byte limit.`);
+      if (buf.length - at - 4 < length) break;
+      frames.push({ kind: buf[at + 4]!, body: buf.subarray(at + 5, at + 4 + length) });
+      at += 4 + length;
+    }
+    // A partial frame is copied out so the chunk it came in (and the frames handed out) can be released independently.
+    this.pending = at === buf.length ? null : Buffer.from(buf.subarray(at));
+    return frames;
+  }
+}

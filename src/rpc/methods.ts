@@ -1,0 +1,85 @@
+/**
+ * The RPC's method list, declared once: every QueenCore call except close(),
+ * with what the transport needs to know about it. Client and server are both
+ * built from this table, so there is no per-method stub on either side; the
+ * compiler refuses the table when the interface gains or loses a method.
+ *
+ * A method's wire number is its position here, so the handshake compares a
+ * fingerprint of the whole list: a core and a gateway built from different
+ * lists refuse each other with a clear message instead of calling the wrong
+ * method.
+ */
+import { createHash } from 'node:crypto';
+import type { PopRequest, ReadRequest } from '../core/core.js';
+import type { QueenCore } from '../core/queen-core.js';
+
+export type MethodName = Exclude<keyof QueenCore, 'close'>;
+
+export interface MethodTraits {
+  /**
+   * May the client send the call again after the connection dropped before it
+   * was answered? True for calls that change nothing; a function decides per
+   * request (an append is safe to repeat only when its requestId lets the core
+   * answer the repeat from its ledger).
+   */
+  retrySafe?: boolean | ((req: never) => boolean);
+  /**
+   * A long-poll: how long the core may legitimately hold the call, added to
+   * the call timeout; null means it has no bound of its own (JoinGroup and
+   * SyncGroup, which the coordinator's own timeouts end) and no deadline.
+   */
+  holds?: (req: never) => number | null;
+}
+
+const changesNothing = { retrySafe: true } as const;
+
+export const METHODS = {
+  createQueue: {},
+  listQueues: changesNothing,
+  describeQueue: changesNothing,
+  deleteQueue: {},
+  addPartitions: {},
+  alterQueue: {},
+  append: { retrySafe: (req: { requestId?: string }) => typeof req?.requestId === 'string' },
+  read: { retrySafe: true, holds: (req: ReadRequest) => req?.maxWaitMs ?? 0 },
+  offsets: changesNothing,
+  offsetForTimestamp: changesNothing,
+  deleteRecords: {},
+  initProducer: {},
+  describeProducers: changesNothing,
+  commitOffsets: {},
+  fetchOffsets: changesNothing,
+  deleteOffsets: {},
+  listGroups: changesNothing,
+  kvGet: changesNothing,
+  kvGetMany: changesNothing,
+  kvGetPrefix: changesNothing,
+  kvPut: {},
+  kvPutIfAbsent: {},
+  kvDelete: {},
+  kvIncr: {},
+  once: {},
+  push: {},
+  pop: { holds: (req: PopRequest) => req?.waitMs ?? 0 },
+  ack: {},
+  renewLease: {},
+  transaction: {},
+  joinGroup: { holds: () => null },
+  syncGroup: { holds: () => null },
+  heartbeat: {},
+  leaveGroup: {},
+  describeGroups: changesNothing,
+  listGroupStates: changesNothing,
+  deleteGroups: {},
+  commitGroupOffsets: {},
+  deleteGroupOffsets: {},
+} as const satisfies Record<MethodName, MethodTraits>;
+
+export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];
+
+export function traitsOf(method: MethodName): MethodTraits {
+  return METHODS[method] as MethodTraits;
+}
+
+/** Eight bytes naming the method list and its order; both ends of a connection must agree. */
+export const METHOD_FINGERPRINT: Buffer = createHash('sha256').update(METHOD_NAMES.join(',')).digest().subarray(0, 8);
