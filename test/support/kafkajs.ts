@@ -5,8 +5,11 @@
  * groups (a later issue), so suites read kafkajs's records back with
  * librdkafka or kcat.
  */
-import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type IHeaders, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
+import kafkajs, { type CompressionTypes as CompressionType, type IHeaders, type Kafka as KafkaClient, type Producer, type ProducerConfig, type RecordMetadata } from 'kafkajs';
 import { compress, CompressionCodec, decompress, type CompressionCodec as ProtocolCodec } from '../../protocol/records/compression.js';
+
+// kafkajs is CommonJS; Node's ESM loader does not see all of its named exports.
+const { CompressionCodecs, CompressionTypes, Kafka, logLevel } = kafkajs;
 import type { Header, SentRecord } from './records.js';
 
 export interface KafkajsLogEntry {
@@ -22,7 +25,7 @@ export interface KafkajsClientOptions {
   logs?: KafkajsLogEntry[];
 }
 
-export function kafkajsClient(bootstrap: string, options: KafkajsClientOptions = {}): Kafka {
+export function kafkajsClient(bootstrap: string, options: KafkajsClientOptions = {}): KafkaClient {
   const { clientId = 'queen-e2e-kafkajs', retries = 20, logs } = options;
   return new Kafka({
     clientId,
@@ -49,7 +52,7 @@ export function toKafkajsHeaders(headers: Header[]): IHeaders {
 
 export interface KafkajsSendOptions {
   acks?: number;
-  compression?: CompressionTypes;
+  compression?: CompressionType;
   /** Records per send call; each call is one Produce request per broker. */
   chunk?: number;
 }
@@ -77,7 +80,7 @@ export async function kafkajsSend(producer: Producer, topic: string, records: re
   return results;
 }
 
-export async function connectKafkajsProducer(kafka: Kafka, config: ProducerConfig = {}): Promise<Producer> {
+export async function connectKafkajsProducer(kafka: KafkaClient, config: ProducerConfig = {}): Promise<Producer> {
   const producer = kafka.producer({ allowAutoTopicCreation: false, ...config });
   await producer.connect();
   return producer;
