@@ -1024,7 +1024,11 @@ export class PostgresCore implements Core {
       const { result, writes, woken } = await this.db.transaction(async (tx) => {
         const targets = await this.checkPushTargets(tx, plan.push);
         const acks: { opIndex: number; checked: CheckedAck }[] = [];
-        for (const { opIndex, ack } of plan.acks) acks.push({ opIndex, checked: await this.checkAck(tx, ack) });
+        // Consumer locks in one global order, so two transactions acking the same partitions cannot deadlock.
+        const lockOrder = [...plan.acks].sort((a, b) => kvSlot(`${a.ack.queue}\u0000${a.ack.partition}`, a.ack.consumerGroup).localeCompare(kvSlot(`${b.ack.queue}\u0000${b.ack.partition}`, b.ack.consumerGroup)));
+        for (const { opIndex, ack } of lockOrder) acks.push({ opIndex, checked: await this.checkAck(tx, ack) });
+        // Applied in the order the caller gave.
+        acks.sort((a, b) => a.opIndex - b.opIndex);
         const prepared = await this.preparePush(tx, plan.push, targets, now);
         const duplicate = firstStoredDuplicate(plan, (item) => this.hitOf(prepared, item));
         if (duplicate) throw new RollbackWith(duplicate);
