@@ -1,0 +1,60 @@
+/**
+ * The HTTP API's fastify app: Queen's native API over a Core. Routes live one
+ * concern per file under ./routes; failures answer through ./errors.ts; the
+ * URL layout and field names are written down in ./README.md.
+ */
+import { Fastify, LogController, type FastifyInstance } from './fastify.js';
+import type { Logger } from 'pino';
+import type { Core } from '../core/core.js';
+import { installErrorHandlers } from './errors.js';
+import { HttpMetrics } from './metrics.js';
+import { registerConsumeRoutes } from './routes/consume.js';
+import { registerKvRoutes } from './routes/kv.js';
+import { registerOperationsRoutes } from './routes/operations.js';
+import { registerPushRoutes } from './routes/push.js';
+import { registerQueueRoutes } from './routes/queues.js';
+import { registerTransactionRoutes } from './routes/transaction.js';
+
+export interface HttpApiOptions {
+  core: Core;
+  /** pino logger; request lines are not logged, failures are. Default silent. */
+  log?: Logger;
+  /** Largest request body accepted, in bytes. Default 8 MiB. */
+  bodyLimit?: number;
+  /** Counters to add to; default a fresh set. */
+  metrics?: HttpMetrics;
+}
+
+export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
+
+// A KV key (up to 1,024 bytes) URL-encoded can be three times as long.
+const MAX_PARAM_LENGTH = 4 * 1024;
+
+export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_HTTP_BODY_LIMIT;
+  const app = Fastify({
+    ...(options.log ? { loggerInstance: options.log.child({ component: 'http' }) } : {}),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    ajv: {
+      // Closed objects refuse unknown fields with a sentence instead of dropping them;
+      // the transaction route picks an operation's schema by its `type`.
+      customOptions: { removeAdditional: false, discriminator: true, allErrors: false },
+    },
+  }) as unknown as FastifyInstance;
+  const metrics = options.metrics ?? new HttpMetrics();
+  installErrorHandlers(app, bodyLimit);
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
+  });
+  const context = { app, core: options.core, metrics };
+  registerPushRoutes(context);
+  registerConsumeRoutes(context);
+  registerTransactionRoutes(context);
+  registerKvRoutes(context);
+  registerQueueRoutes(context);
+  registerOperationsRoutes(context);
+  await app.ready();
+  return app;
+}

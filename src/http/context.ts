@@ -1,0 +1,10 @@
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../core/core.js';
+import type { HttpMetrics } from './metrics.js';
+
+/** What every route file is given: the app to register on, the core, and the counters. */
+export interface HttpApiContext {
+  app: FastifyInstance;
+  core: Core;
+  metrics: HttpMetrics;
+}

@@ -1,0 +1,137 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isCoreError, type CoreErrorCode } from '../core/errors.js';
+
+/**
+ * The HTTP API's one catalogue of failures. Every error answer has the same
+ * shape, `{ statusCode, code, message }`, where `code` is stable (a CoreError
+ * code, or one of the HTTP-level codes below) and `message` is a sentence
+ * that says what was wrong and what to do. A 4xx means nothing was written.
+ */
+
+export type HttpErrorCode =
+  | CoreErrorCode
+  | 'invalid_request'   // the body, query or path breaks the route's schema
+  | 'invalid_json'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  | 'not_found'
+  | 'internal';
+
+/** What each core error means over HTTP. */
+export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = Object.freeze({
+  invalid_name: 400,
+  invalid_argument: 400,
+  invalid_config: 400,
+  transaction_id_too_long: 400,
+  unknown_queue: 404,
+  unknown_partition: 404,
+  queue_exists: 409,
+  unknown_lease: 409,
+  not_supported: 501,
+  closed: 503,
+});
+
+export interface ErrorAnswer {
+  statusCode: number;
+  code: HttpErrorCode;
+  message: string;
+}
+
+/** A failure a route raises itself (a missing KV entry, an unknown queue in a listing). */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: HttpErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Ajv's error objects, as much of them as the sentences need. */
+interface SchemaProblem {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** "/items/0/queue" under "body" reads as body.items[0].queue. */
+function fieldName(part: string, instancePath: string): string {
+  const steps = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return steps.reduce((name, step) => (/^\d+$/.test(step) ? `${name}[${step}]` : `${name}.${step}`), part);
+}
+
+/** One sentence for the first schema violation (the others usually follow from it). */
+export function describeSchemaProblem(problems: readonly SchemaProblem[], part: string): string {
+  // An anyOf/oneOf failure is reported after the branch errors; the branch errors say more.
+  const problem = problems.find((p) => p.keyword !== 'anyOf' && p.keyword !== 'oneOf') ?? problems[0];
+  if (!problem) return `The request ${part} is not valid.`;
+  const field = fieldName(part, problem.instancePath);
+  switch (problem.keyword) {
+    case 'required':
+      return `${field} is missing the required field "${String(problem.params['missingProperty'])}".`;
+    case 'additionalProperties':
+      return `${field} has a field "${String(problem.params['additionalProperty'])}" this route does not know; check its spelling against src/http/README.md.`;
+    case 'discriminator':
+      return `${field}.type ${JSON.stringify(problem.params['tagValue'] ?? null)} is not an operation this route knows; use one of push, ack, kv.put, kv.putIfAbsent, kv.delete, kv.incr, once.`;
+    case 'enum':
+      return `${field} must be one of ${(problem.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
+    default:
+      return `${field} ${problem.message ?? 'is not valid'}.`;
+  }
+}
+
+function answer(statusCode: number, code: HttpErrorCode, message: string): ErrorAnswer {
+  return { statusCode, code, message };
+}
+
+/** Maps anything a route or fastify throws to the answer the client gets. */
+export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
+  if (isCoreError(error)) {
+    const hint = error.code === 'unknown_queue' ? ' POST /api/v1/configure creates a queue.' : '';
+    return answer(CORE_ERROR_STATUS[error.code] ?? 400, error.code, error.message + hint);
+  }
+  if (error instanceof HttpError) return answer(error.statusCode, error.code, error.message);
+  const fastifyError = error as FastifyError & { validation?: SchemaProblem[]; validationContext?: string };
+  if (fastifyError.validation) {
+    return answer(400, 'invalid_request', describeSchemaProblem(fastifyError.validation, fastifyError.validationContext ?? 'request'));
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return answer(
+        413,
+        'body_too_large',
+        `The request body is larger than the ${bodyLimit === undefined ? '' : `${bodyLimit}-byte `}limit this server accepts; send fewer items per request, or raise the limit.`,
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return answer(415, 'unsupported_media_type', 'The request body must be JSON: send it with Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return answer(400, 'invalid_json', 'The request says it carries JSON but its body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return answer(400, 'invalid_request', 'The Content-Length header does not match the body that arrived; send the body whole.');
+  }
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return answer(400, 'invalid_json', `The request body is not valid JSON (${(error as Error).message}); send a JSON object.`);
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return answer(fastifyError.statusCode, 'invalid_request', fastifyError.message.endsWith('.') ? fastifyError.message : `${fastifyError.message}.`);
+  }
+  return answer(500, 'internal', 'The server failed to handle this request; it has been logged. Retry it, and report it if it keeps failing.');
+}
+
+/** Installs the error and not-found handlers: every failure answers through toErrorAnswer. */
+export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error, request, reply) => {
+    const out = toErrorAnswer(error, bodyLimit);
+    if (out.statusCode >= 500) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
+    else request.log.debug({ code: out.code, url: request.url }, out.message);
+    void reply.status(out.statusCode).send(out);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(
+      answer(404, 'not_found', `There is no route ${request.method} ${request.url.split('?')[0]}; the routes are listed in src/http/README.md.`),
+    );
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * KV and once, outside transactions. A key is one path segment: clients
+ * URL-encode it (a "/" in a key travels as %2F). Lifetimes are `ttl`
+ * ('7d', '30m', '90s', or seconds) or `forever: true`; a write without
+ * either lives forever.
+ *
+ *   GET    /api/v1/kv/:ns?prefix=&limit=     live entries, by key
+ *   GET    /api/v1/kv/:ns/:key               the entry, or 404
+ *   PUT    /api/v1/kv/:ns/:key               { value, ttl|forever, expectedVersion? } → { applied, entry }
+ *   POST   /api/v1/kv/:ns/:key/put-if-absent { value, ttl|forever } → { applied, entry }
+ *   DELETE /api/v1/kv/:ns/:key               → { deleted }
+ *   POST   /api/v1/kv/:ns/:key/incr          { by?, ttl|forever } → { entry }
+ *   POST   /api/v1/kv/:ns/:key/once          { ttl|forever } → { won }
+ */
+import { kvEntryAnswer } from '../answers.js';
+import type { HttpApiContext } from '../context.js';
+import { HttpError } from '../errors.js';
+import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
+import { KV_PATH, LIFETIME_PROPERTIES, NAME } from '../schemas.js';
+
+type KvParams = { ns: string; key: string };
+
+const closed = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
+
+export function registerKvRoutes({ app, core }: HttpApiContext): void {
+  app.get<{ Params: { ns: string }; Querystring: { prefix: string; limit: number } }>(
+    '/api/v1/kv/:ns',
+    {
+      schema: {
+        params: { type: 'object', required: ['ns'], properties: { ns: NAME } },
+        querystring: closed([], { prefix: { type: 'string', default: '' }, limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 } }),
+      },
+    },
+    async (request) => {
+      const entries = await core.kvGetPrefix({ ns: request.params.ns, prefix: request.query.prefix, limit: request.query.limit });
+      return { entries: entries.map(kvEntryAnswer) };
+    },
+  );
+
+  app.get<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => {
+    const { ns, key } = request.params;
+    const entry = await core.kvGet({ ns, key });
+    if (!entry) throw new HttpError(404, 'not_found', `KV namespace "${ns}" has no live key ${JSON.stringify(key)}: it was never written, was deleted, or expired.`);
+    return kvEntryAnswer(entry);
+  });
+
+  app.put<{ Params: KvParams; Body: { value: unknown; expectedVersion?: number } & LifetimeFields }>(
+    '/api/v1/kv/:ns/:key',
+    { schema: { params: KV_PATH, body: closed(['value'], { value: {}, expectedVersion: { type: 'integer', minimum: 0 }, ...LIFETIME_PROPERTIES }) } },
+    async (request) => {
+      const { ns, key } = request.params;
+      const lifetime = lifetimeOf(request.body, 'body');
+      const put = await core.kvPut({
+        ns, key, value: request.body.value,
+        ...(lifetime ? { lifetime } : {}),
+        ...(request.body.expectedVersion === undefined ? {} : { expectedVersion: request.body.expectedVersion }),
+      });
+      return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
+    },
+  );
+
+  app.post<{ Params: KvParams; Body: { value: unknown } & LifetimeFields }>(
+    '/api/v1/kv/:ns/:key/put-if-absent',
+    { schema: { params: KV_PATH, body: closed(['value'], { value: {}, ...LIFETIME_PROPERTIES }) } },
+    async (request) => {
+      const { ns, key } = request.params;
+      const lifetime = lifetimeOf(request.body, 'body');
+      const put = await core.kvPutIfAbsent({ ns, key, value: request.body.value, ...(lifetime ? { lifetime } : {}) });
+      return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
+    },
+  );
+
+  app.delete<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => core.kvDelete(request.params));
+
+  app.post<{ Params: KvParams; Body: { by?: number } & LifetimeFields }>(
+    '/api/v1/kv/:ns/:key/incr',
+    { schema: { params: KV_PATH, body: closed([], { by: { type: 'number' }, ...LIFETIME_PROPERTIES }) } },
+    async (request) => {
+      const body = request.body ?? {};
+      const lifetime = lifetimeOf(body, 'body');
+      const entry = await core.kvIncr({ ...request.params, by: body.by ?? 1, ...(lifetime ? { lifetime } : {}) });
+      return { entry: kvEntryAnswer(entry) };
+    },
+  );
+
+  app.post<{ Params: KvParams; Body: LifetimeFields }>(
+    '/api/v1/kv/:ns/:key/once',
+    { schema: { params: KV_PATH, body: closed([], LIFETIME_PROPERTIES) } },
+    async (request) => core.once({ ...request.params, lifetime: requiredLifetimeOf(request.body, 'body') }),
+  );
+}

@@ -1,0 +1,47 @@
+import { LIFETIME_PROPERTIES } from './lifetimes.js';
+
+/**
+ * JSON-schema pieces more than one route uses. Objects are closed
+ * (additionalProperties: false) so a misspelt field (transaction_id for
+ * transactionId) is refused with a sentence naming it, instead of being
+ * silently dropped. Names, sizes and ranges the core owns (queue-name
+ * rules, the 65,535-byte transactionId) are left to the core, so there is one
+ * rule and one sentence for each.
+ */
+
+export const NAME = { type: 'string', minLength: 1 } as const;
+
+export const PUSH_ITEM = {
+  type: 'object',
+  required: ['queue', 'payload'],
+  additionalProperties: false,
+  properties: {
+    queue: NAME,
+    partition: NAME,
+    transactionId: NAME,
+    payload: {},
+  },
+} as const;
+
+export const MAX_PUSH_ITEMS = 10_000;
+
+export const PUSH_ITEMS = { type: 'array', minItems: 1, maxItems: MAX_PUSH_ITEMS, items: PUSH_ITEM } as const;
+
+export const ACK_FIELDS = {
+  queue: NAME,
+  partition: NAME,
+  offset: { type: 'integer', minimum: 0 },
+  status: { type: 'string', enum: ['completed', 'failed'] },
+  consumerGroup: NAME,
+  leaseId: NAME,
+} as const;
+
+export const ACK_REQUIRED = ['queue', 'partition', 'offset', 'status', 'consumerGroup'] as const;
+
+export const KV_PATH = {
+  type: 'object',
+  required: ['ns', 'key'],
+  properties: { ns: NAME, key: NAME },
+} as const;
+
+export { LIFETIME_PROPERTIES };

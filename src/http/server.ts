@@ -1,0 +1,60 @@
+/**
+ * The HTTP API on a socket: builds the app over a core and listens. close()
+ * stops accepting, lets answers in flight finish, and ends long-polls (their
+ * core calls are cancelled as their connections close); the core stays open,
+ * it belongs to the caller.
+ */
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import type { Core } from '../core/core.js';
+import { buildHttpApi } from './app.js';
+
+export interface HttpServerOptions {
+  core: Core;
+  log?: Logger;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 6632; 0 picks a free port. */
+  port?: number;
+  bodyLimit?: number;
+}
+
+export interface HttpServer {
+  /** http://host:port, with the bound port. */
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_HTTP_PORT = 6632;
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit });
+  const host = options.host ?? '127.0.0.1';
+  try {
+    await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_HTTP_PORT);
+  const shownHost = isIP(host) === 6 ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${shownHost}:${port}`,
+    host,
+    port,
+    close() {
+      closing ??= (async () => {
+        app.server.closeIdleConnections?.();
+        const closed = app.close();
+        // Long-polls hold their connections open; end them so close() does not wait out their timeouts.
+        setTimeout(() => app.server.closeAllConnections?.(), 1_000).unref();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
