@@ -19,7 +19,7 @@
 // ReplicaId (v3+) is ignored: every caller is answered as a consumer.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetForLeaderEpoch } from '../../../protocol/messages/index.js';
-import type { PartitionOffsets, PartitionRef } from '../../core/core.js';
+import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/core.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
@@ -33,10 +33,10 @@ interface EpochRequest {
   leaderEpoch: number;
 }
 
-function endOfEpoch(asked: EpochRequest, offsets: (PartitionOffsets & { error: string | null }) | undefined) {
+function endOfEpoch(asked: EpochRequest, offsets: (PartitionOffsets & { error: ReadError | null }) | undefined) {
   const answer = (errorCode: number, leaderEpoch = UNDEFINED_EPOCH, endOffset = -1) => ({ errorCode, partition: asked.partition, leaderEpoch, endOffset });
   if (!offsets) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (offsets.error !== null) return answer(readErrorCode(offsets.error as Parameters<typeof readErrorCode>[0]));
+  if (offsets.error !== null) return answer(readErrorCode(offsets.error));
   if (asked.currentLeaderEpoch !== UNDEFINED_EPOCH && asked.currentLeaderEpoch !== CURRENT_EPOCH) {
     return answer(asked.currentLeaderEpoch > CURRENT_EPOCH ? ErrorCode.UNKNOWN_LEADER_EPOCH : ErrorCode.FENCED_LEADER_EPOCH);
   }
