@@ -5,6 +5,7 @@
  * happens before anything starts; a bad value is one sentence saying what to
  * fix, raised as a ConfigError.
  */
+import { parseRpcAddress } from '../rpc/address.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -51,7 +52,67 @@ export const SETTINGS = [
   { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
   { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
   { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
+  // The split layout: `core` serves an engine over the internal RPC, `gateway --core HOST:PORT` uses it.
+  { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },
+  { flag: 'rpc-port', kind: { type: 'int', min: 0, max: 65535 }, default: 7070, help: 'core: port the internal RPC listens on (0 picks a free one)' },
+  { flag: 'rpc-socket', kind: { type: 'string' }, help: 'core: listen on this Unix socket path instead of TCP' },
+  { flag: 'rpc-secret', kind: { type: 'string' }, help: 'core and gateway: shared secret that authenticates the hop, at least 16 characters (never sent over the wire)' },
+  { flag: 'core', kind: { type: 'string' }, help: 'gateway: the core to use, HOST:PORT or the path of its Unix socket' },
+  { flag: 'rpc-call-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 30_000, help: 'gateway: how long a core call may take, beyond the wait a long-poll asks for' },
 ] as const satisfies readonly SettingDef[];
+
+// ─── Commands ─────────────────────────────────────────────────────────────────
+
+export const COMMANDS = {
+  serve: 'the gateway and the core in one process, calling each other directly',
+  core: 'the core alone: a storage engine and the group coordinator behind the internal RPC',
+  gateway: 'a Kafka listener without an engine, using the core at --core HOST:PORT',
+} as const;
+
+export type Command = keyof typeof COMMANDS;
+
+const SPLIT_LAYOUT_FLAGS: readonly string[] = ['rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'core', 'rpc-call-timeout-ms'];
+const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
+  'engine',
+  'database-url',
+  'database-schema',
+  'group-initial-rebalance-delay-ms',
+  'group-min-session-timeout-ms',
+  'group-max-session-timeout-ms',
+  'group-max-size',
+];
+const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'shutdown-grace-ms', 'log-level'];
+const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket'];
+const MIN_SECRET_LENGTH = 16;
+
+/** Whether `command` takes the setting: serve all but the split layout's, core its short list, gateway all but storage and groups. */
+export function takesSetting(command: Command, flag: string): boolean {
+  switch (command) {
+    case 'serve':
+      return !SPLIT_LAYOUT_FLAGS.includes(flag);
+    case 'core':
+      return CORE_FLAGS.includes(flag);
+    case 'gateway':
+      return !NOT_GATEWAY_FLAGS.includes(flag);
+  }
+}
+
+function checkSplitLayout(command: Command, config: ServeConfig): void {
+  if (command === 'serve') return;
+  if (config.rpcSecret === undefined || config.rpcSecret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `The ${command} needs the shared RPC secret: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway.`,
+    );
+  }
+  if (command === 'gateway') {
+    if (config.core === undefined) throw new ConfigError(`The gateway needs its core: set --core (or ${envName('core')}) to the core's HOST:PORT, e.g. --core core:7070.`);
+    try {
+      parseRpcAddress(config.core);
+    } catch (e) {
+      throw new ConfigError(`The flag --core is wrong: ${(e as Error).message}`);
+    }
+  }
+}
 
 type Flag = (typeof SETTINGS)[number]['flag'];
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
@@ -97,11 +158,12 @@ function parseValue(def: SettingDef, raw: string, source: string): string | numb
 }
 
 /** Reads flags (`--name value`, `--name=value`, `--flag`/`--no-flag` for switches) over the environment. */
-export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServeConfig {
-  const defs = new Map<string, SettingDef>(SETTINGS.map((d) => [d.flag, d]));
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: Command = 'serve'): ServeConfig {
+  const taken = (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag));
+  const defs = new Map<string, SettingDef>(taken.map((d) => [d.flag, d]));
   const values = new Map<string, string | number | boolean>();
 
-  for (const def of SETTINGS as readonly SettingDef[]) {
+  for (const def of taken) {
     const raw = env[envName(def.flag)];
     if (raw !== undefined && raw !== '') values.set(def.flag, parseValue(def, raw, `The environment variable ${envName(def.flag)}`));
   }
@@ -117,7 +179,10 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       inline = 'false';
     }
     const def = defs.get(name);
-    if (!def) throw new ConfigError(`Unknown flag --${name}; run "queen-gateway serve --help" to see the flags.`);
+    if (!def && SETTINGS.some((d) => d.flag === name)) {
+      throw new ConfigError(`The flag --${name} is not a setting of "queen-gateway ${command}"; run "queen-gateway ${command} --help" to see its flags.`);
+    }
+    if (!def) throw new ConfigError(`Unknown flag --${name}; run "queen-gateway ${command} --help" to see the flags.`);
     let raw = inline;
     if (raw === undefined) {
       if (def.kind.type === 'bool') raw = 'true';
@@ -131,13 +196,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
 
   const config: Record<string, unknown> = {};
   for (const def of SETTINGS as readonly SettingDef[]) config[camelCase(def.flag)] = values.get(def.flag) ?? def.default;
-  return checkCombinations(config as ServeConfig);
+  checkSplitLayout(command, config as ServeConfig);
+  return checkCombinations(config as ServeConfig, command);
 }
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
-function checkCombinations(config: ServeConfig): ServeConfig {
-  if (WILDCARDS.has(config.host) && config.advertisedHost === undefined) {
+function checkCombinations(config: ServeConfig, command: Command = 'serve'): ServeConfig {
+  if (command !== 'core' && WILDCARDS.has(config.host) && config.advertisedHost === undefined) {
     throw new ConfigError(
       `Listening on ${config.host} (every interface) needs an advertised address: set --advertised-host (or ${envName('advertised-host')}) to the host name or IP clients should connect to.`,
     );
@@ -156,9 +222,9 @@ function checkCombinations(config: ServeConfig): ServeConfig {
   return config;
 }
 
-export function helpText(): string {
-  const lines = ['Usage: queen-gateway serve [flags]', '', 'Every flag can also be set by its environment variable; flags win.', ''];
-  for (const def of SETTINGS as readonly SettingDef[]) {
+export function helpText(command: Command = 'serve'): string {
+  const lines = [`Usage: queen-gateway ${command} [flags]`, '', `${command}: ${COMMANDS[command]}.`, `Other commands: ${Object.keys(COMMANDS).filter((c) => c !== command).join(', ')}.`, '', 'Every flag can also be set by its environment variable; flags win.', ''];
+  for (const def of (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag))) {
     const shown = def.default === undefined ? '' : ` (default ${def.default})`;
     lines.push(`  --${def.flag.padEnd(20)} ${envName(def.flag).padEnd(30)} ${def.help}${shown}`);
   }
