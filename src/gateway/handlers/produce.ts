@@ -21,6 +21,11 @@
 // - The idempotent producer's rules live in the core: an exact resend answers
 //   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
 //   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
+// - Exactly once across the internal RPC: an idempotent producer's batches are
+//   keyed by their sequence already; when any batch comes from a producer
+//   without an id, the core call carries a fresh requestId, so the RPC client
+//   may repeat the call after a lost connection and the core's ledger answers
+//   the repeat with the first result instead of appending again.
 // - Topics are not auto-created by Produce (Kafka creates them on Metadata);
 //   an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION so clients refresh.
 //
@@ -31,6 +36,7 @@
 //
 // Not built: transactional produce (transactions come later; InitProducerId
 // refuses transactional ids, so a client never gets this far).
+import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BatchPos } from '../../../protocol/records/batch-header.js';
@@ -119,7 +125,8 @@ export const produce: ApiHandler = {
 
     if (appends.length > 0) {
       try {
-        const result = await ctx.core.append({ partitions: appends });
+        const unkeyed = appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
+        const result = await ctx.core.append(unkeyed ? { partitions: appends, requestId: randomUUID() } : { partitions: appends });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);
