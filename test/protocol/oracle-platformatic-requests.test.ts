@@ -560,6 +560,16 @@ describe('our codec decodes the requests @platformatic/kafka encodes', () => {
     expect(() => expectDecodesAs(c.api, 4, body, { ...row.sent(4), generationId: 22 })).toThrow();
   });
 
+  it('reads the tagged fields a newer client puts where platformatic leaves its section empty', () => {
+    const [, c, row] = cases.find(([title]) => title === 'Fetch v15')!;
+    const body = c.module.createRequest(...row.args).buffer;
+    expect(body.at(-1), 'platformatic ends the request with an empty tagged section').toBe(0);
+    // ClusterId (tag 0, compact string "cl"), then ReplicaState (tag 1, 13 bytes: replica 5, epoch 9, empty section).
+    const tags = Buffer.from('02' + '00' + '03' + '03636c' + '01' + '0d' + '00000005' + '0000000000000009' + '00', 'hex');
+    const filled = Buffer.concat([body.subarray(0, -1), tags]);
+    expectDecodesAs(c.api, 15, filled, { ...row.sent(15), clusterId: 'cl', replicaState: { replicaId: 5, replicaEpoch: 9n } });
+  });
+
   describe.each(cases)('%s', (_title, c, row, departs) => {
     (departs ? it.fails : it)(departs ? `departs from the spec: ${departs}` : 'decodes field for field, every byte read', () => {
       const body = c.module.createRequest(...row.args).buffer;
