@@ -237,6 +237,21 @@ describe('admin: configs', () => {
       expect((await h.broker.core.describeQueue({ name: 'strict' }))?.config.dedupWindowSeconds).toBe(0);
     });
 
+    it('takes effect for producers: a lowered max.message.bytes refuses a larger batch with MESSAGE_TOO_LARGE', async () => {
+      await h.admin.createTopics({ topics: [{ topic: 'capped', numPartitions: 1 }] });
+      const producer = h.kafka.producer({ retry: { retries: 0 } });
+      await producer.connect();
+      try {
+        await producer.send({ topic: 'capped', messages: [{ value: 'x'.repeat(1000) }] });
+        await incremental([topicChange('capped', [{ name: 'max.message.bytes', configOperation: SET, value: '200' }])]);
+        expect(await failureTypes(producer.send({ topic: 'capped', messages: [{ value: 'x'.repeat(1000) }] }))).toContain('MESSAGE_TOO_LARGE');
+        await producer.send({ topic: 'capped', messages: [{ value: 'small' }] });
+      } finally {
+        await producer.disconnect();
+      }
+      expect((await h.admin.fetchTopicOffsets('capped'))[0]!.high).toBe('2');
+    });
+
     it('validateOnly checks and changes nothing (v0 as well)', async () => {
       await createTopic('dry');
       const { responses } = await h.request(ApiKey.IncrementalAlterConfigs, 0, {
