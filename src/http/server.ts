@@ -36,6 +36,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });
   } catch (e) {
     await app.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`The HTTP API's port ${options.port ?? DEFAULT_HTTP_PORT} on ${host} is already in use; stop whatever holds it, choose another HTTP port (--http-port), or turn the HTTP API off (--no-http).`);
+    }
     throw e;
   }
   const address = app.server.address();
