@@ -25,8 +25,11 @@
  *   `maxFetchSessions`, `nodeId` (default 0), `clusterId`, `shutdownGraceMs`.
  * - `core`: an already-open Core to serve instead of opening one; `stop()`
  *   then leaves it open.
+ * - `http`: Queen's native HTTP API on the same core, `{ port, host,
+ *   bodyLimit }` (port default 6632, 0 picks a free one; host default the
+ *   gateway's). Off when absent or false.
  *
- * The result: `{ bootstrap: 'host:port', host, port, core, stop() }`, where
+ * The result: `{ bootstrap: 'host:port', host, port, core, httpUrl, stop() }`, where
  * host and port are the advertised address and `stop()` shuts the gateway
  * down gracefully and closes the core. `stop()` may be called more than once.
  */
@@ -36,10 +39,13 @@ import { pino, type Level, type Logger } from 'pino';
 import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
 import { GatewayServer, type ServerLimits } from './gateway/server.js';
+import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 
 export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
 export type { GatewaySettings } from './gateway/handler.js';
+export { buildHttpApi, startHttpServer, DEFAULT_HTTP_PORT, type HttpApiOptions, type HttpServer, type HttpServerOptions } from './http/index.js';
+export * from './client/index.js';
 
 export type EngineName = 'memory' | 'postgres';
 export type LogLevel = Level | 'silent';
@@ -71,6 +77,8 @@ export interface StartBrokerOptions {
    */
   groups?: Partial<CoordinatorOptions>;
   core?: QueenCore;
+  /** Queen's native HTTP API on the same core; off when absent or false. */
+  http?: { port?: number; host?: string; bodyLimit?: number } | false;
 }
 
 export interface Broker {
@@ -79,6 +87,8 @@ export interface Broker {
   host: string;
   port: number;
   core: QueenCore;
+  /** http://host:port of the native HTTP API, when `http` was asked for. */
+  httpUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -120,6 +130,23 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   }
   settings.advertised.host = options.advertisedHost ?? bound.host;
   settings.advertised.port = options.advertisedPort ?? bound.port;
+  let http: HttpServer | null = null;
+  if (options.http) {
+    try {
+      http = await startHttpServer({
+        core,
+        log,
+        host: options.http.host ?? host,
+        port: options.http.port ?? DEFAULT_HTTP_PORT,
+        ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
+      });
+    } catch (e) {
+      await gateway.close(0);
+      if (ownCore) await core.close();
+      throw e;
+    }
+    log.info({ url: http.url }, 'HTTP API listening');
+  }
   const advertised = settings.advertised;
   const bootstrap = `${isIP(advertised.host) === 6 ? `[${advertised.host}]` : advertised.host}:${advertised.port}`;
   log.info({ listen: `${bound.host}:${bound.port}`, advertised: bootstrap, engine: ownCore ? options.engine ?? 'memory' : 'external' }, 'gateway listening');
@@ -130,8 +157,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     host: advertised.host,
     port: advertised.port,
     core,
+    ...(http ? { httpUrl: http.url } : {}),
     stop() {
       stopping ??= (async () => {
+        await http?.close();
         await gateway.close(options.shutdownGraceMs ?? 5_000);
         if (ownCore) await core.close();
         log.info('gateway stopped');
