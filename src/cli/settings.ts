@@ -52,6 +52,10 @@ export const SETTINGS = [
   { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
   { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
   { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
+  // Queen's native HTTP API on the same core (src/http).
+  { flag: 'http', kind: { type: 'bool' }, default: true, help: "serve Queen's native HTTP API in this process (--no-http to turn it off)" },
+  { flag: 'http-host', kind: { type: 'string' }, help: 'address the HTTP API listens on (default: --host)' },
+  { flag: 'http-port', kind: { type: 'int', min: 0, max: 65535 }, default: 6632, help: 'port the HTTP API listens on (0 picks a free one)' },
   // The split layout: `core` serves an engine over the internal RPC, `gateway --core HOST:PORT` uses it.
   { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },
   { flag: 'rpc-port', kind: { type: 'int', min: 0, max: 65535 }, default: 7070, help: 'core: port the internal RPC listens on (0 picks a free one)' },
