@@ -1,21 +1,38 @@
 /**
  * The `queen-gateway` command. `serve` (the default) runs the gateway and the
- * core in one process, configured by flags and QUEEN_* environment variables
+ * core in one process; `core` runs the core alone behind the internal RPC and
+ * `gateway --core HOST:PORT` a Kafka listener that uses it (the split layout).
+ * Each is configured by flags and QUEEN_* environment variables
  * (./settings.ts), validated before anything starts. Logs are pino JSON on
  * stdout; a configuration mistake is one sentence on stderr and exit code 2.
  */
-import { pino } from 'pino';
-import { startBroker } from '../index.js';
-import { ConfigError, helpText, readConfig, type ServeConfig } from './settings.js';
+import { pino, type Logger } from 'pino';
+import { openCore, type QueenCore } from '../core/index.js';
+import { startBroker, type StartBrokerOptions } from '../index.js';
+import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
+import { COMMANDS, ConfigError, helpText, readConfig, type Command, type ServeConfig } from './settings.js';
 
 const USAGE_ERROR = 2;
 
-async function serve(config: ServeConfig): Promise<void> {
-  const log = pino({ level: config.logLevel, base: { service: 'queen-gateway' } });
-  const broker = await startBroker({
-    engine: config.engine as 'memory' | 'postgres',
-    url: config.databaseUrl,
-    schema: config.databaseSchema,
+const MEMORY_ENGINE_WARNING =
+  'Using the memory engine: every topic and record is lost when this process exits. For durable storage run with --engine postgres --database-url postgres://user:pass@host:5432/db (or QUEEN_ENGINE=postgres and QUEEN_DATABASE_URL).';
+
+function logger(config: ServeConfig, service: string): Logger {
+  return pino({ level: config.logLevel, base: { service } });
+}
+
+function groupOptions(config: ServeConfig) {
+  return {
+    initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+    minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+    maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+    maxGroupSize: config.groupMaxSize,
+  };
+}
+
+/** The Kafka listener's options, shared by serve and gateway. */
+function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
+  return {
     host: config.host,
     port: config.port,
     advertisedHost: config.advertisedHost,
@@ -34,20 +51,66 @@ async function serve(config: ServeConfig): Promise<void> {
     nodeId: config.nodeId,
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
-    groups: {
-      initialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
-      minSessionTimeoutMs: config.groupMinSessionTimeoutMs,
-      maxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
-      maxGroupSize: config.groupMaxSize,
-    },
-  });
-  if (config.engine === 'memory') {
-    log.warn(
-      'Using the memory engine: every topic and record is lost when this process exits. For durable storage run with --engine postgres --database-url postgres://user:pass@host:5432/db (or QUEEN_ENGINE=postgres and QUEEN_DATABASE_URL).',
-    );
-  }
-  log.info({ bootstrap: broker.bootstrap }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  };
+}
 
+async function serve(config: ServeConfig): Promise<void> {
+  const log = logger(config, 'queen-gateway');
+  const broker = await startBroker({
+    ...listenerOptions(config, log),
+    engine: config.engine as 'memory' | 'postgres',
+    url: config.databaseUrl,
+    schema: config.databaseSchema,
+    groups: groupOptions(config),
+  });
+  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
+  log.info({ bootstrap: broker.bootstrap }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  stopOnSignal(log, () => broker.stop());
+}
+
+/** The core alone: an engine and the group coordinator, served to gateways over the internal RPC. */
+async function runCore(config: ServeConfig): Promise<void> {
+  const log = logger(config, 'queen-core');
+  const core: QueenCore = await openCore(
+    config.engine === 'postgres'
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config) }
+      : { engine: 'memory', groups: groupOptions(config) },
+  );
+  const server = new RpcServer({ core, secret: config.rpcSecret!, log });
+  let bound;
+  try {
+    bound = await server.listen(config.rpcSocket !== undefined ? { path: config.rpcSocket } : { host: config.rpcHost, port: config.rpcPort });
+  } catch (e) {
+    await core.close();
+    throw e;
+  }
+  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
+  log.info({ rpc: formatRpcAddress(bound), engine: config.engine }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
+  stopOnSignal(log, async () => {
+    await server.close();
+    await core.close();
+  });
+}
+
+/** A Kafka listener whose core is another process. */
+async function runGateway(config: ServeConfig): Promise<void> {
+  const log = logger(config, 'queen-gateway');
+  const core = await connectCore({ address: parseRpcAddress(config.core!), secret: config.rpcSecret!, callTimeoutMs: config.rpcCallTimeoutMs, connectTimeoutMs: 30_000, log });
+  let broker;
+  try {
+    broker = await startBroker({ ...listenerOptions(config, log), core });
+  } catch (e) {
+    await core.close();
+    throw e;
+  }
+  log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  stopOnSignal(log, async () => {
+    await broker.stop();
+    await core.close();
+  });
+}
+
+function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
   let signalled = false;
   const shutDown = (signal: string) => {
     if (signalled) {
@@ -56,7 +119,7 @@ async function serve(config: ServeConfig): Promise<void> {
     }
     signalled = true;
     log.info({ signal }, 'shutting down');
-    broker.stop().then(
+    stop().then(
       () => process.exit(0),
       (e) => {
         log.error({ err: e }, 'shutdown failed');
@@ -72,18 +135,22 @@ export async function main(argv: readonly string[]): Promise<void> {
   const [first, ...rest] = argv;
   const command = first === undefined || first.startsWith('--') ? 'serve' : first;
   const args = first === undefined || first.startsWith('--') ? argv : rest;
-  if (args.includes('--help') || args.includes('-h') || command === 'help') {
+  if (command === 'help') {
     process.stdout.write(helpText() + '\n');
     return;
   }
-  if (command !== 'serve') {
-    process.stderr.write(`Unknown command "${command}"; the command is "serve" (run "queen-gateway --help" for its flags).\n`);
+  if (!(command in COMMANDS)) {
+    process.stderr.write(`Unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(', ')} (run "queen-gateway <command> --help" for its flags).\n`);
     process.exitCode = USAGE_ERROR;
+    return;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(helpText(command as Command) + '\n');
     return;
   }
   let config: ServeConfig;
   try {
-    config = readConfig(args, process.env);
+    config = readConfig(args, process.env, command as Command);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(e.message + '\n');
@@ -93,12 +160,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     throw e;
   }
   try {
-    await serve(config);
+    await (command === 'core' ? runCore : command === 'gateway' ? runGateway : serve)(config);
   } catch (e) {
-    // A start failure the settings could not catch (port in use, database down): one line, then exit.
-    const reason = (e as NodeJS.ErrnoException).code === 'EADDRINUSE'
-      ? `Port ${config.port} on ${config.host} is already in use; stop whatever holds it or choose another with --port.`
-      : `The gateway could not start: ${(e as Error).message}`;
+    // A start failure the settings could not catch (port in use, database down, core refusing): one line, then exit.
+    const inUse = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const reason = inUse && command === 'core'
+      ? `The RPC address ${config.rpcSocket ?? `${config.rpcHost}:${config.rpcPort}`} is already in use; stop whatever holds it or choose another with --rpc-port or --rpc-socket.`
+      : inUse
+        ? `Port ${config.port} on ${config.host} is already in use; stop whatever holds it or choose another with --port.`
+        : `The ${command === 'core' ? 'core' : 'gateway'} could not start: ${(e as Error).message}`;
     process.stderr.write(reason + '\n');
     process.exit(1);
   }
