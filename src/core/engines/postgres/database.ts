@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { sqlDirectory } from './sql-files.js';
 import type { Client, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
 /**
@@ -38,7 +39,7 @@ export function checkSchemaName(schema: string): string {
 function loadStatements(files: string[]): Map<string, string> {
   const statements = new Map<string, string>();
   for (const file of files) {
-    const text = readFileSync(new URL(`./sql/${file}.sql`, import.meta.url), 'utf8');
+    const text = readFileSync(new URL(`${file}.sql`, sqlDirectory('sql')), 'utf8');
     for (const section of text.split(/^-- name: /m).slice(1)) {
       const newline = section.indexOf('\n');
       const name = section.slice(0, newline).trim();

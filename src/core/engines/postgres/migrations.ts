@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
+import { sqlDirectory } from './sql-files.js';
 
 /**
  * Numbered migrations (migrations/NNN_name.sql), applied at start in one
@@ -8,7 +9,7 @@ import pg from 'pg';
  * half-made schema.
  */
 
-const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const MIGRATIONS_DIR = sqlDirectory('migrations');
 const MIGRATION_FILE = /^(\d{3})_[a-z0-9_]+\.sql$/;
 
 export interface Migration {
