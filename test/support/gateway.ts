@@ -15,7 +15,7 @@ import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { startBroker } from '../../src/index.js';
+import { startBroker, type CoordinatorOptions } from '../../src/index.js';
 import type { EngineChoice } from './engines.js';
 import { waitFor } from './eventually.js';
 
@@ -28,6 +28,12 @@ export interface GatewayOptions {
   port?: number;
   /** The port Metadata advertises, when clients must dial something else (the chaos proxy). */
   advertisedPort?: number;
+  /**
+   * Group coordinator settings; suites usually pass `{ initialRebalanceDelayMs: 0 }`.
+   * The child process takes the ones its CLI has flags for (the initial delay,
+   * session-timeout bounds and group size).
+   */
+  groups?: Partial<CoordinatorOptions>;
 }
 
 export interface LogEntry {
@@ -105,6 +111,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(engine.engine === 'memory' ? { engine: 'memory' } : { engine: 'postgres', url: engine.url, schema: engine.schema }),
     logger,
     shutdownGraceMs: 2_000,
+    ...(options.groups === undefined ? {} : { groups: options.groups }),
   });
   return {
     bootstrap: broker.bootstrap,
@@ -145,6 +152,11 @@ function cliArguments(options: GatewayOptions, port: number, clusterId: string):
   if (options.advertisedPort !== undefined) args.push('--advertised-host', '127.0.0.1', '--advertised-port', String(options.advertisedPort));
   args.push(options.autoCreateTopics ? '--auto-create-topics' : '--no-auto-create-topics');
   if (options.defaultPartitions !== undefined) args.push('--default-partitions', String(options.defaultPartitions));
+  const groups = options.groups ?? {};
+  if (groups.initialRebalanceDelayMs !== undefined) args.push('--group-initial-rebalance-delay-ms', String(groups.initialRebalanceDelayMs));
+  if (groups.minSessionTimeoutMs !== undefined) args.push('--group-min-session-timeout-ms', String(groups.minSessionTimeoutMs));
+  if (groups.maxSessionTimeoutMs !== undefined) args.push('--group-max-session-timeout-ms', String(groups.maxSessionTimeoutMs));
+  if (groups.maxGroupSize !== undefined) args.push('--group-max-size', String(groups.maxGroupSize));
   if (options.engine.engine === 'postgres') {
     args.push('--engine', 'postgres', '--database-url', options.engine.url, '--database-schema', options.engine.schema);
   } else {
