@@ -54,7 +54,7 @@ describe.skipIf(postgres.skipReason !== null)(title, () => {
       // Generous: the records queued while the gateway is down must survive the restart.
       'message.timeout.ms': 120_000,
       'queue.buffering.max.messages': TOTAL,
-    });
+    }, topic);
 
     let restart: Promise<void> | null = null;
     let deliveredAtKill = -1;

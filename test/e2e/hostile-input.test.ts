@@ -131,7 +131,7 @@ for (const engine of engines) {
 
     beforeAll(async () => {
       gateway = await startGateway({ engine: engine.fresh(), autoCreateTopics: true, defaultPartitions: 2 });
-      producer = await connectProducer(gateway.bootstrap, { acks: 'all', 'linger.ms': 2, 'enable.idempotence': true });
+      producer = await connectProducer(gateway.bootstrap, { acks: 'all', 'linger.ms': 2 }, topic);
       produceRound();
       // The neighbour is connected and has delivered before the first attack.
       await inFlight[0];

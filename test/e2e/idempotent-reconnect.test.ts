@@ -86,7 +86,7 @@ for (const engine of engines) {
         'linger.ms': 2,
         'message.timeout.ms': 120_000,
         'retry.backoff.ms': 50,
-      });
+      }, topic);
       const cuts: Cut[] = [];
       const milestones = [0.15, 0.35, 0.55, 0.75].map((f) => Math.floor(total * f));
       try {

@@ -16,6 +16,7 @@ import type {
   Producer as ProducerType,
   ProducerGlobalConfig,
   ConsumerGlobalConfig,
+  ConsumerTopicConfig,
 } from '@confluentinc/kafka-javascript';
 import type { Header, ReadRecord, SentRecord } from './records.js';
 import { sleep, waitFor } from './eventually.js';
@@ -57,10 +58,21 @@ export function fromHeaders(headers: MessageHeader[] | undefined): Header[] {
   return out;
 }
 
-export async function connectProducer(bootstrap: string, config: ProducerConfig = {}): Promise<ProducerType> {
+/**
+ * What `connect` asks Metadata for: the topic the test works on, or every
+ * topic (the binding's default; its own test in librdkafka.test.ts covers it,
+ * so the other suites do not all fail on one Metadata problem).
+ */
+export type ConnectScope = string | { allTopics: true };
+
+function metadataOptions(scope: ConnectScope) {
+  return typeof scope === 'string' ? { topic: scope, allTopics: false, timeout: 20_000 } : { allTopics: true, timeout: 20_000 };
+}
+
+export async function connectProducer(bootstrap: string, config: ProducerConfig = {}, scope: ConnectScope = { allTopics: true }): Promise<ProducerType> {
   const producer = new Producer({ ...baseConfig(bootstrap), dr_cb: true, ...config } as ProducerGlobalConfig);
   await new Promise<void>((resolve, reject) => {
-    producer.connect({ timeout: 20_000 }, (err) => (err ? reject(new Error(`librdkafka producer could not connect to ${bootstrap}: ${err.message}`)) : resolve()));
+    producer.connect(metadataOptions(scope), (err) => (err ? reject(new Error(`librdkafka producer could not connect to ${bootstrap}: ${err.message}`)) : resolve()));
   });
   producer.setPollInterval(10);
   return producer;
@@ -133,18 +145,27 @@ export function expectDelivered(deliveries: readonly Delivery[]): void {
 
 export type ConsumerConfig = Partial<ConsumerGlobalConfig> & Record<string, unknown>;
 
-export async function connectConsumer(bootstrap: string, config: ConsumerConfig = {}): Promise<KafkaConsumerType> {
+const TOPIC_LEVEL = new Set(['auto.offset.reset', 'consume.callback.max.messages']);
+
+export async function connectConsumer(bootstrap: string, config: ConsumerConfig = {}, scope: ConnectScope = { allTopics: true }): Promise<KafkaConsumerType> {
   // The binding insists on a group.id; partitions are still assigned by hand and no offset is committed.
-  const consumer = new KafkaConsumer({
+  const global: Record<string, unknown> = {
     ...baseConfig(bootstrap),
     'group.id': `queen-e2e-reader-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     'enable.auto.commit': false,
     'enable.partition.eof': true,
     'fetch.wait.max.ms': 100,
-    ...config,
-  } as ConsumerGlobalConfig, {});
+  };
+  // The binding always hands librdkafka a topic configuration of its own, which replaces the
+  // default one: topic-level settings such as auto.offset.reset only count when given there.
+  const topicConfig: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (TOPIC_LEVEL.has(key)) topicConfig[key] = value;
+    else global[key] = value;
+  }
+  const consumer = new KafkaConsumer(global as ConsumerGlobalConfig, topicConfig as ConsumerTopicConfig);
   await new Promise<void>((resolve, reject) => {
-    consumer.connect({ timeout: 20_000 }, (err) => (err ? reject(new Error(`librdkafka consumer could not connect to ${bootstrap}: ${err.message}`)) : resolve()));
+    consumer.connect(metadataOptions(scope), (err) => (err ? reject(new Error(`librdkafka consumer could not connect to ${bootstrap}: ${err.message}`)) : resolve()));
   });
   return consumer;
 }
@@ -181,7 +202,7 @@ export function toReadRecord(m: Message): ReadRecord {
  * arrived; fails, saying how many arrived per partition, if they do not.
  */
 export async function readRecords(bootstrap: string, topic: string, options: ReadOptions): Promise<ReadRecord[]> {
-  const consumer = await connectConsumer(bootstrap, options.config);
+  const consumer = await connectConsumer(bootstrap, options.config, topic);
   const errors = options.errors ?? [];
   const onError = (err: LibrdKafkaError) => errors.push(err);
   consumer.on('event.error', onError);
@@ -271,7 +292,7 @@ export function expectDeliveryOffsetsMatch(deliveries: readonly Delivery[], read
 
 /** Records a partition holds now (high watermark minus low), per partition, through a fresh consumer. */
 export async function recordCounts(bootstrap: string, topic: string, partitions: number[]): Promise<Map<number, number>> {
-  const consumer = await connectConsumer(bootstrap);
+  const consumer = await connectConsumer(bootstrap, {}, topic);
   try {
     const counts = new Map<number, number>();
     for (const partition of partitions) {
