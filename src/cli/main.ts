@@ -51,6 +51,8 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     nodeId: config.nodeId,
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
+    // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).
+    http: config.http ? { host: config.httpHost ?? config.host, port: config.httpPort } : false,
   };
 }
 
@@ -64,7 +66,7 @@ async function serve(config: ServeConfig): Promise<void> {
     groups: groupOptions(config),
   });
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
-  log.info({ bootstrap: broker.bootstrap }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   stopOnSignal(log, () => broker.stop());
 }
 
