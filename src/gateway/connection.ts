@@ -125,7 +125,9 @@ export class Connection {
       throw new UnservedRequest(header);
     }
     const body = requestCodec(header.apiKey, header.apiVersion).decode(r);
-    if (r.remaining !== 0) throw new DecodeError(`${r.remaining} bytes left over after the ${handler.api.name} v${header.apiVersion} request`, r.pos);
+    // Bytes after the last field are ignored, as Kafka's broker ignores them:
+    // librdkafka's Metadata v12 "all topics" request carries three.
+    if (r.remaining !== 0) this.log.debug({ api: handler.api.name, version: header.apiVersion, bytes: r.remaining }, 'request has trailing bytes; ignored');
 
     const slot: Slot = { correlationId: header.correlationId, response: undefined };
     this.pending.push(slot);
