@@ -149,6 +149,8 @@ export function freePort(): Promise<number> {
 
 function cliArguments(options: GatewayOptions, port: number, clusterId: string): string[] {
   const args = ['serve', '--host', '127.0.0.1', '--port', String(port), '--cluster-id', clusterId, '--log-level', 'debug'];
+  // The suites speak Kafka only; the native HTTP API's fixed default port would collide between parallel children.
+  args.push('--no-http');
   if (options.advertisedPort !== undefined) args.push('--advertised-host', '127.0.0.1', '--advertised-port', String(options.advertisedPort));
   args.push(options.autoCreateTopics ? '--auto-create-topics' : '--no-auto-create-topics');
   if (options.defaultPartitions !== undefined) args.push('--default-partitions', String(options.defaultPartitions));
