@@ -15,8 +15,11 @@ export class RawConnection {
   /** Resolves when the gateway (or anything) has closed the socket. */
   readonly closed: Promise<void>;
   private isClosed = false;
+  /** This end's port: how the gateway's log names the connection (remote 127.0.0.1:<port>). Kept, since a closed socket forgets it. */
+  readonly localPort: number;
 
   private constructor(private readonly socket: Socket) {
+    this.localPort = socket.localPort ?? -1;
     socket.on('data', (chunk: Buffer) => {
       this.buffered = Buffer.concat([this.buffered, chunk]);
       while (this.buffered.length >= 4) {
@@ -43,11 +46,6 @@ export class RawConnection {
       socket.once('connect', () => resolve(new RawConnection(socket)));
       socket.once('error', reject);
     });
-  }
-
-  /** This end's port: how the gateway's log names the connection (remote 127.0.0.1:<port>). */
-  get localPort(): number {
-    return this.socket.localPort ?? -1;
   }
 
   write(bytes: Buffer): void {
