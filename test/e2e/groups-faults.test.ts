@@ -1,0 +1,149 @@
+/**
+ * Consumer groups when something dies. A member SIGKILLed in its own process
+ * sends no LeaveGroup: its partitions stay with it until its session timeout
+ * (6 s, the coordinator's minimum) passes, then move to the others. A gateway
+ * process SIGKILLed and started again on the same port over the same
+ * PostgreSQL schema loses the group's membership (it lives in memory) but not
+ * its committed offsets: the members rejoin and carry on from what they had
+ * committed. Every record is accounted for by its sequence number.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { engineMatrix, releaseEngines } from '../support/engines.js';
+import { waitFor } from '../support/eventually.js';
+import { startGateway, startGatewayProcess, type GatewayProcess, type RunningGateway } from '../support/gateway.js';
+import {
+  allRecords,
+  describeAssignments,
+  isDisjointComplete,
+  produceSequenced,
+  sequenceCounts,
+  spawnMembers,
+  startMember,
+  waitForAllRecords,
+  type GroupMember,
+  type MemberView,
+} from '../support/groups-members.js';
+import { createTopic } from '../support/rdkafka.js';
+import { expectExactlyOnceInOrder, uniqueTopic } from '../support/records.js';
+
+const engines = await engineMatrix();
+afterAll(releaseEngines);
+
+const PARTITIONS = 6;
+const SESSION_TIMEOUT_MS = 6_000;
+
+async function waitForCover(members: readonly MemberView[], what: string, timeoutMs = 30_000): Promise<void> {
+  await waitFor(() => isDisjointComplete(members, PARTITIONS) && members.every((m) => m.assigned.size > 0), {
+    what: `${what}: a disjoint, complete assignment over ${members.map((m) => m.name).join(', ')}`,
+    timeoutMs,
+    describe: () => describeAssignments(members),
+  });
+}
+
+async function waitForAckedCommits(members: readonly MemberView[], what: string): Promise<void> {
+  await waitFor(
+    () => {
+      const ends = new Map<number, number>();
+      for (const r of allRecords(members)) ends.set(r.partition, Math.max(ends.get(r.partition) ?? 0, r.offset + 1));
+      return [...ends].every(([p, end]) => members.some((m) => m.committed.get(p) === end));
+    },
+    { what: `${what}: commits acknowledged up to the last record read`, timeoutMs: 15_000 },
+  );
+}
+
+for (const engine of engines) {
+  const title = `a SIGKILLed group member, ${engine.name} engine` + (engine.skipReason ? ` (skipped: ${engine.skipReason})` : '');
+  describe.skipIf(engine.skipReason !== null)(title, () => {
+    let gateway: RunningGateway | null = null;
+    const closers: (() => Promise<void>)[] = [];
+    afterAll(async () => {
+      await Promise.all(closers.splice(0).map((close) => close().catch(() => {})));
+      await gateway?.stop();
+    });
+
+    it('its partitions move to the others once its session timeout has passed, and no record is lost', { timeout: 60_000 }, async () => {
+      gateway = await startGateway({ engine: engine.fresh(), groups: { initialRebalanceDelayMs: 0 } });
+      const bootstrap = gateway.bootstrap;
+      const topic = uniqueTopic('grp-sigkill');
+      const group = `${topic}-g`;
+      await createTopic(bootstrap, topic, PARTITIONS);
+      const base = { bootstrap, group, topic, assignor: 'range' as const, sessionTimeoutMs: SESSION_TIMEOUT_MS };
+      const a: GroupMember = await startMember({ ...base, name: 'a' });
+      closers.push(() => a.close());
+      const b: GroupMember = await startMember({ ...base, name: 'b' });
+      closers.push(() => b.close());
+      const victim = await spawnMembers([{ ...base, name: 'k' }]);
+      closers.push(() => victim.kill());
+      const k = victim.members[0]!;
+      await waitForCover([a, b, k], 'before the kill');
+
+      await produceSequenced(bootstrap, topic, topic, 0, 120, PARTITIONS);
+      await waitForAllRecords(topic, 120, [a, b, k]);
+      await waitForAckedCommits([a, b, k], 'before the kill');
+      const held = [...k.assigned];
+      const eventsBefore = new Map([a, b].map((m) => [m, m.events.length]));
+
+      const killedAt = Date.now();
+      await victim.kill();
+      await waitForCover([a, b], `after k was SIGKILLed (it held ${held.join(',')})`, 30_000);
+      const movedAt = Math.max(...[a, b].flatMap((m) => m.events.slice(eventsBefore.get(m)).filter((e) => e.kind === 'assigned').map((e) => e.at)));
+      // The coordinator only learns of the death from the silence: nothing may move before the session timeout
+      // (less the one heartbeat interval by which k's last heartbeat may precede the kill).
+      expect(movedAt - killedAt, `k's partitions moved ${movedAt - killedAt} ms after the kill`).toBeGreaterThanOrEqual(SESSION_TIMEOUT_MS - 500);
+
+      await produceSequenced(bootstrap, topic, topic, 120, 120, PARTITIONS);
+      await waitForAllRecords(topic, 240, [a, b, k]);
+      expectExactlyOnceInOrder(topic, 240, allRecords([a, b, k]));
+    });
+  });
+}
+
+const postgres = engines.find((e) => e.name === 'postgres')!;
+const restartTitle = 'a gateway restart under a consumer group, postgres engine' + (postgres.skipReason ? ` (skipped: ${postgres.skipReason})` : '');
+describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
+  let gateway: GatewayProcess | null = null;
+  const members: GroupMember[] = [];
+  afterAll(async () => {
+    await Promise.all(members.map((m) => m.close().catch(() => {})));
+    await gateway?.stop();
+  });
+
+  it('members rejoin the restarted gateway and resume from their committed offsets, losing nothing', { timeout: 90_000 }, async () => {
+    // The CLI's default initial rebalance delay (3 s) stays on: the restarted gateway's groups start empty.
+    gateway = await startGatewayProcess({ engine: postgres.fresh(), autoCreateTopics: false });
+    const running = gateway;
+    const topic = uniqueTopic('grp-gw-restart');
+    const group = `${topic}-g`;
+    await createTopic(running.bootstrap, topic, PARTITIONS);
+    const base = { bootstrap: running.bootstrap, group, topic, assignor: 'range' as const, sessionTimeoutMs: SESSION_TIMEOUT_MS };
+    members.push(await startMember({ ...base, name: 'a' }), await startMember({ ...base, name: 'b' }));
+    const [a, b] = members as [GroupMember, GroupMember];
+    await waitForCover([a, b], 'before the restart');
+
+    await produceSequenced(running.bootstrap, topic, topic, 0, 300, PARTITIONS);
+    await waitForAllRecords(topic, 300, [a, b]);
+    await waitForAckedCommits([a, b], 'before the restart');
+    const ackedAtKill = new Map<number, number>();
+    for (const m of [a, b]) for (const [p, o] of m.committed) ackedAtKill.set(p, Math.max(ackedAtKill.get(p) ?? 0, o));
+    const readBefore = new Map([a, b].map((m) => [m, m.records.length]));
+    const eventsBefore = new Map([a, b].map((m) => [m, m.events.length]));
+
+    await running.kill();
+    await running.restart();
+    await produceSequenced(running.bootstrap, topic, topic, 300, 120, PARTITIONS);
+    await waitForAllRecords(topic, 420, [a, b], 45_000);
+
+    // They rejoined: each went through a new assignment on the restarted gateway.
+    for (const m of [a, b]) {
+      const assignedAfter = m.events.slice(eventsBefore.get(m)).filter((e) => e.kind === 'assigned');
+      expect(assignedAfter.length, `${m.name} was never assigned again after the restart`).toBeGreaterThan(0);
+    }
+    await waitForCover([a, b], 'after the restart');
+    // Nothing committed before the kill was read again; every record arrived once.
+    const readAgain = [a, b].flatMap((m) => m.records.slice(readBefore.get(m))).filter((r) => r.offset < (ackedAtKill.get(r.partition) ?? 0));
+    expect(readAgain.map((r) => `p${r.partition}@${r.offset}`), 'records committed before the restart were read again').toEqual([]);
+    const counts = sequenceCounts(topic, allRecords([a, b]));
+    expect(counts.size, 'records never read').toBe(420);
+    expectExactlyOnceInOrder(topic, 420, allRecords([a, b]));
+  });
+});
