@@ -172,7 +172,7 @@ describe('the CLI in the split layout: queen-gateway core + queen-gateway gatewa
     const kafkaPort = await freePort();
     core = launch(['core', '--rpc-host', '127.0.0.1', '--rpc-port', String(rpcPort), '--engine', 'memory', '--group-initial-rebalance-delay-ms', '0'], coreLogs);
     await waitFor(() => coreLogs.matching('ready').length > 0 || core!.exitCode !== null, { timeoutMs: 30_000, what: 'the core to listen' });
-    gateway = launch(['gateway', '--core', `127.0.0.1:${rpcPort}`, '--host', '127.0.0.1', '--port', String(kafkaPort), '--no-auto-create-topics'], gatewayLogs);
+    gateway = launch(['gateway', '--core', `127.0.0.1:${rpcPort}`, '--host', '127.0.0.1', '--port', String(kafkaPort), '--no-auto-create-topics', '--no-http'], gatewayLogs);
     await waitFor(() => gatewayLogs.matching('ready').length > 0 || gateway!.exitCode !== null, { timeoutMs: 30_000, what: 'the gateway to listen' });
     expect(gateway.exitCode, gatewayLogs.tail()).toBeNull();
     bootstrap = `127.0.0.1:${kafkaPort}`;
