@@ -153,7 +153,7 @@ for (const engine of engines) {
       const first = await client.queue(topic).partition('0').push([item]);
       const second = await client.queue(topic).partition('0').push([item]);
       expect([first[0]!.status, second[0]!.status]).toEqual(['queued', 'queued']);
-      const described = await (await fetch(`${broker.httpUrl}/api/v1/resources/queues/${topic}`)).json();
+      const described = (await (await fetch(`${broker.httpUrl}/api/v1/resources/queues/${topic}`)).json()) as { config: { dedup_window_seconds: number } };
       expect(described.config.dedup_window_seconds).toBe(0);
     });
 
@@ -166,7 +166,7 @@ for (const engine of engines) {
       const first = await client.queue(topic).partition('0').push([{ transactionId: 'same-id', data: 'x' }]);
       const second = await client.queue(topic).partition('0').push([{ transactionId: 'same-id', data: 'x' }]);
       expect(second[0]).toMatchObject({ status: 'duplicate', messageId: first[0]!.messageId, offset: 1 });
-      const described = await (await fetch(`${broker.httpUrl}/api/v1/resources/queues/${topic}`)).json();
+      const described = (await (await fetch(`${broker.httpUrl}/api/v1/resources/queues/${topic}`)).json()) as { config: { dedup_window_seconds: number } };
       expect(described.config.dedup_window_seconds).toBe(600);
     });
   });
