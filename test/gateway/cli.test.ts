@@ -63,7 +63,7 @@ describe('queen-gateway serve: settings are validated before starting', () => {
 
 describe('queen-gateway serve: running', () => {
   it('starts on the memory engine, says the data is lost on exit, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--http-port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     const ready = new Promise<void>((resolve) =>
       child.stdout.on('data', (d) => {
