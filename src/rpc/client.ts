@@ -204,7 +204,7 @@ class RpcClient {
     const socket = 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
     this.socket = socket;
     socket.setNoDelay(true);
-    const frames = new FrameReader(this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    const frames = new FrameReader();
     const clientNonce = newNonce();
     let stage: Stage = 'challenge';
 
@@ -251,6 +251,7 @@ class RpcClient {
             stage = 'ready-wait';
           } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
             stage = 'ready';
+            frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
             this.onReady(socket);
           } else {
             throw new Error(`unexpected frame kind ${kind} during ${stage}`);

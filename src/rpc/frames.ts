@@ -34,6 +34,8 @@ export const FrameKind = {
 export type FrameKindCode = (typeof FrameKind)[keyof typeof FrameKind];
 
 export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024 * 1024;
+/** The largest handshake frame (a Refused sentence); anything bigger before Ready is not this protocol. */
+export const HANDSHAKE_MAX_FRAME_BYTES = 4096;
 
 export class FrameError extends Error {
   override readonly name = 'FrameError';
@@ -79,7 +81,8 @@ export const RefusedReason = { Version: 1, Secret: 2 } as const;
 export class FrameReader {
   private pending: Buffer | null = null;
 
-  constructor(private readonly maxFrameBytes = DEFAULT_MAX_FRAME_BYTES) {}
+  /** Raised once the handshake is done: before it, no peer may make this side buffer more than a handshake frame. */
+  constructor(public maxFrameBytes = HANDSHAKE_MAX_FRAME_BYTES) {}
 
   /** The complete frames in `chunk` (with what was left over before it), each as kind and body. */
   push(chunk: Buffer): { kind: number; body: Buffer }[] {

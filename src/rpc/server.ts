@@ -68,7 +68,7 @@ export class RpcServer {
     const { core, secret, log, faults } = this.options;
     this.connections.add(socket);
     socket.setNoDelay(true);
-    const frames = new FrameReader(this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    const frames = new FrameReader();
     const inFlight = new Map<number, AbortController>();
     const peer = `${socket.remoteAddress ?? 'unix'}:${socket.remotePort ?? ''}`;
     let stage: Stage = 'hello';
@@ -109,6 +109,7 @@ export class RpcServer {
       }
       sendFrame(socket, frameWriter(FrameKind.Ready));
       stage = 'ready';
+      frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
       log?.debug({ peer }, 'rpc connection ready');
     };
 
