@@ -218,6 +218,18 @@ describe('the handshake', () => {
     expect(reply.subarray(6).toString('utf8')).toMatch(/version 99 and this core speaks version 1: run the same queen-gateway release/);
   });
 
+  it('closes an unauthenticated connection that announces a large frame, before buffering it', async () => {
+    const core = await memoryCore();
+    const { address } = await serve(core);
+    const raw = await rawSocket(address);
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(200 * 1024 * 1024, 0);
+    header[4] = 1;
+    raw.socket.write(header);
+    await raw.closed;
+    expect(raw.received().length).toBe(0);
+  });
+
   it('closes a connection that does not speak the protocol', async () => {
     const core = await memoryCore();
     const { address } = await serve(core);
