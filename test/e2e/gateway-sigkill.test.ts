@@ -28,7 +28,7 @@ describe.skipIf(postgres.skipReason !== null)(title, () => {
     await gateway?.stop();
   });
 
-  it(`an idempotent librdkafka producer's ${TOTAL} records arrive exactly once, in order per partition`, { timeout: 150_000 }, async () => {
+  it(`an idempotent librdkafka producer's ${TOTAL} records arrive exactly once, in order per partition`, { timeout: 120_000 }, async () => {
     gateway = await startGatewayProcess({ engine: postgres.fresh(), autoCreateTopics: false });
     const running = gateway;
     const topic = uniqueTopic('sigkill');
@@ -52,7 +52,8 @@ describe.skipIf(postgres.skipReason !== null)(title, () => {
       'linger.ms': 5,
       'batch.num.messages': 2_000,
       // Generous: the records queued while the gateway is down must survive the restart.
-      'message.timeout.ms': 120_000,
+      // (a restart takes a few seconds; this is ten times that and more).
+      'message.timeout.ms': 50_000,
       'queue.buffering.max.messages': TOTAL,
     }, topic);
 
@@ -60,7 +61,7 @@ describe.skipIf(postgres.skipReason !== null)(title, () => {
     let deliveredAtKill = -1;
     try {
       const deliveries = await produceAll(producer, topic, records, {
-        timeoutMs: 130_000,
+        timeoutMs: 60_000,
         onDelivery: (delivered) => {
           if (delivered === KILL_AT && !restart) {
             deliveredAtKill = delivered;

@@ -73,7 +73,7 @@ for (const engine of engines) {
       }
     }
 
-    it('librdkafka (enable.idempotence, 5 in flight): every record exactly once, in order per partition', async () => {
+    it('librdkafka (enable.idempotence, 5 in flight): every record exactly once, in order per partition', { timeout: 90_000 }, async () => {
       const topic = uniqueTopic('idem-rdkafka');
       await createTopic(topic);
       const total = 20_000;
@@ -84,14 +84,14 @@ for (const engine of engines) {
         // Small batches, so there are many requests and several in flight when the cuts come.
         'batch.num.messages': 100,
         'linger.ms': 2,
-        'message.timeout.ms': 120_000,
+        'message.timeout.ms': 40_000,
         'retry.backoff.ms': 50,
       }, topic);
       const cuts: Cut[] = [];
       const milestones = [0.15, 0.35, 0.55, 0.75].map((f) => Math.floor(total * f));
       try {
         const deliveries = await produceAll(producer, topic, records, {
-          timeoutMs: 120_000,
+          timeoutMs: 45_000,
           onDelivery: (delivered) => {
             if (delivered === milestones[0]) {
               milestones.shift();
@@ -105,12 +105,12 @@ for (const engine of engines) {
       }
       expectCutsMidStream(cuts, total, 3);
 
-      const read = await readRecords(gateway.bootstrap, topic, { partitions: PARTITIONS, count: total, timeoutMs: 90_000 });
+      const read = await readRecords(gateway.bootstrap, topic, { partitions: PARTITIONS, count: total, timeoutMs: 30_000 });
       expectExactlyOnceInOrder(topic, total, read);
       await expectStoredCount(gateway.bootstrap, topic, PARTITIONS, total);
     });
 
-    it('kafkajs (idempotent: true): every record exactly once, in order per partition', async () => {
+    it('kafkajs (idempotent: true): every record exactly once, in order per partition', { timeout: 90_000 }, async () => {
       const topic = uniqueTopic('idem-kafkajs');
       await createTopic(topic);
       const total = 8_000;
@@ -141,7 +141,7 @@ for (const engine of engines) {
       }
       expectCutsMidStream(cuts, total, 3);
 
-      const read = await readRecords(gateway.bootstrap, topic, { partitions: PARTITIONS, count: total, timeoutMs: 60_000 });
+      const read = await readRecords(gateway.bootstrap, topic, { partitions: PARTITIONS, count: total, timeoutMs: 30_000 });
       expectExactlyOnceInOrder(topic, total, read);
       await expectStoredCount(gateway.bootstrap, topic, PARTITIONS, total);
     });
