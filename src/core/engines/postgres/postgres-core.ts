@@ -1085,7 +1085,7 @@ export class PostgresCore implements Core {
       return true;
     });
     if (!ran) return;
-    const partitions = await this.db.statements.run<{ id: number; log_start_offset: number; config: QueueConfig }>('retention-partitions');
+    const partitions = await this.db.statements.run<{ id: number; log_start_offset: number; config: QueueConfig }>('retention-partitions', [now]);
     for (const p of partitions) {
       // Each partition in its own short transaction: appends to it wait only for its own reaping.
       await this.db.transaction(async (tx) => {

@@ -3,9 +3,16 @@
 SELECT pg_try_advisory_xact_lock(4, 0) AS locked;
 
 -- name: retention-partitions
+-- Partitions retention may shorten. By time alone only when the oldest batch
+-- is past retention: retention removes an oldest-first run, so a young oldest
+-- batch means nothing goes, and most partitions are skipped without reading
+-- their batch list.
 SELECT p.id, p.log_start_offset, q.config
 FROM partitions p JOIN queues q ON q.id = p.queue_id
-WHERE (q.config ->> 'retentionMs')::bigint >= 0 OR (q.config ->> 'retentionBytes')::bigint >= 0;
+WHERE (q.config ->> 'retentionBytes')::bigint >= 0
+   OR ((q.config ->> 'retentionMs')::bigint >= 0
+       AND (SELECT b.appended_at FROM batches b WHERE b.partition_id = p.id ORDER BY b.base_offset LIMIT 1)
+           < $1 - (q.config ->> 'retentionMs')::bigint);
 
 -- name: partition-batch-sizes
 SELECT base_offset, next_offset, size, appended_at FROM batches WHERE partition_id = $1 ORDER BY base_offset;
