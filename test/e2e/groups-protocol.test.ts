@@ -15,7 +15,7 @@ import { ApiKey } from '../../protocol/api-keys.js';
 import { ErrorCode, errorName } from '../../protocol/error-codes.js';
 import { Writer } from '../../protocol/primitives/writer.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
-import { waitFor } from '../support/eventually.js';
+import { sleep, waitFor } from '../support/eventually.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 import {
   allRecords,
@@ -325,3 +325,42 @@ for (const engine of engines) {
     });
   });
 }
+
+describe('the default initial rebalance delay (3 s), memory engine', () => {
+  let gateway: RunningGateway;
+  const connections: RawConnection[] = [];
+  beforeAll(async () => {
+    gateway = await startGateway({ engine: { engine: 'memory' } });
+  });
+  afterAll(async () => {
+    for (const c of connections) c.destroy();
+    await gateway?.stop();
+  });
+
+  it('consumers arriving one after another within the delay form the group in a single rebalance', { timeout: 20_000 }, async () => {
+    const group = uniqueTopic('grp-initial-delay');
+    const join = async () => {
+      const connection = await RawConnection.open(gateway.port);
+      connections.push(connection);
+      return connection.request(ApiKey.JoinGroup, 3, {
+        groupId: group,
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 10_000,
+        memberId: '',
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: subscription(['orders']) }],
+      });
+    };
+    // Each join is held; the later ones arrive while the first is still waiting out the delay.
+    const first = join();
+    await sleep(400);
+    const second = join();
+    await sleep(400);
+    const third = join();
+    const answers = await Promise.all([first, second, third]);
+    for (const a of answers) expect(code(a.errorCode as number)).toBe(code(NONE));
+    expect(answers.map((a) => a.generationId), 'every member joined the first generation').toEqual([1, 1, 1]);
+    const leader = answers.find((a) => a.memberId === a.leader)!;
+    expect((leader.members as unknown[]).length, 'the leader was given all three members to assign').toBe(3);
+  });
+});
