@@ -480,6 +480,16 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(other.producerId).not.toBe(a.producerId);
       });
 
+      it("ignores an idempotent producer's transaction timeout, which librdkafka sends as -1", async () => {
+        const a = await core.initProducer({ transactionalId: null, transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 });
+        const b = await core.initProducer({ transactionalId: null, transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 });
+        expect(a.producerEpoch).toBe(0);
+        expect(b.producerId).not.toBe(a.producerId);
+        await expect(
+          core.initProducer({ transactionalId: uniqueName('txn'), transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 }),
+        ).rejects.toMatchObject({ code: 'invalid_argument' });
+      });
+
       it('keeps producer windows across a restart: a resend still answers the original offset', async ({ skip }) => {
         if (!fx.reopen) return skip('the engine keeps nothing across a restart');
         const { q, producerId, producerEpoch } = await producerQueue();

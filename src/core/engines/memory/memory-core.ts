@@ -48,6 +48,7 @@ import type {
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { copyForStorage, parseAppendRecords } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
@@ -103,7 +104,6 @@ interface ProducerIdentity {
   producerEpoch: number;
 }
 
-const MAX_PRODUCER_EPOCH = 32_767;
 const MAX_PREFIX_LIMIT = 10_000;
 
 export class MemoryCore implements Core {
@@ -360,12 +360,7 @@ export class MemoryCore implements Core {
 
   async initProducer(req: InitProducerRequest): Promise<InitProducerResult> {
     this.checkOpen();
-    if (req?.transactionalId !== null && (typeof req?.transactionalId !== 'string' || req.transactionalId.length === 0)) {
-      throw new CoreError('invalid_argument', 'transactionalId must be null or a non-empty string.');
-    }
-    requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs');
-    const producerId = requireInteger(req.producerId, 'producerId', -1);
-    const producerEpoch = requireInteger(req.producerEpoch, 'producerEpoch', -1, MAX_PRODUCER_EPOCH);
+    const { producerId, producerEpoch } = checkInitProducer(req);
     const bump = (identity: ProducerIdentity): ProducerIdentity =>
       identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? this.newProducer() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
     let identity: ProducerIdentity;

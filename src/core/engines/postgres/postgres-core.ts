@@ -49,6 +49,7 @@ import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
@@ -163,7 +164,6 @@ class RollbackWith<T> {
   constructor(readonly result: T) {}
 }
 
-const MAX_PRODUCER_EPOCH = 32_767;
 const MAX_PREFIX_LIMIT = 10_000;
 /** Batches a pop decodes per round trip. */
 const POP_BATCH_ROWS = 64;
@@ -541,12 +541,7 @@ export class PostgresCore implements Core {
 
   async initProducer(req: InitProducerRequest): Promise<InitProducerResult> {
     this.checkOpen();
-    if (req?.transactionalId !== null && (typeof req?.transactionalId !== 'string' || req.transactionalId.length === 0)) {
-      throw new CoreError('invalid_argument', 'transactionalId must be null or a non-empty string.');
-    }
-    const timeoutMs = requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs', 0, 2_147_483_647);
-    const producerId = requireInteger(req.producerId, 'producerId', -1);
-    const producerEpoch = requireInteger(req.producerEpoch, 'producerEpoch', -1, MAX_PRODUCER_EPOCH);
+    const { transactionTimeoutMs: timeoutMs, producerId, producerEpoch } = checkInitProducer(req);
     return this.db.transaction(async (tx) => {
       const fresh = async (): Promise<InitProducerResult> => {
         const row = (await tx.one<{ producer_id: number; producer_epoch: number }>('new-producer'))!;

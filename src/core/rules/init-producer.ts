@@ -1,0 +1,28 @@
+import { CoreError } from '../errors.js';
+import type { InitProducerRequest } from '../core.js';
+import { requireInteger } from './arguments.js';
+
+/** Kafka's largest producer epoch; an epoch bump past it allocates a new producer id. */
+export const MAX_PRODUCER_EPOCH = 32_767;
+
+const INT32_MAX = 2_147_483_647;
+
+/**
+ * Checks an InitProducer request the same way for every engine. Kafka ignores
+ * the transaction timeout of a producer without a transactional id, and
+ * librdkafka's idempotent producer sends -1 there, so it is only checked for
+ * transactional producers.
+ */
+export function checkInitProducer(req: InitProducerRequest): InitProducerRequest {
+  if (req?.transactionalId !== null && (typeof req?.transactionalId !== 'string' || req.transactionalId.length === 0)) {
+    throw new CoreError('invalid_argument', 'transactionalId must be null or a non-empty string.');
+  }
+  const transactionTimeoutMs =
+    req.transactionalId === null ? 0 : requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs', 0, INT32_MAX);
+  return {
+    transactionalId: req.transactionalId,
+    transactionTimeoutMs,
+    producerId: requireInteger(req.producerId, 'producerId', -1),
+    producerEpoch: requireInteger(req.producerEpoch, 'producerEpoch', -1, MAX_PRODUCER_EPOCH),
+  };
+}
