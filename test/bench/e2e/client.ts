@@ -1,0 +1,374 @@
+/**
+ * One benchmark client in its own process: a librdkafka
+ * (@confluentinc/kafka-javascript) or kafkajs producer or consumer, told what
+ * to do by a JSON argument (ClientJob) and answering with JSON lines on
+ * stdout: `{"progress":n}` while it runs, `{"ready":true}` once a latency
+ * consumer has its partitions, and `{"result":…}` at the end.
+ *
+ * Client settings, as applications commonly run them (and stated in the
+ * README):
+ * - librdkafka producer: acks=all, linger.ms=5, batch.size=1,000,000,
+ *   batch.num.messages=10,000 (librdkafka's defaults), no compression, no
+ *   idempotence; records spread round-robin over the partitions.
+ * - kafkajs producer: acks=-1, send() of 500 records at a time with up to 4
+ *   sends in flight (kafkajs has no linger; applications batch by hand).
+ * - consumers: a consumer group (subscribe), librdkafka's and kafkajs's
+ *   default fetch settings.
+ * Latency: the value's first 8 bytes are the send time (performance.timeOrigin
+ * + performance.now(), a wall-clock reading with sub-millisecond precision
+ * that agrees across processes on one host); the consumer subtracts it from
+ * its own reading when the record reaches the application.
+ */
+import KafkaJavascript from '@confluentinc/kafka-javascript';
+import type { ConsumerGlobalConfig, LibrdKafkaError, Message, ProducerGlobalConfig } from '@confluentinc/kafka-javascript';
+import kafkajs from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const { Producer, KafkaConsumer, CODES } = KafkaJavascript;
+const { Kafka, logLevel } = kafkajs;
+
+export type ClientName = 'rdkafka' | 'kafkajs';
+
+export type ClientJob =
+  /** As fast as the client goes for `seconds`; the first `warmupSeconds` are not counted. */
+  | { role: 'produce'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number }
+  /** Reads from the start of the topic in a new group until `count` records or `seconds` after the first. */
+  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number }
+  /** Sends `rate` records/s for `seconds`, each stamped with its send time; those of the first `warmupSeconds` are marked unmeasured. */
+  | { role: 'pace'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; rate: number }
+  /** Reads stamped records and reports latency percentiles of the measured ones; ends once idle for `idleSeconds`. */
+  | { role: 'latency'; client: ClientName; bootstrap: string; topic: string; timeoutSeconds: number; idleSeconds: number };
+
+export interface ProduceResult { acked: number; counted: number; seconds: number; recordsPerSecond: number; failed: number }
+export interface ConsumeResult { records: number; seconds: number; recordsPerSecond: number; firstRecordAfterMs: number }
+export interface PaceResult { sent: number; acked: number; failed: number; seconds: number; achievedRate: number }
+export interface LatencyResult { measured: number; p50: number; p99: number; p999: number; max: number }
+
+const now = () => performance.timeOrigin + performance.now();
+const RDKAFKA_BASE = { 'client.id': 'queen-bench', 'log_level': 3 };
+const RDKAFKA_PRODUCER = { 'acks': 'all', 'linger.ms': 5, 'batch.size': 1_000_000, 'batch.num.messages': 10_000, 'compression.type': 'none', 'enable.idempotence': false, 'dr_cb': true };
+/** Byte 8 of a paced record's value: 1 once the warm-up is over. */
+const MEASURED_FLAG = 8;
+const KAFKAJS_SEND_SIZE = 500;
+const KAFKAJS_SENDS_IN_FLIGHT = 4;
+
+/**
+ * The binding's connect() asks Metadata for every topic unless told a topic;
+ * applications name theirs, and so do we (the gateway's all-topics Metadata
+ * v12 decode is being fixed elsewhere).
+ */
+function connectScope(topic: string) {
+  return { topic, allTopics: false, timeout: 20_000 };
+}
+
+function emit(message: object): void {
+  process.stdout.write(JSON.stringify(message) + '\n');
+}
+
+function fillValue(bytes: number): Buffer {
+  const value = Buffer.alloc(bytes);
+  for (let i = 0; i < bytes; i++) value[i] = 97 + (i % 26);
+  return value;
+}
+
+/** A sender both clients implement: queue one record; a promise when the client wants the caller to wait. */
+interface Sender {
+  send(partition: number, value: Buffer): Promise<void> | null;
+  acked(): number;
+  failed(): number;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function rdkafkaSender(bootstrap: string, topic: string): Promise<Sender> {
+  const producer = new Producer({ ...RDKAFKA_BASE, ...RDKAFKA_PRODUCER, 'bootstrap.servers': bootstrap } as unknown as ProducerGlobalConfig);
+  let acked = 0;
+  let failed = 0;
+  producer.on('delivery-report', (err: LibrdKafkaError | null) => (err ? failed++ : acked++));
+  await new Promise<void>((resolve, reject) => producer.connect(connectScope(topic), (err) => (err ? reject(err) : resolve())));
+  producer.setPollInterval(5);
+  return {
+    send(partition, value) {
+      try {
+        producer.produce(topic, partition, value, null, Date.now());
+        return null;
+      } catch (e) {
+        if ((e as { code?: number }).code !== CODES.ERRORS.ERR__QUEUE_FULL) throw e;
+        producer.poll();
+        return sleep(1);
+      }
+    },
+    acked: () => acked,
+    failed: () => failed,
+    flush: () => new Promise<void>((resolve) => producer.flush(30_000, () => resolve())),
+    close: () => new Promise<void>((resolve) => producer.disconnect(10_000, () => resolve())),
+  };
+}
+
+async function kafkajsSender(bootstrap: string, topic: string): Promise<Sender> {
+  const kafka = new Kafka({ clientId: 'queen-bench', brokers: [bootstrap], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  let acked = 0;
+  let failed = 0;
+  let pending: { partition: number; value: Buffer }[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const sendPending = () => {
+    const messages = pending;
+    pending = [];
+    const sent = producer.send({ topic, acks: -1, messages }).then(
+      () => void (acked += messages.length),
+      () => void (failed += messages.length),
+    );
+    inFlight.add(sent);
+    void sent.finally(() => inFlight.delete(sent));
+  };
+  return {
+    send(partition, value) {
+      pending.push({ partition, value });
+      if (pending.length < KAFKAJS_SEND_SIZE) return null;
+      sendPending();
+      return inFlight.size >= KAFKAJS_SENDS_IN_FLIGHT ? Promise.race(inFlight) : null;
+    },
+    acked: () => acked,
+    failed: () => failed,
+    async flush() {
+      if (pending.length > 0) sendPending();
+      await Promise.all(inFlight);
+    },
+    close: () => producer.disconnect(),
+  };
+}
+
+const senders = { rdkafka: rdkafkaSender, kafkajs: kafkajsSender };
+
+async function runProduce(job: Extract<ClientJob, { role: 'produce' }>): Promise<ProduceResult> {
+  const sender = await senders[job.client](job.bootstrap, job.topic);
+  const value = fillValue(job.recordBytes);
+  const started = now();
+  const countFrom = started + job.warmupSeconds * 1000;
+  const deadline = started + job.seconds * 1000;
+  let ackedAtCountStart = -1;
+  let countStartedAt = 0;
+  let sent = 0;
+  let lastProgress = started;
+  while (now() < deadline) {
+    for (let i = 0; i < 256; i++) {
+      const wait = sender.send(sent % job.partitions, value);
+      if (wait) {
+        await wait;
+        break;
+      }
+      sent++;
+    }
+    const t = now();
+    if (ackedAtCountStart < 0 && t >= countFrom) {
+      ackedAtCountStart = sender.acked();
+      countStartedAt = t;
+      emit({ window: 'start' });
+    }
+    if (t - lastProgress > 250) {
+      lastProgress = t;
+      emit({ progress: sender.acked() });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const countEndedAt = now();
+  emit({ window: 'end' });
+  const counted = sender.acked() - Math.max(ackedAtCountStart, 0);
+  const seconds = (countEndedAt - (countStartedAt || started)) / 1000;
+  await sender.flush();
+  const result = { acked: sender.acked(), counted, seconds, recordsPerSecond: counted / seconds, failed: sender.failed() };
+  await sender.close();
+  return result;
+}
+
+async function runPace(job: Extract<ClientJob, { role: 'pace' }>): Promise<PaceResult> {
+  const sender = await senders[job.client](job.bootstrap, job.topic);
+  const started = now();
+  const deadline = started + job.seconds * 1000;
+  const measureFrom = started + job.warmupSeconds * 1000;
+  let measuring = false;
+  let sent = 0;
+  let lastProgress = started;
+  for (let t = now(); t < deadline; t = now()) {
+    const due = Math.floor(((t - started) / 1000) * job.rate);
+    while (sent < due) {
+      const value = Buffer.allocUnsafe(job.recordBytes);
+      const sentAt = now();
+      value.fill(97, 9);
+      value.writeDoubleBE(sentAt, 0);
+      if (!measuring && sentAt >= measureFrom) {
+        measuring = true;
+        emit({ window: 'start' });
+      }
+      value[MEASURED_FLAG] = measuring ? 1 : 0;
+      const wait = sender.send(sent % job.partitions, value);
+      if (wait) await wait;
+      else sent++;
+    }
+    if (t - lastProgress > 250) {
+      lastProgress = t;
+      emit({ progress: sent });
+    }
+    await sleep(1);
+  }
+  const seconds = (now() - started) / 1000;
+  emit({ window: 'end' });
+  await sender.flush();
+  const result = { sent, acked: sender.acked(), failed: sender.failed(), seconds, achievedRate: sent / seconds };
+  await sender.close();
+  return result;
+}
+
+/** A consumer both clients implement: calls `onRecords` with each delivered value batch until stopped. */
+interface Reader {
+  start(onRecords: (values: Buffer[], at: number) => void): void;
+  close(): Promise<void>;
+}
+
+async function rdkafkaReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest'): Promise<Reader> {
+  const consumer = new KafkaConsumer({
+    ...RDKAFKA_BASE,
+    'bootstrap.servers': bootstrap,
+    'group.id': `queen-bench-${process.pid}-${Date.now().toString(36)}`,
+    'rebalance_cb': true,
+  } as unknown as ConsumerGlobalConfig, { 'auto.offset.reset': from });
+  consumer.on('rebalance', (err: LibrdKafkaError) => {
+    if (process.env['BENCH_DEBUG']) process.stderr.write(`rebalance ${err.code}\n`);
+    if (err.code === CODES.ERRORS.ERR__ASSIGN_PARTITIONS) onAssigned();
+  });
+  consumer.on('event.error', (err: LibrdKafkaError) => {
+    if (process.env['BENCH_DEBUG']) process.stderr.write(`consumer error ${err.message}\n`);
+  });
+  await new Promise<void>((resolve, reject) => consumer.connect(connectScope(topic), (err) => (err ? reject(err) : resolve())));
+  consumer.setDefaultConsumeTimeout(200);
+  // Wait for the first record only, then hand over what is there: records reach the application as they arrive.
+  (consumer as unknown as { setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void }).setDefaultIsTimeoutOnlyForFirstMessage(true);
+  let stopped = false;
+  return {
+    start(onRecords) {
+      consumer.subscribe([topic]);
+      const loop = () => {
+        if (stopped) return;
+        consumer.consume(10_000, (err, messages: Message[]) => {
+          if (stopped) return;
+          if (err && process.env['BENCH_DEBUG']) process.stderr.write(`consume ${err.message}\n`);
+          const at = now();
+          if (!err && messages.length > 0) onRecords(messages.map((m) => m.value as Buffer), at);
+          setImmediate(loop);
+        });
+      };
+      loop();
+    },
+    close: () => {
+      stopped = true;
+      return new Promise<void>((resolve) => consumer.disconnect(() => resolve()));
+    },
+  };
+}
+
+async function kafkajsReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest'): Promise<Reader> {
+  const kafka = new Kafka({ clientId: 'queen-bench', brokers: [bootstrap], logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `queen-bench-${process.pid}-${Date.now().toString(36)}` });
+  consumer.on(consumer.events.GROUP_JOIN, () => onAssigned());
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: from === 'earliest' });
+  return {
+    start(onRecords) {
+      void consumer.run({
+        eachBatch: async ({ batch }) => {
+          onRecords(batch.messages.map((m) => m.value as Buffer), now());
+        },
+      });
+    },
+    close: () => consumer.disconnect(),
+  };
+}
+
+const readers = { rdkafka: rdkafkaReader, kafkajs: kafkajsReader };
+
+async function runConsume(job: Extract<ClientJob, { role: 'consume' }>): Promise<ConsumeResult> {
+  const started = now();
+  const reader = await readers[job.client](job.bootstrap, job.topic, () => {}, 'earliest');
+  let records = 0;
+  let firstBatch = 0;
+  let first = 0;
+  let last = 0;
+  let lastProgress = started;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`read ${records} of ${job.count} records from ${job.topic} in ${job.timeoutSeconds} s`)), job.timeoutSeconds * 1000);
+    reader.start((values, at) => {
+      if (records === 0) {
+        first = at;
+        firstBatch = values.length;
+        emit({ window: 'start' });
+      }
+      records += values.length;
+      last = at;
+      if (at - lastProgress > 250) {
+        lastProgress = at;
+        emit({ progress: records });
+      }
+      if (records >= job.count || at - first > job.seconds * 1000) {
+        emit({ window: 'end' });
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  await reader.close();
+  // The first delivery starts the clock (group join and the first fetch are not throughput), so its records are not counted.
+  const seconds = Math.max(last - first, 1) / 1000;
+  return { records, seconds, recordsPerSecond: (records - firstBatch) / seconds, firstRecordAfterMs: first - started };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function runLatency(job: Extract<ClientJob, { role: 'latency' }>): Promise<LatencyResult> {
+  let latencies = new Float64Array(1 << 16);
+  let measured = 0;
+  let lastRecordAt = 0;
+  // From the end: the throughput phase's records are already in the topic and are not measured.
+  const reader = await readers[job.client](job.bootstrap, job.topic, () => emit({ ready: true }), 'latest');
+  await new Promise<void>((resolve) => {
+    const hardStop = setTimeout(resolve, job.timeoutSeconds * 1000);
+    const idle = setInterval(() => {
+      if (lastRecordAt > 0 && now() - lastRecordAt > job.idleSeconds * 1000) {
+        clearTimeout(hardStop);
+        clearInterval(idle);
+        resolve();
+      }
+    }, 100);
+    reader.start((values, at) => {
+      lastRecordAt = at;
+      for (const value of values) {
+        if (value[MEASURED_FLAG] !== 1) continue;
+        const sentAt = value.readDoubleBE(0);
+        if (measured === latencies.length) {
+          const grown = new Float64Array(latencies.length * 2);
+          grown.set(latencies);
+          latencies = grown;
+        }
+        latencies[measured++] = at - sentAt;
+      }
+    });
+  });
+  await reader.close();
+  const sorted = latencies.subarray(0, measured).sort();
+  return { measured, p50: percentile(sorted, 50), p99: percentile(sorted, 99), p999: percentile(sorted, 99.9), max: percentile(sorted, 100) };
+}
+
+const job = JSON.parse(process.argv[2] ?? '{}') as ClientJob;
+const roles = { produce: runProduce, consume: runConsume, pace: runPace, latency: runLatency } as const;
+try {
+  const result = await (roles[job.role] as (job: ClientJob) => Promise<object>)(job);
+  emit({ result });
+  process.exit(0);
+} catch (e) {
+  process.stderr.write(`${job.client} ${job.role}: ${(e as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,113 @@
+/**
+ * The printed report: one table per configuration (each broker's figures
+ * beside its ceiling and the peer, as ratios) and the targets of issue 8,
+ * each PASS or SHORT.
+ */
+import type { BrokerFigures, BrokerName, ConfigurationResult } from './run.js';
+
+type Row = BrokerName | 'rawPostgres';
+
+const ROW_NAMES: Record<Row, string> = { null: 'null broker', rawPostgres: 'raw pg', mock: 'mock (peer)', memory: 'memory', postgres: 'postgres' };
+const ORDER: Row[] = ['null', 'rawPostgres', 'mock', 'memory', 'postgres'];
+
+export function brokerRows(result: ConfigurationResult): [Row, BrokerFigures][] {
+  return ORDER.filter((r) => result.brokers[r]).map((r) => [r, result.brokers[r]!]);
+}
+
+export function ratio(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined || !(b > 0) || !Number.isFinite(a) ? undefined : a / b;
+}
+
+const pct = (r: number | undefined) => (r === undefined ? '' : `${Math.round(r * 100)}%`);
+const num = (n: number | undefined, digits = 0) =>
+  n === undefined || !Number.isFinite(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The ceiling a broker's produce figure is held against: the null broker, and for PostgreSQL the raw writes too. */
+function ceilingsOf(row: Row, result: ConfigurationResult): { null?: number; raw?: number; mock?: number } {
+  const rate = (r: Row) => result.brokers[r]?.produce?.recordsPerSecond;
+  const own = rate(row);
+  return {
+    null: row === 'null' ? undefined : ratio(own, rate('null')),
+    raw: row === 'postgres' ? ratio(own, rate('rawPostgres')) : undefined,
+    mock: row === 'memory' || row === 'postgres' ? ratio(own, rate('mock')) : undefined,
+  };
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+export function printCell(result: ConfigurationResult): string {
+  const mockConsume = result.brokers.mock?.consume?.recordsPerSecond;
+  const mockP99 = result.brokers.mock?.latency?.p99;
+  const rows = brokerRows(result).map(([row, f]) => {
+    if (f.error) return [ROW_NAMES[row], `failed: ${f.error.slice(0, 100)}`];
+    const c = ceilingsOf(row, result);
+    return [
+      ROW_NAMES[row] + (f.partitionsUsed ? ` (${f.partitionsUsed}p)` : ''),
+      num(f.produce?.recordsPerSecond),
+      num(f.produce?.megabytesPerSecond, 1),
+      pct(c.null),
+      pct(c.raw),
+      pct(c.mock),
+      num(f.consume?.recordsPerSecond),
+      num(f.consume?.megabytesPerSecond, 1),
+      row === 'memory' || row === 'postgres' ? pct(ratio(f.consume?.recordsPerSecond, mockConsume)) : '',
+      f.latency ? num(f.latency.offeredRate) : '',
+      num(f.latency?.p50, 2),
+      num(f.latency?.p99, 2),
+      num(f.latency?.p999, 2),
+      row === 'memory' || row === 'postgres' ? (f.latency && mockP99 ? `${(f.latency.p99 / mockP99).toFixed(2)}x` : '') : '',
+      num(f.produce?.brokerCores, 2),
+      num(f.produce?.brokerMicrosPerRecord, 2),
+      num(f.peakMemoryMB),
+    ];
+  });
+  return (
+    `\n${result.label}\n` +
+    table(
+      ['', 'produce rec/s', 'MB/s', '/null', '/raw pg', '/mock', 'consume rec/s', 'MB/s', '/mock', 'lat load', 'p50 ms', 'p99 ms', 'p99.9 ms', 'p99/mock', 'cores', 'µs/rec', 'peak MB'],
+      rows,
+    )
+  );
+}
+
+export interface Target {
+  target: string;
+  configuration: string;
+  figure: string;
+  pass: boolean;
+}
+
+export function evaluateTargets(results: ConfigurationResult[]): Target[] {
+  const targets: Target[] = [];
+  for (const r of results) {
+    const produce = (row: Row) => r.brokers[row]?.produce?.recordsPerSecond;
+    if (r.client === 'rdkafka' && r.recordBytes === 100) {
+      const toNull = ratio(produce('memory'), produce('null'));
+      if (toNull !== undefined) targets.push({ target: 'memory engine ≥ 85% of the null broker (librdkafka, 100 B)', configuration: r.label, figure: pct(toNull), pass: toNull >= 0.85 });
+      const toMock = ratio(produce('memory'), produce('mock'));
+      if (toMock !== undefined) targets.push({ target: 'memory engine ahead of the librdkafka mock broker (librdkafka, 100 B)', configuration: r.label, figure: pct(toMock), pass: toMock > 1 });
+    }
+    const toRaw = ratio(produce('postgres'), produce('rawPostgres'));
+    if (toRaw !== undefined) targets.push({ target: 'postgres engine ≥ 50% of raw PostgreSQL', configuration: r.label, figure: pct(toRaw), pass: toRaw >= 0.5 });
+    const p99 = r.brokers.memory?.latency?.p99;
+    if (p99 !== undefined && Number.isFinite(p99)) {
+      targets.push({ target: 'memory engine p99 end-to-end < 20 ms at half its maximum', configuration: r.label, figure: `${p99.toFixed(2)} ms`, pass: p99 < 20 });
+    }
+  }
+  return targets;
+}
+
+export function printTargets(targets: Target[]): string {
+  if (targets.length === 0) return 'targets: no figures to judge (a broker was left out or failed)';
+  return (
+    'targets\n' +
+    table(
+      ['', 'configuration', 'figure', 'target'],
+      targets.map((t) => [t.pass ? 'PASS' : 'SHORT', t.configuration, t.figure, t.target]),
+    )
+  );
+}

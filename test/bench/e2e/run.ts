@@ -1,0 +1,390 @@
+/**
+ * `npm run bench` (`-- --quick` for a few-minute subset): the product driven
+ * by real Kafka clients, each in its own process, side by side with its
+ * ceilings, in one run.
+ *
+ * For each configuration (client × record size × partitions), one fresh
+ * broker process at a time:
+ *   null      the null broker (./null-broker.ts): acks Produce, stores nothing; the client's ceiling
+ *   raw pg    the same captured batches written to PostgreSQL by a bare loop (./raw-postgres.ts); the storage ceiling
+ *   mock      librdkafka's mock cluster (./mock-broker.ts): the peer
+ *   memory    `queen-gateway serve --engine memory`
+ *   postgres  `queen-gateway serve --engine postgres`
+ * Phases: produce as fast as the client goes; consume it back through a
+ * consumer group; end-to-end latency at half the broker's own measured
+ * produce maximum (librdkafka only). The broker process's CPU comes from
+ * /proc/<pid>/stat over each phase's measured window, its peak memory from
+ * VmHWM. Every figure is printed beside its ceiling and the peer as a ratio,
+ * because only ratios from one run compare on a shared machine.
+ *
+ * Flags: --quick; --only SUBSTRING (configurations whose label contains it,
+ * e.g. "rdkafka 100 B"); --brokers null,mock,memory,postgres; --profile (the
+ * gateway runs under node --cpu-prof, profiles in bench-results/profiles/);
+ * --seconds N (produce/latency phase length); --out FILE (default
+ * bench-results/latest.json).
+ * Results: bench-results/latest.json and latest.svg; a whole run also copies the chart to docs/bench/results.svg.
+ */
+import { mkdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import KafkaJavascript from '@confluentinc/kafka-javascript';
+import pg from 'pg';
+import type { ClientJob, ClientName, ConsumeResult, LatencyResult, PaceResult, ProduceResult } from './client.js';
+import type { RawPostgresJob, RawPostgresResult } from './raw-postgres.js';
+import { Progress } from './progress.js';
+import { cpuSeconds, killAll, peakMemoryMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
+import { renderChart } from './chart.js';
+import { evaluateTargets, printCell, printTargets } from './report.js';
+
+export type BrokerName = 'null' | 'mock' | 'memory' | 'postgres';
+const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'memory', 'postgres'];
+const MOCK_PARTITIONS = 4;
+const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface Configuration {
+  client: ClientName;
+  recordBytes: number;
+  partitions: number;
+  latency: boolean;
+}
+
+export interface PhaseFigures {
+  recordsPerSecond: number;
+  megabytesPerSecond: number;
+  /** Cores the broker process used over the measured window. */
+  brokerCores: number;
+  /** Broker CPU per record, in microseconds. */
+  brokerMicrosPerRecord: number;
+}
+
+export interface LatencyFigures {
+  offeredRate: number;
+  achievedRate: number;
+  measured: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  brokerCores: number;
+}
+
+export interface BrokerFigures {
+  produce?: PhaseFigures & { acked: number; failed: number };
+  consume?: PhaseFigures & { records: number };
+  latency?: LatencyFigures;
+  peakMemoryMB?: number;
+  /** Partitions actually written when fewer than the configuration's (the mock's topics have 4). */
+  partitionsUsed?: number;
+  error?: string;
+}
+
+export interface ConfigurationResult extends Configuration {
+  label: string;
+  brokers: Partial<Record<BrokerName | 'rawPostgres', BrokerFigures>>;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  quick: boolean;
+  machine: { cpus: number; model: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[]; node: string };
+  settings: Record<string, unknown>;
+  configurations: ConfigurationResult[];
+  targets: ReturnType<typeof evaluateTargets>;
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const quick = process.argv.includes('--quick');
+const profile = process.argv.includes('--profile');
+const only = flag('only');
+const brokers = (flag('brokers')?.split(',') ?? ALL_BROKERS) as BrokerName[];
+const phaseSeconds = Number(flag('seconds') ?? (quick ? 5 : 7));
+const warmupSeconds = quick ? 1.5 : 2;
+const outFile = flag('out') ?? join(REPO_ROOT, 'bench-results/latest.json');
+const profileDir = join(REPO_ROOT, 'bench-results/profiles');
+
+function matrix(): Configuration[] {
+  const configurations: Configuration[] = [];
+  if (quick) {
+    for (const partitions of [1, 8]) configurations.push({ client: 'rdkafka', recordBytes: 100, partitions, latency: true });
+    configurations.push({ client: 'rdkafka', recordBytes: 1024, partitions: 8, latency: true });
+    configurations.push({ client: 'kafkajs', recordBytes: 100, partitions: 8, latency: false });
+    return configurations;
+  }
+  for (const client of ['rdkafka', 'kafkajs'] as const) {
+    for (const recordBytes of [100, 1024]) {
+      for (const partitions of [1, 8, 64]) configurations.push({ client, recordBytes, partitions, latency: client === 'rdkafka' });
+    }
+  }
+  return configurations;
+}
+
+export function labelOf(c: Configuration): string {
+  return `${c.client} ${c.recordBytes === 1024 ? '1 KiB' : `${c.recordBytes} B`} ${c.partitions}p`;
+}
+
+const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
+const phasesPer = (c: Configuration) =>
+  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 2 : 1) : c.latency ? 3 : 2), 0);
+const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
+const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+let schemaCount = 0;
+
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+
+interface Server {
+  child: Child;
+  bootstrap: string;
+  schema?: string;
+}
+
+async function startServer(name: BrokerName, c: Configuration, capture?: string): Promise<Server> {
+  const label = `${name} broker`;
+  if (name === 'null') {
+    const child = spawnScript('./null-broker.ts', capture ? ['--capture', capture] : [], { label, timeoutMs: 600_000 });
+    return { child, bootstrap: await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000) };
+  }
+  if (name === 'mock') {
+    const child = spawnScript('./mock-broker.ts', [], { label, timeoutMs: 600_000 });
+    return { child, bootstrap: await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000) };
+  }
+  const args = ['serve', '--port', '0', '--engine', name, '--group-initial-rebalance-delay-ms', '0', '--default-partitions', String(c.partitions), '--log-level', 'info', '--no-http'];
+  let schema: string | undefined;
+  if (name === 'postgres') {
+    schema = `queen_bench_${runTag}_${schemaCount++}`;
+    args.push('--database-url', DATABASE_URL, '--database-schema', schema);
+  }
+  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${name}-${labelOf(c).replace(/ /g, '-')}-${Date.now()}.cpuprofile`] : [];
+  const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'bin/queen-gateway.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
+  const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
+  return { child, bootstrap, schema };
+}
+
+/** CreateTopics through librdkafka's AdminClient (kafkajs's admin cannot find the mock's controller). */
+async function createTopic(bootstrap: string, topic: string, partitions: number): Promise<void> {
+  const admin = KafkaJavascript.AdminClient.create({ 'bootstrap.servers': bootstrap, 'client.id': 'queen-bench-admin', 'log_level': 3 } as never);
+  try {
+    await new Promise<void>((resolve, reject) =>
+      admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 20_000, (err) => (err ? reject(new Error(`creating ${topic}: ${err.message}`)) : resolve())),
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/**
+ * Runs one client process; the broker's CPU is read when the client opens
+ * and closes its measured window.
+ */
+async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number, onReady?: () => void): Promise<{ result: T; brokerCpuSeconds: number; windowSeconds: number; child: Child }> {
+  let window: { cpu: number; at: number } | null = null;
+  let measured = { cpu: 0, seconds: 0 };
+  const child = spawnScript('./client.ts', [JSON.stringify(job)], {
+    label: `${job.client} ${job.role}`,
+    timeoutMs,
+    onMessage(m) {
+      if (typeof m['progress'] === 'number') progress.update(`${job.role}: ${fmt(m['progress'])} records`);
+      if (m['ready']) onReady?.();
+      if (m['window'] === 'start') window = { cpu: safeCpu(brokerPid), at: performance.now() };
+      if (m['window'] === 'end' && window) measured = { cpu: safeCpu(brokerPid) - window.cpu, seconds: (performance.now() - window.at) / 1000 };
+    },
+  });
+  const result = await child.waitFor((m) => m['result'] as T | undefined, 'result', timeoutMs);
+  await child.exited;
+  return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, child };
+}
+
+function safeCpu(pid: number): number {
+  try {
+    return cpuSeconds(pid);
+  } catch {
+    return NaN;
+  }
+}
+
+function phaseFigures(records: number, seconds: number, recordBytes: number, cpu: { brokerCpuSeconds: number; windowSeconds: number }): PhaseFigures {
+  const recordsPerSecond = records / seconds;
+  return {
+    recordsPerSecond,
+    megabytesPerSecond: (recordsPerSecond * recordBytes) / 1e6,
+    brokerCores: cpu.brokerCpuSeconds / cpu.windowSeconds,
+    brokerMicrosPerRecord: (cpu.brokerCpuSeconds / cpu.windowSeconds / recordsPerSecond) * 1e6,
+  };
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function runBroker(name: BrokerName, c: Configuration, result: ConfigurationResult): Promise<void> {
+  const figures: BrokerFigures = {};
+  result.brokers[name] = figures;
+  const label = `${labelOf(c)} ${name}`;
+  const capture = name === 'null' && brokers.includes('postgres') ? join(tmpdir(), `queen-bench-${runTag}-${labelOf(c).replace(/ /g, '-')}.capture`) : undefined;
+  const server = await startServer(name, c, capture);
+  // The mock has no CreateTopics and the binding no mock API: it auto-creates every topic with 4 partitions.
+  const partitions = name === 'mock' ? Math.min(c.partitions, MOCK_PARTITIONS) : c.partitions;
+  if (partitions !== c.partitions) figures.partitionsUsed = partitions;
+  const topic = `bench-${c.client}-${c.recordBytes}-p${partitions}`;
+  try {
+    if (name !== 'null' && name !== 'mock') await createTopic(server.bootstrap, topic, partitions);
+
+    progress.start(`${label} produce`);
+    const produced = await runClient<ProduceResult>(
+      { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
+      server.child.pid,
+      (phaseSeconds + 90) * 1000,
+    );
+    figures.produce = { ...phaseFigures(produced.result.counted, produced.result.seconds, c.recordBytes, produced), acked: produced.result.acked, failed: produced.result.failed };
+    progress.end(`${fmt(figures.produce.recordsPerSecond)} rec/s, ${fmt(figures.produce.megabytesPerSecond)} MB/s, broker ${figures.produce.brokerCores.toFixed(2)} cores`);
+
+    if (name !== 'null') {
+      progress.start(`${label} consume`);
+      const consumed = await runClient<ConsumeResult>(
+        { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: produced.result.acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + 60 },
+        server.child.pid,
+        (phaseSeconds + 90) * 1000,
+      );
+      figures.consume = { ...phaseFigures(consumed.result.records, consumed.result.seconds, c.recordBytes, consumed), records: consumed.result.records };
+      progress.end(`${fmt(figures.consume.recordsPerSecond)} rec/s, ${fmt(figures.consume.megabytesPerSecond)} MB/s`);
+    }
+
+    if (name !== 'null' && c.latency) {
+      const rate = Math.max(100, Math.round(figures.produce.recordsPerSecond / 2));
+      progress.start(`${label} latency at ${fmt(rate)} rec/s`);
+      const latencyTopic = topic;
+      let ready!: () => void;
+      const assigned = new Promise<void>((resolve) => (ready = resolve));
+      const timeoutMs = (phaseSeconds + 90) * 1000;
+      const reading = runClient<LatencyResult>(
+        { role: 'latency', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, timeoutSeconds: phaseSeconds + 60, idleSeconds: 2 },
+        server.child.pid,
+        timeoutMs,
+        ready,
+      );
+      await Promise.race([assigned, reading]);
+      // Let the consumer find its start offsets (latest) before records flow.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const paced = await runClient<PaceResult>(
+        { role: 'pace', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds, rate },
+        server.child.pid,
+        timeoutMs,
+      );
+      const read = await reading;
+      figures.latency = {
+        offeredRate: rate,
+        achievedRate: paced.result.achievedRate,
+        measured: read.result.measured,
+        p50: read.result.p50,
+        p99: read.result.p99,
+        p999: read.result.p999,
+        max: read.result.max,
+        brokerCores: paced.brokerCpuSeconds / paced.windowSeconds,
+      };
+      progress.end(`p50 ${figures.latency.p50.toFixed(2)} ms, p99 ${figures.latency.p99.toFixed(2)} ms, p99.9 ${figures.latency.p999.toFixed(2)} ms over ${fmt(read.result.measured)} records`);
+    }
+    figures.peakMemoryMB = peakMemoryMB(server.child.pid);
+  } catch (e) {
+    figures.error = (e as Error).message;
+    progress.end(`FAILED: ${figures.error}`);
+  } finally {
+    if (capture) {
+      const written = server.child.waitFor((m) => ('captured' in m ? true : undefined), 'capture', 60_000);
+      server.child.signal('SIGUSR2');
+      await written.catch((e: Error) => (figures.error ??= e.message));
+    }
+    await server.child.stop(profile ? 30_000 : 5_000);
+    if (server.schema) await dropSchema(server.schema).catch(() => {});
+  }
+
+  if (capture && !figures.error) {
+    const schema = `queen_bench_raw_${runTag}_${schemaCount++}`;
+    progress.start(`${labelOf(c)} raw pg (same batches)`);
+    const raw: BrokerFigures = {};
+    result.brokers.rawPostgres = raw;
+    try {
+      const job: RawPostgresJob = { url: DATABASE_URL, schema, capture, partitions: c.partitions, seconds: phaseSeconds, warmupSeconds };
+      const child = spawnScript('./raw-postgres.ts', [JSON.stringify(job)], {
+        label: 'raw postgres',
+        timeoutMs: (phaseSeconds + 90) * 1000,
+        onMessage: (m) => typeof m['progress'] === 'number' && progress.update(`${fmt(m['progress'])} records`),
+      });
+      const written = await child.waitFor((m) => m['result'] as RawPostgresResult | undefined, 'result', (phaseSeconds + 90) * 1000);
+      raw.produce = {
+        recordsPerSecond: written.recordsPerSecond,
+        megabytesPerSecond: (written.recordsPerSecond * c.recordBytes) / 1e6,
+        brokerCores: NaN,
+        brokerMicrosPerRecord: NaN,
+        acked: written.counted,
+        failed: 0,
+      };
+      progress.end(`${fmt(written.recordsPerSecond)} rec/s in ${fmt(written.transactions)} transactions`);
+    } catch (e) {
+      raw.error = (e as Error).message;
+      progress.end(`FAILED: ${raw.error}`);
+    } finally {
+      rmSync(capture, { force: true });
+    }
+  }
+}
+
+const startedAt = new Date();
+const loadAverageAtStart = loadavg();
+const results: ConfigurationResult[] = [];
+if (profile) mkdirSync(profileDir, { recursive: true });
+progress.note(
+  `queen-gateway benchmark${quick ? ' (quick)' : ''}: ${configurations.length} configurations × ${brokers.join(', ')}; ` +
+    `${phaseSeconds} s phases (${warmupSeconds} s warm-up); load average ${loadAverageAtStart.map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`,
+);
+try {
+  for (const c of configurations) {
+    const result: ConfigurationResult = { ...c, label: labelOf(c), brokers: {} };
+    results.push(result);
+    for (const name of brokers) await runBroker(name, c, result);
+    progress.note(printCell(result));
+  }
+} finally {
+  killAll();
+}
+
+const targets = evaluateTargets(results);
+const output: BenchResults = {
+  startedAt: startedAt.toISOString(),
+  finishedAt: new Date().toISOString(),
+  quick,
+  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '?', loadAverageAtStart, loadAverageAtEnd: loadavg(), node: process.version },
+  settings: {
+    phaseSeconds,
+    warmupSeconds,
+    brokers,
+    rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions',
+    kafkajsProducer: 'acks=-1, send() of 500 records, up to 4 sends in flight, round-robin partitions',
+    consumers: 'consumer group (subscribe), client default fetch settings; librdkafka consume(10000) batches, kafkajs eachBatch',
+    latency: 'librdkafka producer paced at half the broker\'s own measured produce maximum, librdkafka consumer in a group; send time in the value',
+  },
+  configurations: results,
+  targets,
+};
+mkdirSync(join(outFile, '..'), { recursive: true });
+writeFileSync(outFile, JSON.stringify(output, null, 2) + '\n');
+const chart = outFile.replace(/\.json$/, '') + '.svg';
+writeFileSync(chart, renderChart(output));
+// Only a whole run (full or --quick, default output) replaces the chart the README shows.
+if (!only && !flag('brokers') && !flag('out')) {
+  mkdirSync(join(REPO_ROOT, 'docs/bench'), { recursive: true });
+  copyFileSync(chart, join(REPO_ROOT, 'docs/bench/results.svg'));
+}
+progress.note('');
+progress.note(printTargets(targets));
+progress.note(`\nresults: ${outFile}\nchart:   ${chart}`);
+process.exit(0);
