@@ -666,6 +666,20 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(await at(9_000)).toBe(-1);
       });
 
+      it('finds the first record at or after a time inside a batch, and the record holding the max timestamp', async () => {
+        const q = await newQueue();
+        const times = [1_000, 2_000, 7_000, 3_000, 4_000];
+        const batch = buildBatch({ records: times.map((timestamp, i) => ({ key: null, value: `r${i}`, timestamp })), producerId: -1, producerEpoch: -1, baseSequence: -1 });
+        await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['before'], { timestamp: 500 }) }] });
+        await core.append({ partitions: [{ queue: q, partition: 0, records: batch }] });
+        const at = (timestamp: number) => core.offsetForTimestamp({ queue: q, partition: 0, timestamp, isolation: 'read_uncommitted' });
+        expect(await at(2_500)).toMatchObject({ offset: 3, timestamp: 7_000 });
+        expect(await at(1_500)).toMatchObject({ offset: 2, timestamp: 2_000 });
+        expect(await at(-3)).toMatchObject({ offset: 3, timestamp: 7_000 });
+        await core.deleteRecords({ queue: q, partition: 0, beforeOffset: 4 });
+        expect(await at(1_500)).toMatchObject({ offset: 4, timestamp: 3_000 });
+      });
+
       it('deletes records before an offset: the log start moves and earlier reads are out of range', async () => {
         const q = await newQueue();
         for (const v of ['a', 'b', 'c', 'd']) await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch([v]) }] });

@@ -1,4 +1,5 @@
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
+import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { retentionStartOffset } from '../../rules/retention.js';
 
 /**
@@ -79,9 +80,10 @@ export class PartitionLog {
   }
 
   /**
-   * Kafka's ListOffsets: -1 the high watermark, -2 the log start, -3 the batch
-   * with the largest timestamp; otherwise the first batch whose max timestamp
-   * is at or after the one asked for (batch precision: records are not decoded).
+   * Kafka's ListOffsets: -1 the high watermark, -2 the log start, -3 the
+   * record with the largest timestamp; otherwise the first record whose
+   * timestamp is at or after the one asked for. Batches are found by their max
+   * timestamp; only the one batch that holds the answer is decoded.
    */
   offsetForTimestamp(timestamp: number, lastStableOffset: number): { offset: number; timestamp: number } {
     if (timestamp === LATEST_TIMESTAMP) return { offset: lastStableOffset, timestamp: -1 };
@@ -89,11 +91,13 @@ export class PartitionLog {
     if (timestamp === MAX_TIMESTAMP) {
       let best: StoredBatch | null = null;
       for (const batch of this.batches) if (!best || batch.maxTimestamp > best.maxTimestamp) best = batch;
-      return best ? { offset: Math.max(best.nextOffset - 1, this.logStartOffset), timestamp: best.maxTimestamp } : { offset: -1, timestamp: -1 };
+      return (best && recordAtOrAfter(best.bytes, best.maxTimestamp, this.logStartOffset)) ?? { offset: -1, timestamp: -1 };
     }
     for (const batch of this.batches) {
       if (batch.nextOffset <= this.logStartOffset || batch.baseOffset >= lastStableOffset) continue;
-      if (batch.maxTimestamp >= timestamp) return { offset: Math.max(batch.baseOffset, this.logStartOffset), timestamp: batch.maxTimestamp };
+      if (batch.maxTimestamp < timestamp) continue;
+      const found = recordAtOrAfter(batch.bytes, timestamp, this.logStartOffset);
+      if (found) return found;
     }
     return { offset: -1, timestamp: -1 };
   }

@@ -50,6 +50,7 @@ import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
+import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
@@ -512,12 +513,19 @@ export class PostgresCore implements Core {
     if (timestamp === LATEST_TIMESTAMP) return answer(row.next_offset, -1);
     if (timestamp === EARLIEST_TIMESTAMP) return answer(row.log_start_offset, -1);
     if (timestamp === MAX_TIMESTAMP) {
-      const best = await this.db.statements.one<{ next_offset: number; max_timestamp: number }>('max-timestamp-batch', [row.id]);
-      return best ? answer(Math.max(best.next_offset - 1, row.log_start_offset), best.max_timestamp) : answer(-1, -1);
+      const best = await this.db.statements.one<{ max_timestamp: number; bytes: Buffer }>('max-timestamp-batch', [row.id]);
+      const found = best && recordAtOrAfter(best.bytes, best.max_timestamp, row.log_start_offset);
+      return found ? answer(found.offset, found.timestamp) : answer(-1, -1);
     }
-    // Batch precision, like the memory engine: records are not decoded.
-    const found = await this.db.statements.one<{ base_offset: number; max_timestamp: number }>('batch-at-timestamp', [row.id, row.log_start_offset, row.next_offset, timestamp]);
-    return found ? answer(Math.max(found.base_offset, row.log_start_offset), found.max_timestamp) : answer(-1, -1);
+    // Batches are found by their max timestamp; only the one holding the answer is decoded.
+    let from = row.log_start_offset;
+    for (;;) {
+      const batch = await this.db.statements.one<{ next_offset: number; bytes: Buffer }>('batch-at-timestamp', [row.id, from, row.next_offset, timestamp]);
+      if (!batch) return answer(-1, -1);
+      const found = recordAtOrAfter(batch.bytes, timestamp, row.log_start_offset);
+      if (found) return answer(found.offset, found.timestamp);
+      from = batch.next_offset;
+    }
   }
 
   async deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult> {

@@ -96,13 +96,13 @@ ORDER BY base_offset
 LIMIT $3;
 
 -- name: max-timestamp-batch
-SELECT next_offset, max_timestamp FROM batches
+SELECT next_offset, max_timestamp, bytes FROM batches
 WHERE partition_id = $1
 ORDER BY max_timestamp DESC, base_offset
 LIMIT 1;
 
 -- name: batch-at-timestamp
-SELECT base_offset, max_timestamp FROM batches
+SELECT base_offset, next_offset, max_timestamp, bytes FROM batches
 WHERE partition_id = $1 AND next_offset > $2 AND base_offset < $3 AND max_timestamp >= $4
 ORDER BY base_offset
 LIMIT 1;
