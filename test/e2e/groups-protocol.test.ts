@@ -237,6 +237,24 @@ for (const engine of engines) {
       // kafkajs lists without a filter.
       const { groups } = await admin.listGroups();
       expect(groups.map((g) => g.groupId)).toEqual(expect.arrayContaining([live, offsetsOnly]));
+      // librdkafka's AdminClient filters by state (its ConsumerGroupStates: 3 Stable, 5 Empty).
+      const rdAdmin = createAdmin(gateway.bootstrap);
+      try {
+        const rdList = async (states: number[]) => {
+          const result = await adminCall<{ groups: { groupId: string; state: number }[] }>((cb) =>
+            rdAdmin.listGroups({ timeout: 10_000, matchConsumerGroupStates: states as never }, cb as never),
+          );
+          return new Map(result.groups.map((g) => [g.groupId, g.state]));
+        };
+        const rdStable = await rdList([3]);
+        expect(rdStable.get(live), 'librdkafka: the live group among the Stable').toBe(3);
+        expect(rdStable.has(offsetsOnly), 'librdkafka: a group without members among the Stable').toBe(false);
+        const rdEmpty = await rdList([5]);
+        expect(rdEmpty.get(offsetsOnly), 'librdkafka: the offsets-only group among the Empty').toBe(5);
+        expect(rdEmpty.has(live), 'librdkafka: the live group among the Empty').toBe(false);
+      } finally {
+        rdAdmin.disconnect();
+      }
     });
 
     it('DeleteGroups refuses a group with members (NON_EMPTY_GROUP) and deletes it, offsets and all, once they leave', async () => {
@@ -248,6 +266,17 @@ for (const engine of engines) {
         const refused = await raw.request(ApiKey.DeleteGroups, 2, { groupsNames: [doomed] });
         const [result] = refused.results as { groupId: string; errorCode: number }[];
         expect(code(result!.errorCode)).toBe(code(ErrorCode.NON_EMPTY_GROUP));
+        // librdkafka's AdminClient reports the same refusal for the group.
+        const rdAdmin = createAdmin(gateway.bootstrap);
+        try {
+          const rdResult = await adminCall<{ groupId: string; errorCode?: number; error?: { code: number } }[]>((cb) =>
+            rdAdmin.deleteGroups([doomed], { timeout: 10_000 }, cb as never),
+          );
+          const refusal = rdResult.find((r) => r.groupId === doomed);
+          expect(refusal?.errorCode ?? refusal?.error?.code, `librdkafka's deleteGroups answered ${JSON.stringify(refusal)}`).toBe(ErrorCode.NON_EMPTY_GROUP);
+        } finally {
+          rdAdmin.disconnect();
+        }
         const stillThere = await admin.fetchOffsets({ groupId: doomed, topics: [topic] });
         expect(stillThere[0]!.partitions.some((p) => Number(p.offset) >= 0), 'a refused delete removed offsets').toBe(true);
       } finally {
