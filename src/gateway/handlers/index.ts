@@ -6,36 +6,58 @@ import { alterConfigs } from './alter-configs.js';
 import { apiVersions } from './api-versions.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
+import { deleteGroups } from './delete-groups.js';
 import { deleteRecords } from './delete-records.js';
 import { deleteTopics } from './delete-topics.js';
 import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
+import { describeGroups } from './describe-groups.js';
 import { describeProducers } from './describe-producers.js';
 import { describeTopicPartitions } from './describe-topic-partitions.js';
 import { fetch } from './fetch.js';
+import { findCoordinator } from './find-coordinator.js';
+import { heartbeat } from './heartbeat.js';
 import { incrementalAlterConfigs } from './incremental-alter-configs.js';
 import { initProducerId } from './init-producer-id.js';
+import { joinGroup } from './join-group.js';
+import { leaveGroup } from './leave-group.js';
+import { listGroups } from './list-groups.js';
 import { listOffsets } from './list-offsets.js';
 import { metadata } from './metadata.js';
+import { offsetCommit } from './offset-commit.js';
+import { offsetDelete } from './offset-delete.js';
+import { offsetFetch } from './offset-fetch.js';
 import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
+import { syncGroup } from './sync-group.js';
 
 export const handlers: readonly ApiHandler[] = [
   alterConfigs,
   apiVersions,
   createPartitions,
   createTopics,
+  deleteGroups,
   deleteRecords,
   deleteTopics,
   describeCluster,
   describeConfigs,
+  describeGroups,
   describeProducers,
   describeTopicPartitions,
   fetch,
+  findCoordinator,
+  heartbeat,
   incrementalAlterConfigs,
   initProducerId,
+  joinGroup,
+  leaveGroup,
+  listGroups,
   listOffsets,
   metadata,
+  offsetCommit,
+  offsetDelete,
+  offsetFetch,
   offsetForLeaderEpoch,
   produce,
+  syncGroup,
 ];
