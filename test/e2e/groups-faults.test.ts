@@ -8,6 +8,7 @@
  * committed. Every record is accounted for by its sequence number.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Admin, Consumer } from 'kafkajs';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { startGateway, startGatewayProcess, type GatewayProcess, type RunningGateway } from '../support/gateway.js';
@@ -21,8 +22,10 @@ import {
   startMember,
   waitForAllRecords,
   type GroupMember,
+  type MemberRecord,
   type MemberView,
 } from '../support/groups-members.js';
+import { kafkajsClient } from '../support/kafkajs.js';
 import { createTopic } from '../support/rdkafka.js';
 import { expectExactlyOnceInOrder, uniqueTopic } from '../support/records.js';
 
@@ -103,8 +106,12 @@ const restartTitle = 'a gateway restart under a consumer group, postgres engine'
 describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
   let gateway: GatewayProcess | null = null;
   const members: GroupMember[] = [];
+  let kjs: Consumer | null = null;
+  let admin: Admin | null = null;
   afterAll(async () => {
     await Promise.all(members.map((m) => m.close().catch(() => {})));
+    await kjs?.disconnect().catch(() => {});
+    await admin?.disconnect().catch(() => {});
     await gateway?.stop();
   });
 
@@ -118,11 +125,30 @@ describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
     const base = { bootstrap: running.bootstrap, group, topic, assignor: 'range' as const, sessionTimeoutMs: SESSION_TIMEOUT_MS };
     members.push(await startMember({ ...base, name: 'a' }), await startMember({ ...base, name: 'b' }));
     const [a, b] = members as [GroupMember, GroupMember];
+    // A kafkajs consumer in a group of its own reads the same topic through the restart.
+    const kafka = kafkajsClient(running.bootstrap);
+    const kjsGroup = `${topic}-kafkajs`;
+    const kjsRead: MemberRecord[] = [];
+    kjs = kafka.consumer({ groupId: kjsGroup, sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: 300, maxWaitTimeInMs: 100 });
+    await kjs.connect();
+    await kjs.subscribe({ topic, fromBeginning: true });
+    await kjs.run({ eachMessage: async ({ partition, message }) => void kjsRead.push({ partition, offset: Number(message.offset), value: message.value?.toString() ?? '' }) });
     await waitForCover([a, b], 'before the restart');
 
     await produceSequenced(running.bootstrap, topic, topic, 0, 300, PARTITIONS);
     await waitForAllRecords(topic, 300, [a, b]);
     await waitForAckedCommits([a, b], 'before the restart');
+    const kjsView = { name: 'kafkajs', records: kjsRead, events: [], assigned: new Set<number>(), committed: new Map<number, number>(), errors: [] };
+    await waitForAllRecords(topic, 300, [kjsView]);
+    admin = kafka.admin();
+    await admin.connect();
+    const kjsAdmin = admin;
+    await waitFor(async () => {
+      const [t] = await kjsAdmin.fetchOffsets({ groupId: kjsGroup, topics: [topic] });
+      return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0) === 300;
+    }, { what: "the kafkajs group's commits to cover all 300 records before the restart", timeoutMs: 15_000 });
+    await admin.disconnect();
+    admin = null;
     const ackedAtKill = new Map<number, number>();
     for (const m of [a, b]) for (const [p, o] of m.committed) ackedAtKill.set(p, Math.max(ackedAtKill.get(p) ?? 0, o));
     const readBefore = new Map([a, b].map((m) => [m, m.records.length]));
@@ -145,5 +171,8 @@ describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
     const counts = sequenceCounts(topic, allRecords([a, b]));
     expect(counts.size, 'records never read').toBe(420);
     expectExactlyOnceInOrder(topic, 420, allRecords([a, b]));
+    // The kafkajs consumer came back too, and from its group's commits: every record once.
+    await waitForAllRecords(topic, 420, [kjsView], 45_000);
+    expectExactlyOnceInOrder(topic, 420, kjsRead);
   });
 });
