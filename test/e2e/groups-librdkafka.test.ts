@@ -141,9 +141,10 @@ for (const engine of engines) {
       const topic = uniqueTopic(`grp-leave-${assignor}`);
       const group = `${topic}-g`;
       await createTopic(gateway.bootstrap, topic, PARTITIONS);
-      const a = await member({ group, topic, name: 'a', assignor });
-      const b = await member({ group, topic, name: 'b', assignor });
-      const c = await member({ group, topic, name: 'c', assignor });
+      // Members hear of a rebalance at their next heartbeat: a short interval keeps that wait small.
+      const a = await member({ group, topic, name: 'a', assignor, heartbeatIntervalMs: 100 });
+      const b = await member({ group, topic, name: 'b', assignor, heartbeatIntervalMs: 100 });
+      const c = await member({ group, topic, name: 'c', assignor, heartbeatIntervalMs: 100 });
       await waitForStableAssignment([a, b, c], `${assignor} before the leave`);
       await produceSequenced(gateway.bootstrap, topic, topic, 0, 120, PARTITIONS);
       await waitForAllRecords(topic, 120, [a, b, c]);
@@ -151,8 +152,11 @@ for (const engine of engines) {
       const leaversPartitions = [...c.assigned];
       const eventsBefore = new Map([a, b].map((m) => [m, m.events.length]));
 
-      const leftAt = Date.now();
+      const closedAt = Date.now();
+      const leaverEvents = c.events.length;
       await closeMember(c);
+      // The leave begins when c gives its partitions up (its revoke callback), just before its LeaveGroup.
+      const leftAt = c.events.slice(leaverEvents).find((e) => e.kind === 'revoked')?.at ?? closedAt;
       await waitForStableAssignment([a, b], `${assignor} after c left`);
       // When the last assignment that completed the cover arrived at a or b.
       const movedAt = Math.max(
