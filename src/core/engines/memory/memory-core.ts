@@ -48,6 +48,7 @@ import type {
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { copyForStorage, parseAppendRecords } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
@@ -203,15 +204,7 @@ export class MemoryCore implements Core {
 
   async append(req: AppendRequest): Promise<AppendResult> {
     this.checkOpen();
-    const parts = requireArray<AppendRequest['partitions'][number]>(req?.partitions, 'partitions');
-    if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0)) {
-      throw new CoreError('invalid_argument', 'requestId must be a non-empty string when given.');
-    }
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-      if (!Buffer.isBuffer(p.records)) throw new CoreError('invalid_argument', `partitions[${i}].records must be a Buffer of record batches.`);
-    });
+    const { partitions: parts } = checkAppendRequest(req);
     if (req.requestId !== undefined) {
       const earlier = this.appendLedger.get(req.requestId);
       if (earlier) return structuredClone(earlier);
@@ -258,19 +251,7 @@ export class MemoryCore implements Core {
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
     this.checkOpen();
-    const parts = requireArray<ReadRequest['partitions'][number]>(req?.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-      requireInteger(p.fetchOffset, `partitions[${i}].fetchOffset`);
-      requireInteger(p.maxBytes, `partitions[${i}].maxBytes`);
-    });
-    const minBytes = requireInteger(req.minBytes, 'minBytes');
-    const maxWaitMs = requireInteger(req.maxWaitMs, 'maxWaitMs');
-    const maxBytes = requireInteger(req.maxBytes, 'maxBytes');
-    if (req.isolation !== 'read_committed' && req.isolation !== 'read_uncommitted') {
-      throw new CoreError('invalid_argument', `isolation must be "read_uncommitted" or "read_committed"; got ${JSON.stringify(req.isolation)}.`);
-    }
+    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = checkReadRequest(req);
     const compute = (final: boolean): ReadResult | null => {
       const result = this.collectRead(parts, maxBytes, req.isolation);
       const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
@@ -320,11 +301,7 @@ export class MemoryCore implements Core {
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
     this.checkOpen();
-    const parts = requireArray<PartitionRef>(req?.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req?.partitions);
     return {
       partitions: parts.map((p) => {
         const found = this.lookupPartition(p);
@@ -435,11 +412,7 @@ export class MemoryCore implements Core {
     if (req.partitions === null || req.partitions === undefined) {
       return { offsets: [...(this.groupOffsets.get(group)?.values() ?? [])].map((o) => ({ ...o })) };
     }
-    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req.partitions);
     return {
       offsets: parts.map((p) => {
         const found = this.groupOffset(group, p.queue, p.partition);
@@ -451,11 +424,7 @@ export class MemoryCore implements Core {
   async deleteOffsets(req: DeleteOffsetsRequest): Promise<void> {
     this.checkOpen();
     const group = validateGroupName(req?.group);
-    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req.partitions);
     const offsets = this.groupOffsets.get(group);
     if (!offsets) return;
     for (const p of parts) offsets.delete(partitionKey(p.queue, p.partition));

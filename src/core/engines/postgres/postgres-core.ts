@@ -49,6 +49,7 @@ import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
@@ -277,15 +278,7 @@ export class PostgresCore implements Core {
 
   async append(req: AppendRequest): Promise<AppendResult> {
     this.checkOpen();
-    const parts = requireArray<AppendRequest['partitions'][number]>(req?.partitions, 'partitions');
-    if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0)) {
-      throw new CoreError('invalid_argument', 'requestId must be a non-empty string when given.');
-    }
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-      if (!Buffer.isBuffer(p.records)) throw new CoreError('invalid_argument', `partitions[${i}].records must be a Buffer of record batches.`);
-    });
+    const { partitions: parts } = checkAppendRequest(req);
     return this.appends.submit({ partitions: parts, requestId: req.requestId });
   }
 
@@ -424,19 +417,7 @@ export class PostgresCore implements Core {
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
     this.checkOpen();
-    const parts = requireArray<ReadRequest['partitions'][number]>(req?.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-      requireInteger(p.fetchOffset, `partitions[${i}].fetchOffset`);
-      requireInteger(p.maxBytes, `partitions[${i}].maxBytes`);
-    });
-    const minBytes = requireInteger(req.minBytes, 'minBytes');
-    const maxWaitMs = requireInteger(req.maxWaitMs, 'maxWaitMs');
-    const maxBytes = requireInteger(req.maxBytes, 'maxBytes');
-    if (req.isolation !== 'read_committed' && req.isolation !== 'read_uncommitted') {
-      throw new CoreError('invalid_argument', `isolation must be "read_uncommitted" or "read_committed"; got ${JSON.stringify(req.isolation)}.`);
-    }
+    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = checkReadRequest(req);
     const compute = async (final: boolean): Promise<ReadResult | null> => {
       const result = await this.collectRead(parts, maxBytes);
       const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
@@ -488,11 +469,7 @@ export class PostgresCore implements Core {
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
     this.checkOpen();
-    const parts = requireArray<PartitionRef>(req?.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req?.partitions);
     const rows = parts.length > 0 ? await this.findPartitions(parts) : [];
     return {
       partitions: parts.map((p, i) => {
@@ -627,11 +604,7 @@ export class PostgresCore implements Core {
       const rows = await this.db.statements.run<OffsetRow>('group-offsets-all', [group]);
       return { offsets: rows.map((r) => ({ queue: r.queue_name!, partition: r.partition_idx!, offset: r.committed!, leaderEpoch: r.leader_epoch!, metadata: r.metadata })) };
     }
-    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req.partitions);
     if (parts.length === 0) return { offsets: [] };
     const rows = await this.db.statements.run<OffsetRow>('group-offsets-some', [group, parts.map((p) => p.queue), parts.map((p) => p.partition)]);
     return {
@@ -647,11 +620,7 @@ export class PostgresCore implements Core {
   async deleteOffsets(req: DeleteOffsetsRequest): Promise<void> {
     this.checkOpen();
     const group = validateGroupName(req?.group);
-    const parts = requireArray<PartitionRef>(req.partitions, 'partitions');
-    parts.forEach((p, i) => {
-      validateQueueName(p?.queue);
-      requireInteger(p.partition, `partitions[${i}].partition`);
-    });
+    const parts = requirePartitionRefs(req.partitions);
     if (parts.length === 0) return;
     await this.db.statements.run('delete-offsets', [group, parts.map((p) => p.queue), parts.map((p) => p.partition)]);
   }
