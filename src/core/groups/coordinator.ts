@@ -60,15 +60,8 @@ export const DEFAULT_COORDINATOR_OPTIONS: Readonly<CoordinatorOptions> = Object.
 
 const EMPTY = Buffer.alloc(0);
 
-interface Member {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  protocolType: string;
-  protocols: GroupProtocol[];
+interface Member
+  extends Pick<JoinGroupRequest, 'memberId' | 'groupInstanceId' | 'clientId' | 'clientHost' | 'sessionTimeoutMs' | 'rebalanceTimeoutMs' | 'protocolType' | 'protocols'> {
   assignment: Buffer;
   joinWaiter: ((result: JoinGroupResult) => void) | null;
   syncWaiter: ((result: SyncGroupResult) => void) | null;
