@@ -20,7 +20,8 @@
  * Flags: --quick; --only SUBSTRING (configurations whose label contains it,
  * e.g. "rdkafka 100 B"); --brokers null,mock,memory,postgres; --profile (the
  * gateway runs under node --cpu-prof, profiles in bench-results/profiles/);
- * --seconds N (produce/latency phase length); --out FILE (default
+ * --seconds N (produce/latency phase length); --latency-rate N (a fixed
+ * offered load for the latency phase instead of half the maximum); --out FILE (default
  * bench-results/latest.json).
  * Results: bench-results/latest.json and latest.svg; a whole run also copies the chart to docs/bench/results.svg.
  */
@@ -102,8 +103,9 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = flag('only');
 const brokers = (flag('brokers')?.split(',') ?? ALL_BROKERS) as BrokerName[];
-const phaseSeconds = Number(flag('seconds') ?? (quick ? 5 : 7));
-const warmupSeconds = quick ? 1.5 : 2;
+const phaseSeconds = Number(flag('seconds') ?? (quick ? 4 : 5));
+const warmupSeconds = quick ? 1 : 1.5;
+const latencyRate = flag('latency-rate') === undefined ? undefined : Number(flag('latency-rate'));
 const outFile = flag('out') ?? join(REPO_ROOT, 'bench-results/latest.json');
 const profileDir = join(REPO_ROOT, 'bench-results/profiles');
 
@@ -260,7 +262,7 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
     }
 
     if (name !== 'null' && c.latency) {
-      const rate = Math.max(100, Math.round(figures.produce.recordsPerSecond / 2));
+      const rate = latencyRate ?? Math.max(100, Math.round(figures.produce.recordsPerSecond / 2));
       progress.start(`${label} latency at ${fmt(rate)} rec/s`);
       const latencyTopic = topic;
       let ready!: () => void;
