@@ -64,7 +64,8 @@ for (const engine of engines) {
     const running: Closable[] = [];
 
     beforeAll(async () => {
-      gateway = await startGateway({ engine: engine.fresh(), groups: { initialRebalanceDelayMs: 0 } });
+      // A short initial delay: members started together form the group in one rebalance, not three.
+      gateway = await startGateway({ engine: engine.fresh(), groups: { initialRebalanceDelayMs: 500 } });
       admin = kafkajsClient(gateway.bootstrap).admin();
       await admin.connect();
     });
@@ -117,11 +118,7 @@ for (const engine of engines) {
       const topic = uniqueTopic(`grp-three-${assignor}`);
       const group = `${topic}-g`;
       await createTopic(gateway.bootstrap, topic, PARTITIONS);
-      const members = [
-        await member({ group, topic, name: 'a', assignor }),
-        await member({ group, topic, name: 'b', assignor }),
-        await member({ group, topic, name: 'c', assignor }),
-      ];
+      const members = await Promise.all(['a', 'b', 'c'].map((name) => member({ group, topic, name, assignor })));
       await waitForStableAssignment(members, assignor);
       expectDisjointCompleteAssignment(members, PARTITIONS);
       for (const m of members) expect(m.assigned.size, `${m.name}'s share under ${assignor} (${describeAssignments(members)})`).toBe(2);
@@ -142,9 +139,7 @@ for (const engine of engines) {
       const group = `${topic}-g`;
       await createTopic(gateway.bootstrap, topic, PARTITIONS);
       // Members hear of a rebalance at their next heartbeat: a short interval keeps that wait small.
-      const a = await member({ group, topic, name: 'a', assignor, heartbeatIntervalMs: 100 });
-      const b = await member({ group, topic, name: 'b', assignor, heartbeatIntervalMs: 100 });
-      const c = await member({ group, topic, name: 'c', assignor, heartbeatIntervalMs: 100 });
+      const [a, b, c] = (await Promise.all(['a', 'b', 'c'].map((name) => member({ group, topic, name, assignor, heartbeatIntervalMs: 100 })))) as [Closable, Closable, Closable];
       await waitForStableAssignment([a, b, c], `${assignor} before the leave`);
       await produceSequenced(gateway.bootstrap, topic, topic, 0, 120, PARTITIONS);
       await waitForAllRecords(topic, 120, [a, b, c]);

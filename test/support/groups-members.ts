@@ -92,6 +92,8 @@ export class GroupMember implements MemberView {
   readonly assigned = new Set<number>();
   readonly committed = new Map<number, number>();
   readonly errors: string[] = [];
+  /** Records librdkafka delivered for partitions not assigned to this member (dropped, not in `records`). */
+  strays = 0;
   /** Called after each batch of records is kept (the child process reports them). */
   onRecords: (batch: MemberRecord[]) => void = () => {};
   onRebalance: (event: RebalanceEvent) => void = () => {};
@@ -170,7 +172,13 @@ export class GroupMember implements MemberView {
         await sleep(5);
         continue;
       }
-      const kept = batch.map((m) => ({ partition: m.partition, offset: m.offset, value: m.value === null ? '' : m.value.toString() }));
+      // librdkafka can hand over records of a partition it gave up a moment ago: a fetch begun
+      // before a quick revoke during group formation (seen when the revoke follows the assign
+      // by ~100 ms). They are the client's, not the group's; count them apart.
+      const owned = batch.filter((m) => this.assigned.has(m.partition));
+      this.strays += batch.length - owned.length;
+      const kept = owned.map((m) => ({ partition: m.partition, offset: m.offset, value: m.value === null ? '' : m.value.toString() }));
+      if (kept.length === 0) continue;
       this.records.push(...kept);
       this.onRecords(kept);
       this.commitBatch(batch);
@@ -181,7 +189,7 @@ export class GroupMember implements MemberView {
     const mode = this.options.commit ?? 'async';
     if (mode === 'none') return;
     const next = new Map<number, number>();
-    for (const m of batch) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
+    for (const m of batch) if (this.assigned.has(m.partition)) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
     // Only partitions still owned: a revoked partition's commit would be fenced anyway.
     const offsets = [...next].filter(([p]) => this.assigned.has(p)).map(([partition, offset]) => ({ topic: this.options.topic, partition, offset }));
     if (offsets.length === 0) return;
