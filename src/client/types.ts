@@ -1,4 +1,8 @@
 /** The client's view of Queen: camelCase, payloads as `data`, Kafka keys and header values as Buffers. */
+import type { KvEntry, Lease, PushItemResult, QueenMessage } from '../core/core.js';
+
+/** The client speaks the core's shapes where they are the same (types only: nothing of the core is loaded). */
+export type { KvEntry, Lease };
 
 export type Ttl = number | string;
 
@@ -11,38 +15,10 @@ export interface PushInput {
   data: unknown;
 }
 
-export interface PushOutcome {
-  status: 'queued' | 'duplicate';
-  /** For a duplicate, the original message's id. */
-  messageId: string;
-  transactionId: string;
-  queue: string;
-  partition: string;
-  partitionIndex: number;
-  /** For a duplicate, the original message's offset. */
-  offset: number;
-}
+export type PushOutcome = PushItemResult;
 
-export interface Lease {
-  id: string;
-  queue: string;
-  partition: string;
-  consumerGroup: string;
-  owner: string;
-  deadline: number;
-}
-
-export interface Message {
-  queue: string;
-  partition: string;
-  partitionIndex: number;
-  offset: number;
-  messageId: string;
-  transactionId: string;
+export interface Message extends Omit<QueenMessage, 'payload'> {
   data: unknown;
-  key: Buffer | null;
-  headers: { key: string; value: Buffer | null }[];
-  timestamp: number;
   /** The group and lease it was popped under, so ack(message) needs nothing else. */
   consumerGroup: string | null;
   leaseId: string | null;
@@ -64,14 +40,6 @@ export interface AckOptions {
   consumerGroup?: string;
   /** The seed's spelling of consumerGroup. */
   group?: string;
-}
-
-export interface KvEntry {
-  ns: string;
-  key: string;
-  value: unknown;
-  version: number;
-  expiresAt: number | null;
 }
 
 export interface QueueOptions {
