@@ -64,19 +64,26 @@ for (const engine of engines) {
       await gateway?.stop();
     });
 
-    it('its partitions move to the others once its session timeout has passed, and no record is lost', { timeout: 60_000 }, async () => {
-      gateway = await startGateway({ engine: engine.fresh(), groups: { initialRebalanceDelayMs: 0 } });
+    it.each(['a follower', 'the leader'] as const)('when it is %s, its partitions move to the others once its session timeout has passed, and no record is lost', { timeout: 60_000 }, async (role) => {
+      gateway ??= await startGateway({ engine: engine.fresh(), groups: { initialRebalanceDelayMs: 0 } });
       const bootstrap = gateway.bootstrap;
       const topic = uniqueTopic('grp-sigkill');
       const group = `${topic}-g`;
       await createTopic(bootstrap, topic, PARTITIONS);
       const base = { bootstrap, group, topic, assignor: 'range' as const, sessionTimeoutMs: SESSION_TIMEOUT_MS };
+      const spawnVictim = async () => {
+        const child = await spawnMembers([{ ...base, name: 'k' }]);
+        closers.push(() => child.kill());
+        return child;
+      };
+      // The first member to join leads the group; a leader that dies must be replaced.
+      const early = role === 'the leader' ? await spawnVictim() : null;
+      if (early) await waitFor(() => early.members[0]!.assigned.size === PARTITIONS, { what: 'k to form the group alone', describe: () => early.stderr.slice(-500) });
       const a: GroupMember = await startMember({ ...base, name: 'a' });
       closers.push(() => a.close());
       const b: GroupMember = await startMember({ ...base, name: 'b' });
       closers.push(() => b.close());
-      const victim = await spawnMembers([{ ...base, name: 'k' }]);
-      closers.push(() => victim.kill());
+      const victim = early ?? (await spawnVictim());
       const k = victim.members[0]!;
       await waitForCover([a, b, k], 'before the kill');
 
@@ -97,6 +104,7 @@ for (const engine of engines) {
       await produceSequenced(bootstrap, topic, topic, 120, 120, PARTITIONS);
       await waitForAllRecords(topic, 240, [a, b, k]);
       expectExactlyOnceInOrder(topic, 240, allRecords([a, b, k]));
+      await Promise.all([a.close(), b.close()]);
     });
   });
 }
