@@ -126,6 +126,22 @@ for (const engine of engines) {
       await expectLiveGroupCarriesOn('a mismatched join');
     });
 
+    it('a kafkajs consumer (RoundRobinAssigner) joining the librdkafka range group is refused with INCONSISTENT_GROUP_PROTOCOL; the group carries on', async () => {
+      const intruder = kafkajsClient(gateway.bootstrap, { clientId: 'intruder' }).consumer({ groupId: live, sessionTimeout: 6_000, heartbeatInterval: 300, maxWaitTimeInMs: 100 });
+      const crashes: { type?: string; retriable?: boolean }[] = [];
+      intruder.on(intruder.events.CRASH, (e) => void crashes.push(e.payload.error as { type?: string }));
+      try {
+        await intruder.connect();
+        await intruder.subscribe({ topic, fromBeginning: true });
+        await intruder.run({ eachMessage: async () => {} });
+        await waitFor(() => crashes.length > 0, { what: 'the kafkajs consumer to be refused by the group', timeoutMs: 15_000 });
+        expect(crashes[0]!.type, `kafkajs crashed with ${JSON.stringify(crashes[0])}`).toBe('INCONSISTENT_GROUP_PROTOCOL');
+      } finally {
+        await intruder.disconnect();
+      }
+      await expectLiveGroupCarriesOn('the kafkajs consumer was refused');
+    });
+
     it('a commit from an old generation gets ILLEGAL_GENERATION and changes no offset; the group carries on', async () => {
       await expectLiveGroupCarriesOn('nothing');
       await waitFor(async () => {
