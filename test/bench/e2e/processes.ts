@@ -131,9 +131,12 @@ export function cpuSeconds(pid: number): number {
 
 /** The process's peak resident set (VmHWM) in MB. */
 export function peakMemoryMB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /VmHWM:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) / 1024 : NaN;
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN; // the process has gone
+  }
 }
 
 /** Runs `work` and reports how many cores the process used meanwhile. */

@@ -293,12 +293,15 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
         max: read.result.max,
         brokerCores: paced.brokerCpuSeconds / paced.windowSeconds,
       };
+      // No measured record (a consumer too slow to reach them before going idle) leaves the percentiles empty.
+      if (read.result.measured === 0) throw new Error(`the latency consumer received none of the ${fmt(paced.result.sent)} records sent after the warm-up in time`);
       progress.end(`p50 ${figures.latency.p50.toFixed(2)} ms, p99 ${figures.latency.p99.toFixed(2)} ms, p99.9 ${figures.latency.p999.toFixed(2)} ms over ${fmt(read.result.measured)} records`);
     }
     figures.peakMemoryMB = peakMemoryMB(server.child.pid);
   } catch (e) {
     figures.error = (e as Error).message;
     progress.end(`FAILED: ${figures.error}`);
+    figures.peakMemoryMB = peakMemoryMB(server.child.pid);
   } finally {
     if (capture) {
       const written = server.child.waitFor((m) => ('captured' in m ? true : undefined), 'capture', 60_000);
