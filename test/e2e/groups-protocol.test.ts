@@ -46,18 +46,6 @@ function subscription(topics: string[]): Buffer {
   return w.toBuffer();
 }
 
-/** ConsumerProtocolAssignment v0 for one topic. */
-function assignment(topic: string, partitions: number[]): Buffer {
-  const w = new Writer();
-  w.int16(0);
-  w.int32(1);
-  w.string(topic);
-  w.int32(partitions.length);
-  for (const p of partitions) w.int32(p);
-  w.nullableBytes(null);
-  return w.toBuffer();
-}
-
 const NONE = 0;
 
 /** An error code as a name and number, so a failed expectation reads as Kafka's error. */

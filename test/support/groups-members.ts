@@ -428,4 +428,3 @@ export async function waitForAllRecords(label: string, total: number, members: r
   });
 }
 
-export { CODES as RDKAFKA_CODES };
