@@ -3,7 +3,8 @@
  * (@confluentinc/kafka-javascript's KafkaConsumer): subscribe with the
  * binding's rebalance callback (it assigns, or incrementally assigns under
  * cooperative-sticky, and emits the event this class records with its time),
- * a consume loop that keeps every record it gets, and a commit after each
+ * a consume loop that keeps every record of the partitions it owns, and a
+ * commit after each
  * batch: asynchronous, synchronous, or none.
  *
  * A member runs in this process (`startMember`) or in a child process
