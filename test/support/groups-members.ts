@@ -4,8 +4,7 @@
  * binding's rebalance callback (it assigns, or incrementally assigns under
  * cooperative-sticky, and emits the event this class records with its time),
  * a consume loop that keeps every record of the partitions it owns, and a
- * commit after each
- * batch: asynchronous, synchronous, or none.
+ * commit after each batch: asynchronous, synchronous, or none.
  *
  * A member runs in this process (`startMember`) or in a child process
  * (`spawnMembers`, through ./groups-member-process.ts) so that a test can
