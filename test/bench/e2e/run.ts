@@ -160,7 +160,8 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
     schema = `queen_bench_${runTag}_${schemaCount++}`;
     args.push('--database-url', DATABASE_URL, '--database-schema', schema);
   }
-  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${name}-${labelOf(c).replace(/ /g, '-')}-${Date.now()}.cpuprofile`] : [];
+  // Node's default names (one file per thread: tsx's loader runs in a worker of its own); the run prints which is whose.
+  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
   const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'bin/queen-gateway.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
   return { child, bootstrap, schema };
