@@ -2,8 +2,9 @@
  * The results as an SVG, drawn by hand (no charting dependency): one row per
  * configuration, three panels (produce records/s, consume records/s, p99
  * end-to-end latency), one bar per broker, each labelled with its figure.
- * Throughput panels share one logarithmic scale, so kafkajs rows and
- * librdkafka rows stay readable side by side.
+ * All panels are logarithmic (the throughput ones share one scale), so
+ * kafkajs and librdkafka rows, and 8 ms and 3 s latencies, stay readable side
+ * by side. `npx tsx test/bench/e2e/draw.ts [FILE]` redraws a results file.
  */
 import type { BenchResults, BrokerFigures, BrokerName } from './run.js';
 
@@ -20,14 +21,16 @@ interface Panel {
   title: string;
   value: (f: BrokerFigures) => number | undefined;
   unit: (n: number) => string;
-  log: boolean;
+  /** Log scale from this value up (throughput panels share theirs); absent: linear. */
+  logFloor?: number;
+  shared?: boolean;
 }
 
 const compact = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
 const PANELS: Panel[] = [
-  { title: 'produce, records/s', value: (f) => f.produce?.recordsPerSecond, unit: compact, log: true },
-  { title: 'consume, records/s', value: (f) => f.consume?.recordsPerSecond, unit: compact, log: true },
-  { title: 'p99 end-to-end at half max, ms', value: (f) => f.latency?.p99, unit: (n) => n.toFixed(1), log: false },
+  { title: 'produce, records/s', value: (f) => f.produce?.recordsPerSecond, unit: compact, logFloor: 100, shared: true },
+  { title: 'consume, records/s', value: (f) => f.consume?.recordsPerSecond, unit: compact, logFloor: 100, shared: true },
+  { title: 'p99 end-to-end at half max, ms', value: (f) => f.latency?.p99, unit: (n) => n.toFixed(1), logFloor: 1 },
 ];
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -59,11 +62,13 @@ export function renderChart(results: BenchResults): string {
   PANELS.forEach((panel, p) => {
     const x0 = labelWidth + p * (panelWidth + gap);
     const values = results.configurations.flatMap((c) => SERIES.map((s) => panel.value(c.brokers[s.row] ?? {}) ?? 0));
-    const max = panel.log ? maxThroughput : Math.max(1, ...values.filter(Number.isFinite));
-    const floor = 100;
+    const max = panel.shared ? maxThroughput : Math.max(2, ...values.filter(Number.isFinite));
+    const floor = panel.logFloor;
     const scale = (v: number) =>
-      panel.log ? Math.max(0, (Math.log10(Math.max(v, floor)) - Math.log10(floor)) / (Math.log10(max) - Math.log10(floor))) * (panelWidth - 50) : (v / max) * (panelWidth - 50);
-    out.push(`<text x="${x0}" y="${top - 4}" font-weight="bold">${escape(panel.title)}${panel.log ? ' (log scale)' : ''}</text>`);
+      floor !== undefined
+        ? Math.max(0, (Math.log10(Math.max(v, floor)) - Math.log10(floor)) / (Math.log10(max) - Math.log10(floor))) * (panelWidth - 50)
+        : (v / max) * (panelWidth - 50);
+    out.push(`<text x="${x0}" y="${top - 4}" font-weight="bold">${escape(panel.title)}${floor !== undefined ? ' (log scale)' : ''}</text>`);
     out.push(`<line x1="${x0}" y1="${top}" x2="${x0}" y2="${height - 50}" stroke="#333"/>`);
     results.configurations.forEach((c, i) => {
       const y0 = top + i * groupHeight + 4;
