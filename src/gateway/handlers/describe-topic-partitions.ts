@@ -22,7 +22,7 @@ import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
 import type { PartitionInfo, QueueInfo } from '../../core/core.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
-import { describeTopics, topicNameProblem, ZERO_UUID } from '../topics.js';
+import { describeTopics, partitionLeadership, topicNameProblem, ZERO_UUID } from '../topics.js';
 
 /** Kafka's max.request.partition.size.limit default. */
 const MAX_PARTITIONS_PER_RESPONSE = 2000;
@@ -36,17 +36,7 @@ interface Cursor {
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function describedPartition(nodeId: number, partition: PartitionInfo) {
-  return {
-    errorCode: NONE,
-    partitionIndex: partition.index,
-    leaderId: nodeId,
-    leaderEpoch: 0,
-    replicaNodes: [nodeId],
-    isrNodes: [nodeId],
-    eligibleLeaderReplicas: null,
-    lastKnownElr: null,
-    offlineReplicas: [],
-  };
+  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: null, lastKnownElr: null };
 }
 
 function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {

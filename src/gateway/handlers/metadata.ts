@@ -21,7 +21,7 @@ import { Metadata } from '../../../protocol/messages/index.js';
 import type { QueueInfo } from '../../core/core.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
-import { createTopicIfMissing, describeTopics, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
 
 interface TopicAnswer {
   errorCode: number;
@@ -39,15 +39,7 @@ function describedTopic(queue: QueueInfo, nodeId: number): TopicAnswer {
     isInternal: false,
     partitions: [...queue.partitions]
       .sort((a, b) => a.index - b.index)
-      .map((p) => ({
-        errorCode: NONE,
-        partitionIndex: p.index,
-        leaderId: nodeId,
-        leaderEpoch: 0,
-        replicaNodes: [nodeId],
-        isrNodes: [nodeId],
-        offlineReplicas: [],
-      })),
+      .map((p) => partitionLeadership(nodeId, p.index)),
   };
 }
 
