@@ -119,6 +119,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     defaultPartitions: options.defaultPartitions ?? 1,
     fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
     maxFetchSessions: options.maxFetchSessions ?? 1000,
+    // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
+    appendRequestIds: !ownCore,
   };
   const gateway = new GatewayServer({ core, settings, limits: options.limits, log });
   let bound: { host: string; port: number };

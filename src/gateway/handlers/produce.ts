@@ -25,7 +25,8 @@
 //   keyed by their sequence already; when any batch comes from a producer
 //   without an id, the core call carries a fresh requestId, so the RPC client
 //   may repeat the call after a lost connection and the core's ledger answers
-//   the repeat with the first result instead of appending again.
+//   the repeat with the first result instead of appending again. With the core
+//   in this process (`serve`) no call is repeated, so none is attached.
 // - Topics are not auto-created by Produce (Kafka creates them on Metadata);
 //   an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION so clients refresh.
 //
@@ -125,7 +126,7 @@ export const produce: ApiHandler = {
 
     if (appends.length > 0) {
       try {
-        const unkeyed = appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
+        const unkeyed = ctx.settings.appendRequestIds && appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
         const result = await ctx.core.append(unkeyed ? { partitions: appends, requestId: randomUUID() } : { partitions: appends });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
