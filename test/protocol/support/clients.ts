@@ -19,6 +19,11 @@ export function served(api: ApiDef, version: number): boolean {
 
 const byCamelName = new Map(apis.map((a) => [a.name.charAt(0).toLowerCase() + a.name.slice(1), a]));
 
+/** Our definition for one of kafkajs's protocol folders (named after the API in camelCase). */
+export function apiForKafkajsFolder(name: string): ApiDef | undefined {
+  return byCamelName.get(name);
+}
+
 // kafkajs (CommonJS): src/protocol/requests/<api>/v<N>/{request,response}.js
 export const kafkajsProtocolDir = join(dirname(require.resolve('kafkajs/package.json')), 'src', 'protocol');
 
@@ -33,7 +38,7 @@ export function kafkajsVersions(): { api: ApiDef; version: number; dir: string }
   const requests = join(kafkajsProtocolDir, 'requests');
   const out: { api: ApiDef; version: number; dir: string }[] = [];
   for (const name of readdirSync(requests)) {
-    const api = byCamelName.get(name);
+    const api = apiForKafkajsFolder(name);
     if (!api) continue;
     for (const v of readdirSync(join(requests, name))) {
       const m = /^v(\d+)$/.exec(v);

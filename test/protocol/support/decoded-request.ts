@@ -1,12 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { apis } from '../../../protocol/messages/index.js';
 import { requestCodec } from '../../../protocol/codec/registry.js';
 import { Reader } from '../../../protocol/primitives/reader.js';
 import { Writer } from '../../../protocol/primitives/writer.js';
 import { inVersions, type ApiDef, type MessageDef } from '../../../protocol/schema/definition.js';
-import { kafkajsModule, kafkajsProtocolDir } from './clients.js';
+import { apiForKafkajsFolder, kafkajsModule, kafkajsProtocolDir } from './clients.js';
 import { layoutOf, type StructLayout } from './layout.js';
 
 /**
@@ -96,7 +95,6 @@ export interface KafkajsRequestVersion {
   request: KafkajsRequestFactory;
 }
 
-const byFolder = new Map(apis.map((a) => [a.name.charAt(0).toLowerCase() + a.name.slice(1), a]));
 
 /**
  * Every request encoder kafkajs ships for an API we define, at every version
@@ -109,7 +107,7 @@ export function kafkajsRequestVersions(): { versions: KafkajsRequestVersion[]; u
   const versions: KafkajsRequestVersion[] = [];
   const unmatched: string[] = [];
   for (const name of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)) {
-    const api = byFolder.get(name);
+    const api = apiForKafkajsFolder(name);
     if (!api) {
       unmatched.push(name);
       continue;
