@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 
 /**
- * Where the engine's .sql files are. Beside this module when it runs from
- * source (tsx, vitest); `tsc` copies no .sql into dist/, so a build run from
- * the repository reads them from the source tree it was built from.
+ * Where the engine's .sql files are: beside this module, from source (tsx,
+ * vitest) and in a build (`npm run build` copies them next to the built
+ * engine); a build whose copies are missing falls back to the source tree it
+ * was built from.
  */
 export function sqlDirectory(name: 'sql' | 'migrations'): URL {
   const beside = new URL(`./${name}/`, import.meta.url);
