@@ -1,6 +1,7 @@
 import { CoreError } from '../errors.js';
 import type { KvEntry, KvPutResult, Lifetime } from '../core.js';
 import { requireFiniteNumber, requireInteger, requireJsonValue } from './arguments.js';
+import { validateKvKey, validateKvNamespace } from './names.js';
 
 /**
  * KV semantics both engines share: lifetimes, expiry, versions, and what a
@@ -101,4 +102,12 @@ export function decideIncr(current: KvEntry | null, req: { ns: string; key: stri
     version: (live?.version ?? 0) + 1,
     expiresAt: req.lifetime ? expiresAtOf(req.lifetime, nowMs) : (live?.expiresAt ?? null),
   };
+}
+
+/** A put's or putIfAbsent's fields, checked (the expected version separately). */
+export function checkKvWrite(req: { ns: string; key: string; value: unknown; lifetime?: unknown }): Omit<KvWrite, 'expectedVersion'> {
+  const ns = validateKvNamespace(req?.ns);
+  const key = validateKvKey(req.key);
+  const lifetime = validateOptionalLifetime(req.lifetime);
+  return lifetime ? { ns, key, value: req.value, lifetime } : { ns, key, value: req.value };
 }

@@ -1,3 +1,5 @@
+import { CoreError } from '../errors.js';
+
 /**
  * Native consume leases: one per partition and consumer group, with an owner
  * and a deadline. A live lease keeps other workers off the partition; a lease
@@ -20,3 +22,13 @@ export function isLeaseLive(lease: Pick<LeaseState, 'deadline'> | null | undefin
 
 /** The pop batch size limit, so one pop cannot pin a whole partition in memory. */
 export const MAX_POP_BATCH = 10_000;
+
+/**
+ * An ack that names its lease must name the current, live one: a stale lease
+ * fails the call, since its messages are already on their way to another worker.
+ */
+export function requireCurrentLease(lease: Pick<LeaseState, 'id' | 'deadline'> | null | undefined, leaseId: string, nowMs: number, where: string): void {
+  if (!lease || lease.id !== leaseId || !isLeaseLive(lease, nowMs)) {
+    throw new CoreError('unknown_lease', `Lease ${leaseId} is not the current lease of ${where}; it expired or was released, and its messages will be delivered again.`);
+  }
+}

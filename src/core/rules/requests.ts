@@ -1,7 +1,8 @@
-import type { AppendRequest, IsolationLevel, PartitionRef, ReadRequest } from '../core.js';
+import type { AckRequest, AppendRequest, IsolationLevel, PartitionRef, PopRequest, ReadRequest } from '../core.js';
 import { CoreError } from '../errors.js';
 import { requireArray, requireInteger } from './arguments.js';
-import { validateQueueName } from './names.js';
+import { MAX_POP_BATCH } from './leases.js';
+import { validateGroupName, validatePartitionName, validateQueueName } from './names.js';
 
 /**
  * The shape checks every engine runs on a request before touching storage,
@@ -51,4 +52,37 @@ export function checkReadRequest(req: ReadRequest): {
     maxBytes: requireInteger(req.maxBytes, 'maxBytes'),
     isolation: req.isolation,
   };
+}
+
+/** A pop's fields (the queue is looked up by the engine first). */
+export function checkPopRequest(req: PopRequest): {
+  partitionName: string | undefined;
+  group: string;
+  batch: number;
+  waitMs: number;
+  leaseMs: number | undefined;
+} {
+  const partitionName = req.partition === undefined ? undefined : validatePartitionName(req.partition);
+  const group = validateGroupName(req.consumerGroup);
+  if (typeof req.owner !== 'string' || req.owner.length === 0) {
+    throw new CoreError('invalid_argument', 'owner must be a non-empty string naming the worker that holds the lease.');
+  }
+  return {
+    partitionName,
+    group,
+    batch: requireInteger(req.batch, 'batch', 1, MAX_POP_BATCH),
+    waitMs: requireInteger(req.waitMs, 'waitMs'),
+    leaseMs: req.leaseMs === undefined ? undefined : requireInteger(req.leaseMs, 'leaseMs', 1),
+  };
+}
+
+/** An ack's fields (the queue is looked up by the engine first). */
+export function checkAckRequest(req: AckRequest): { partitionName: string; group: string } {
+  const partitionName = validatePartitionName(req.partition);
+  const group = validateGroupName(req.consumerGroup);
+  requireInteger(req.offset, 'offset');
+  if (req.status !== 'completed' && req.status !== 'failed') {
+    throw new CoreError('invalid_argument', `status must be "completed" or "failed"; got ${JSON.stringify(req.status)}.`);
+  }
+  return { partitionName, group };
 }

@@ -48,13 +48,13 @@ import type {
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
-import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
+import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { copyForStorage, parseAppendRecords } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
-import { decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, MAX_POP_BATCH, type LeaseState } from '../../rules/leases.js';
+import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
@@ -471,14 +471,14 @@ export class MemoryCore implements Core {
 
   async kvPut(req: KvPutRequest): Promise<KvPutResult> {
     this.checkOpen();
-    const write = this.kvWriteRequest(req);
+    const write = checkKvWrite(req);
     const expectedVersion = validateExpectedVersion(req.expectedVersion);
     return this.kvApply(decidePut(this.kv.get(kvSlot(write.ns, write.key)) ?? null, { ...write, expectedVersion }, this.clock()));
   }
 
   async kvPutIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult> {
     this.checkOpen();
-    const write = this.kvWriteRequest(req);
+    const write = checkKvWrite(req);
     return this.kvApply(decidePutIfAbsent(this.kv.get(kvSlot(write.ns, write.key)) ?? null, write, this.clock()));
   }
 
@@ -508,13 +508,6 @@ export class MemoryCore implements Core {
     const decided = decidePutIfAbsent(this.kv.get(kvSlot(ns, key)) ?? null, { ns, key, value: ONCE_MARKER_VALUE, lifetime }, this.clock());
     this.kvApply(decided);
     return { won: decided.applied };
-  }
-
-  private kvWriteRequest(req: Omit<KvPutRequest, 'expectedVersion'>): { ns: string; key: string; value: unknown; lifetime?: ReturnType<typeof validateLifetime> } {
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateOptionalLifetime(req.lifetime);
-    return lifetime ? { ns, key, value: req.value, lifetime } : { ns, key, value: req.value };
   }
 
   private kvApply(decided: KvPutResult): KvPutResult {
@@ -586,14 +579,7 @@ export class MemoryCore implements Core {
   async pop(req: PopRequest, options?: CallOptions): Promise<PopResult> {
     this.checkOpen();
     const queue = this.queue(req?.queue);
-    const partitionName = req.partition === undefined ? undefined : validatePartitionName(req.partition);
-    const group = validateGroupName(req.consumerGroup);
-    if (typeof req.owner !== 'string' || req.owner.length === 0) {
-      throw new CoreError('invalid_argument', 'owner must be a non-empty string naming the worker that holds the lease.');
-    }
-    const batch = requireInteger(req.batch, 'batch', 1, MAX_POP_BATCH);
-    const waitMs = requireInteger(req.waitMs, 'waitMs');
-    const leaseMs = req.leaseMs === undefined ? undefined : requireInteger(req.leaseMs, 'leaseMs', 1);
+    const { partitionName, group, batch, waitMs, leaseMs } = checkPopRequest(req);
     if (partitionName !== undefined && !queue.byName.has(partitionName)) {
       throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${partitionName}".`);
     }
@@ -661,19 +647,12 @@ export class MemoryCore implements Core {
   /** Validates an ack and resolves its partition; a stale leaseId fails the call. */
   private checkAck(req: AckRequest): { queue: QueueState; partition: PartitionState; req: AckRequest } {
     const queue = this.queue(req?.queue);
-    const name = validatePartitionName(req.partition);
-    const group = validateGroupName(req.consumerGroup);
-    requireInteger(req.offset, 'offset');
-    if (req.status !== 'completed' && req.status !== 'failed') {
-      throw new CoreError('invalid_argument', `status must be "completed" or "failed"; got ${JSON.stringify(req.status)}.`);
-    }
+    const { partitionName: name, group } = checkAckRequest(req);
     const partition = queue.byName.get(name);
     if (!partition) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${name}".`);
     if (req.leaseId !== undefined) {
       const lease = partition.leases.get(group);
-      if (!lease || lease.id !== req.leaseId || !isLeaseLive(lease, this.clock())) {
-        throw new CoreError('unknown_lease', `Lease ${req.leaseId} is not the current lease of group "${group}" on ${queue.name}/${name}; it expired or was released, and its messages will be delivered again.`);
-      }
+      requireCurrentLease(lease, req.leaseId, this.clock(), `group "${group}" on ${queue.name}/${name}`);
     }
     return { queue, partition, req };
   }

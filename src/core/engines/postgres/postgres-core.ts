@@ -49,14 +49,14 @@ import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
-import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
+import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
-import { decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, MAX_POP_BATCH } from '../../rules/leases.js';
+import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { isLeaseLive, requireCurrentLease } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
@@ -662,14 +662,14 @@ export class PostgresCore implements Core {
 
   async kvPut(req: KvPutRequest): Promise<KvPutResult> {
     this.checkOpen();
-    const write = this.kvWriteRequest(req);
+    const write = checkKvWrite(req);
     const expectedVersion = validateExpectedVersion(req.expectedVersion);
     return this.kvDecide(write.ns, write.key, (current, now) => decidePut(current, { ...write, expectedVersion }, now));
   }
 
   async kvPutIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult> {
     this.checkOpen();
-    const write = this.kvWriteRequest(req);
+    const write = checkKvWrite(req);
     return this.kvDecide(write.ns, write.key, (current, now) => decidePutIfAbsent(current, write, now));
   }
 
@@ -703,13 +703,6 @@ export class PostgresCore implements Core {
     const lifetime = validateLifetime(req.lifetime);
     const decided = await this.kvDecide(ns, key, (current, now) => decidePutIfAbsent(current, { ns, key, value: ONCE_MARKER_VALUE, lifetime }, now));
     return { won: decided.applied };
-  }
-
-  private kvWriteRequest(req: Omit<KvPutRequest, 'expectedVersion'>): { ns: string; key: string; value: unknown; lifetime?: ReturnType<typeof validateLifetime> } {
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateOptionalLifetime(req.lifetime);
-    return lifetime ? { ns, key, value: req.value, lifetime } : { ns, key, value: req.value };
   }
 
   private async kvDecide(ns: string, key: string, decide: (current: KvEntry | null, now: number) => KvPutResult): Promise<KvPutResult> {
@@ -841,14 +834,7 @@ export class PostgresCore implements Core {
   async pop(req: PopRequest, options?: CallOptions): Promise<PopResult> {
     this.checkOpen();
     const queue = await this.queue(req?.queue);
-    const partitionName = req.partition === undefined ? undefined : validatePartitionName(req.partition);
-    const group = validateGroupName(req.consumerGroup);
-    if (typeof req.owner !== 'string' || req.owner.length === 0) {
-      throw new CoreError('invalid_argument', 'owner must be a non-empty string naming the worker that holds the lease.');
-    }
-    const batch = requireInteger(req.batch, 'batch', 1, MAX_POP_BATCH);
-    const waitMs = requireInteger(req.waitMs, 'waitMs');
-    const leaseMs = req.leaseMs === undefined ? undefined : requireInteger(req.leaseMs, 'leaseMs', 1);
+    const { partitionName, group, batch, waitMs, leaseMs } = checkPopRequest(req);
     let keys = [queueKey(queue.name)];
     if (partitionName !== undefined) {
       const row = await this.db.statements.one<PartitionRow>('partition-by-name', [queue.id, partitionName]);
@@ -921,20 +907,13 @@ export class PostgresCore implements Core {
   /** Validates an ack and resolves its partition; a stale leaseId fails the call. */
   private async checkAck(tx: Statements, req: AckRequest): Promise<CheckedAck> {
     const queue = await this.queue(req?.queue, tx);
-    const name = validatePartitionName(req.partition);
-    const group = validateGroupName(req.consumerGroup);
-    requireInteger(req.offset, 'offset');
-    if (req.status !== 'completed' && req.status !== 'failed') {
-      throw new CoreError('invalid_argument', `status must be "completed" or "failed"; got ${JSON.stringify(req.status)}.`);
-    }
+    const { partitionName: name, group } = checkAckRequest(req);
     const partition = await tx.one<PartitionRow>('partition-by-name', [queue.id, name]);
     if (!partition) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${name}".`);
     await tx.run('lock-consumer', [partition.id, group]);
     if (req.leaseId !== undefined) {
       const lease = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
-      if (!lease || lease.id !== req.leaseId || !isLeaseLive(lease, this.clock())) {
-        throw new CoreError('unknown_lease', `Lease ${req.leaseId} is not the current lease of group "${group}" on ${queue.name}/${name}; it expired or was released, and its messages will be delivered again.`);
-      }
+      requireCurrentLease(lease, req.leaseId, this.clock(), `group "${group}" on ${queue.name}/${name}`);
     }
     return { queue, partition, req };
   }
