@@ -1116,24 +1116,18 @@ export class PostgresCore implements Core {
       let settled = false;
       let checking = false;
       let again = false;
-      const settle = (value: T): void => {
+      // The first outcome wins; either way the timer, the wake-up and the listeners go.
+      const finish = (outcome: () => void): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         unregister();
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(onCoreClose);
-        resolve(value);
+        outcome();
       };
-      const fail = (e: unknown): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        unregister();
-        signal?.removeEventListener('abort', onAbort);
-        this.pending.delete(onCoreClose);
-        reject(e);
-      };
+      const settle = (value: T): void => finish(() => resolve(value));
+      const fail = (e: unknown): void => finish(() => reject(e));
       const check = async (): Promise<void> => {
         if (this.closed) return settle(onClose());
         if (checking) {
