@@ -14,13 +14,12 @@ import { waitFor } from '../support/eventually.js';
 import { startGateway, startGatewayProcess, type GatewayProcess, type RunningGateway } from '../support/gateway.js';
 import {
   allRecords,
-  describeAssignments,
-  isDisjointComplete,
   produceSequenced,
   sequenceCounts,
   spawnMembers,
   startMember,
   waitForAllRecords,
+  waitForCover,
   type GroupMember,
   type MemberRecord,
   type MemberView,
@@ -34,14 +33,6 @@ afterAll(releaseEngines);
 
 const PARTITIONS = 6;
 const SESSION_TIMEOUT_MS = 6_000;
-
-async function waitForCover(members: readonly MemberView[], what: string, timeoutMs = 30_000): Promise<void> {
-  await waitFor(() => isDisjointComplete(members, PARTITIONS) && members.every((m) => m.assigned.size > 0), {
-    what: `${what}: a disjoint, complete assignment over ${members.map((m) => m.name).join(', ')}`,
-    timeoutMs,
-    describe: () => describeAssignments(members),
-  });
-}
 
 async function waitForAckedCommits(members: readonly MemberView[], what: string): Promise<void> {
   await waitFor(
@@ -85,7 +76,7 @@ for (const engine of engines) {
       closers.push(() => b.close());
       const victim = early ?? (await spawnVictim());
       const k = victim.members[0]!;
-      await waitForCover([a, b, k], 'before the kill');
+      await waitForCover([a, b, k], PARTITIONS, 'before the kill');
 
       await produceSequenced(bootstrap, topic, topic, 0, 120, PARTITIONS);
       await waitForAllRecords(topic, 120, [a, b, k]);
@@ -95,7 +86,7 @@ for (const engine of engines) {
 
       const killedAt = Date.now();
       await victim.kill();
-      await waitForCover([a, b], `after k was SIGKILLed (it held ${held.join(',')})`, 30_000);
+      await waitForCover([a, b], PARTITIONS, `after k was SIGKILLed (it held ${held.join(',')})`, 30_000);
       const movedAt = Math.max(...[a, b].flatMap((m) => m.events.slice(eventsBefore.get(m)).filter((e) => e.kind === 'assigned').map((e) => e.at)));
       // The coordinator only learns of the death from the silence: nothing may move before the session timeout
       // (less the one heartbeat interval by which k's last heartbeat may precede the kill).
@@ -141,7 +132,7 @@ describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
     await kjs.connect();
     await kjs.subscribe({ topic, fromBeginning: true });
     await kjs.run({ eachMessage: async ({ partition, message }) => void kjsRead.push({ partition, offset: Number(message.offset), value: message.value?.toString() ?? '' }) });
-    await waitForCover([a, b], 'before the restart');
+    await waitForCover([a, b], PARTITIONS, 'before the restart');
 
     await produceSequenced(running.bootstrap, topic, topic, 0, 300, PARTITIONS);
     await waitForAllRecords(topic, 300, [a, b]);
@@ -174,7 +165,7 @@ describe.skipIf(postgres.skipReason !== null)(restartTitle, () => {
       const assignedAfter = m.events.slice(eventsBefore.get(m)).filter((e) => e.kind === 'assigned');
       expect(assignedAfter.length, `${m.name} was never assigned again after the restart`).toBeGreaterThan(0);
     }
-    await waitForCover([a, b], 'after the restart');
+    await waitForCover([a, b], PARTITIONS, 'after the restart');
     // Nothing committed before the kill was read again; every record arrived once.
     const readAgain = [a, b].flatMap((m) => m.records.slice(readBefore.get(m))).filter((r) => r.offset < (ackedAtKill.get(r.partition) ?? 0));
     expect(readAgain.map((r) => `p${r.partition}@${r.offset}`), 'records committed before the restart were read again').toEqual([]);

@@ -17,12 +17,12 @@ import {
   allRecords,
   describeAssignments,
   expectDisjointCompleteAssignment,
-  isDisjointComplete,
   produceSequenced,
   sequenceCounts,
   spawnMembers,
   startMember,
   waitForAllRecords,
+  waitForCover,
   type Assignor,
   type MemberOptions,
   type MemberView,
@@ -88,11 +88,7 @@ for (const engine of engines) {
     }
 
     async function waitForStableAssignment(members: readonly MemberView[], what: string): Promise<void> {
-      await waitFor(() => isDisjointComplete(members, PARTITIONS) && members.every((m) => m.assigned.size > 0), {
-        what: `${what}: a disjoint, complete assignment of ${PARTITIONS} partitions over ${members.length} members`,
-        timeoutMs: 30_000,
-        describe: () => describeAssignments(members),
-      });
+      await waitForCover(members, PARTITIONS, what);
     }
 
     /** The group's committed offset per partition, as an admin client reads it (OffsetFetch). */

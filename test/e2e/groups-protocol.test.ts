@@ -19,11 +19,10 @@ import { sleep, waitFor } from '../support/eventually.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 import {
   allRecords,
-  describeAssignments,
-  isDisjointComplete,
   produceSequenced,
   startMember,
   waitForAllRecords,
+  waitForCover,
   type GroupMember,
 } from '../support/groups-members.js';
 import { kafkajsClient } from '../support/kafkajs.js';
@@ -71,10 +70,7 @@ for (const engine of engines) {
       raw = await RawConnection.open(gateway.port);
       await createTopic(gateway.bootstrap, topic, PARTITIONS);
       for (const name of ['live-a', 'live-b']) members.push(await startMember({ bootstrap: gateway.bootstrap, group: live, topic, name, assignor: 'range' }));
-      await waitFor(() => isDisjointComplete(members, PARTITIONS) && members.every((m) => m.assigned.size > 0), {
-        what: `the live group ${live} to settle`,
-        describe: () => describeAssignments(members),
-      });
+      await waitForCover(members, PARTITIONS, `the live group ${live} to settle`);
     });
     afterAll(async () => {
       raw?.destroy();

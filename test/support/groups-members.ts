@@ -403,6 +403,15 @@ export function isDisjointComplete(members: readonly MemberView[], partitions: n
   return seen.size === partitions;
 }
 
+/** Waits until every member holds partitions and together they cover all of them, once each. */
+export async function waitForCover(members: readonly MemberView[], partitions: number, what: string, timeoutMs = 30_000): Promise<void> {
+  await waitFor(() => isDisjointComplete(members, partitions) && members.every((m) => m.assigned.size > 0), {
+    what: `${what}: a disjoint, complete assignment of ${partitions} partitions over ${members.map((m) => m.name).join(', ')}`,
+    timeoutMs,
+    describe: () => describeAssignments(members),
+  });
+}
+
 /** Counts per sequence number of the label's records. */
 export function sequenceCounts(label: string, records: readonly MemberRecord[]): Map<number, number> {
   const counts = new Map<number, number>();
