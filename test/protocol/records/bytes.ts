@@ -7,6 +7,7 @@ import { crc32 } from 'node:zlib';
 import { createRequire } from 'node:module';
 import * as snappy from 'snappy';
 import * as lz4 from 'lz4-napi';
+import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
 
 export const require = createRequire(import.meta.url);
@@ -137,3 +138,11 @@ export function resign(batch: Buffer): Buffer {
   return batch;
 }
 
+/** Every Kafka compression codec by name, for tables of cases. */
+export const CODECS = [
+  ['none', CompressionCodec.None],
+  ['gzip', CompressionCodec.Gzip],
+  ['snappy', CompressionCodec.Snappy],
+  ['lz4', CompressionCodec.Lz4],
+  ['zstd', CompressionCodec.Zstd],
+] as const;

@@ -5,15 +5,7 @@ import * as snappy from 'snappy';
 import * as lz4 from 'lz4-napi';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { CompressionCodec, compress, decompress } from '../../../protocol/records/compression.js';
-import { lz4Frame, xerialSnappy } from './bytes.js';
-
-const CODECS = [
-  ['none', CompressionCodec.None],
-  ['gzip', CompressionCodec.Gzip],
-  ['snappy', CompressionCodec.Snappy],
-  ['lz4', CompressionCodec.Lz4],
-  ['zstd', CompressionCodec.Zstd],
-] as const;
+import { CODECS, lz4Frame, xerialSnappy } from './bytes.js';
 
 const text = Buffer.from('Kafka records compress well when they repeat themselves. '.repeat(3000));
 

@@ -20,7 +20,7 @@ import {
   type BuildBatchOptions,
   type DecodedBatch,
 } from '../../../protocol/records/index.js';
-import { require, xerialSnappy } from './bytes.js';
+import { CODECS, require, xerialSnappy } from './bytes.js';
 
 // kafkajs's protocol internals are untyped CommonJS.
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0');
@@ -29,14 +29,6 @@ const KafkajsDecoder = require('kafkajs/src/protocol/decoder');
 const decodeKafkajsBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder');
 const { Codecs: kafkajsCodecs } = require('kafkajs/src/protocol/message/compression');
 const Long = require('kafkajs/src/utils/long');
-
-const CODECS = [
-  ['none', CompressionCodec.None],
-  ['gzip', CompressionCodec.Gzip],
-  ['snappy', CompressionCodec.Snappy],
-  ['lz4', CompressionCodec.Lz4],
-  ['zstd', CompressionCodec.Zstd],
-] as const;
 
 const BASE_TS = 1_700_000_000_000;
 const sample = [
