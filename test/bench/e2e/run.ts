@@ -11,8 +11,11 @@
  *   memory    `queen-gateway serve --engine memory`
  *   postgres  `queen-gateway serve --engine postgres`
  * Phases: produce as fast as the client goes; consume it back through a
- * consumer group; end-to-end latency at half the broker's own measured
- * produce maximum (librdkafka only). The broker process's CPU comes from
+ * consumer group; end-to-end latency at half the broker's own maximum load
+ * (librdkafka only). A record's trip needs both halves, so the maximum load
+ * is the smaller of the broker's produce and consume maxima measured just
+ * before: pacing at half a produce rate the consumer cannot keep up with
+ * would measure a growing queue, not latency. The broker process's CPU comes from
  * /proc/<pid>/stat over each phase's measured window, its peak memory from
  * VmHWM. Every figure is printed beside its ceiling and the peer as a ratio,
  * because only ratios from one run compare on a shared machine.
@@ -263,7 +266,8 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
     }
 
     if (name !== 'null' && c.latency) {
-      const rate = latencyRate ?? Math.max(100, Math.round(figures.produce.recordsPerSecond / 2));
+      const maximum = Math.min(figures.produce.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
+      const rate = latencyRate ?? Math.max(100, Math.round(maximum / 2));
       progress.start(`${label} latency at ${fmt(rate)} rec/s`);
       const latencyTopic = topic;
       let ready!: () => void;
@@ -373,10 +377,10 @@ const output: BenchResults = {
     phaseSeconds,
     warmupSeconds,
     brokers,
-    rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions',
+    rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions; delivery reports for failures only, acknowledgements counted from librdkafka statistics every 100 ms',
     kafkajsProducer: 'acks=-1, send() of 500 records, up to 4 sends in flight, round-robin partitions',
     consumers: 'consumer group (subscribe), client default fetch settings; librdkafka consume(10000) batches, kafkajs eachBatch',
-    latency: 'librdkafka producer paced at half the broker\'s own measured produce maximum, librdkafka consumer in a group; send time in the value',
+    latency: 'librdkafka producer paced at half the broker\'s own maximum load (the smaller of its produce and consume maxima), librdkafka consumer in a group; send time in the value',
   },
   configurations: results,
   targets,
