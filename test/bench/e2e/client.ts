@@ -20,6 +20,9 @@
  *   sends in flight (kafkajs has no linger; applications batch by hand).
  * - consumers: a consumer group (subscribe), librdkafka's and kafkajs's
  *   default fetch settings.
+ * For digging into one figure: BENCH_PRODUCER_CONFIG / BENCH_CONSUMER_CONFIG
+ * (JSON) add librdkafka settings, e.g. '{"linger.ms":0}', and BENCH_DEBUG=1
+ * writes the consumer's librdkafka log (with '{"debug":"fetch"}') to stderr.
  * Latency: the value's first 8 bytes are the send time (performance.timeOrigin
  * + performance.now(), a wall-clock reading with sub-millisecond precision
  * that agrees across processes on one host); the consumer subtracts it from
@@ -93,7 +96,7 @@ interface Sender {
 }
 
 async function rdkafkaSender(bootstrap: string, topic: string): Promise<Sender> {
-  const producer = new Producer({ ...RDKAFKA_BASE, ...RDKAFKA_PRODUCER, 'bootstrap.servers': bootstrap } as unknown as ProducerGlobalConfig);
+  const producer = new Producer({ ...RDKAFKA_BASE, ...RDKAFKA_PRODUCER, 'bootstrap.servers': bootstrap, ...JSON.parse(process.env['BENCH_PRODUCER_CONFIG'] ?? '{}') } as unknown as ProducerGlobalConfig);
   let failed = 0;
   let latest = { acked: 0, atMs: 0 };
   let nextStats: (() => void)[] = [];
@@ -263,10 +266,14 @@ async function rdkafkaReader(bootstrap: string, topic: string, onAssigned: () =>
     'bootstrap.servers': bootstrap,
     'group.id': `queen-bench-${process.pid}-${Date.now().toString(36)}`,
     'rebalance_cb': true,
+    ...JSON.parse(process.env['BENCH_CONSUMER_CONFIG'] ?? '{}'),
   } as unknown as ConsumerGlobalConfig, { 'auto.offset.reset': from });
   consumer.on('rebalance', (err: LibrdKafkaError) => {
     if (process.env['BENCH_DEBUG']) process.stderr.write(`rebalance ${err.code}\n`);
     if (err.code === CODES.ERRORS.ERR__ASSIGN_PARTITIONS) onAssigned();
+  });
+  consumer.on('event.log', (log: { message: string }) => {
+    if (process.env['BENCH_DEBUG']) process.stderr.write(`${(now() % 100000).toFixed(1)} ${log.message}\n`);
   });
   consumer.on('event.error', (err: LibrdKafkaError) => {
     if (process.env['BENCH_DEBUG']) process.stderr.write(`consumer error ${err.message}\n`);

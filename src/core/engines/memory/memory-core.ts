@@ -210,7 +210,11 @@ export class MemoryCore implements Core {
       if (earlier) return structuredClone(earlier);
     }
     const now = this.clock();
-    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now));
+    // Long-polls wake once the whole append is in, so a Fetch answers with
+    // every partition this request wrote, not only the first.
+    const touched: [QueueState, PartitionState][] = [];
+    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now, touched));
+    for (const [queue, partition] of touched) this.wakePartition(queue, partition);
     const result: AppendResult = { partitions: results };
     if (req.requestId !== undefined) {
       this.appendLedger.set(req.requestId, structuredClone(result));
@@ -219,7 +223,7 @@ export class MemoryCore implements Core {
     return result;
   }
 
-  private appendPartition(queueName: string, index: number, records: Buffer, now: number): AppendPartitionResult {
+  private appendPartition(queueName: string, index: number, records: Buffer, now: number, touched: [QueueState, PartitionState][]): AppendPartitionResult {
     const base = { queue: queueName, partition: index, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     const queue = this.queues.get(queueName);
     if (!queue) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${queueName}" does not exist.` };
@@ -245,7 +249,7 @@ export class MemoryCore implements Core {
       return { ...batch, baseOffset: offset, maxTimestamp: logAppendTime ?? batch.maxTimestamp };
     });
     for (const [producerId, window] of advanceWindows(appended, windowOf)) partition.producers.set(producerId, window);
-    this.wakePartition(queue, partition);
+    touched.push([queue, partition]);
     return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: log.logStartOffset };
   }
 
