@@ -103,6 +103,15 @@ export interface AppendRequest {
    * nothing. Recorded in a bounded ledger in the same transaction as the append.
    */
   requestId?: string;
+  /**
+   * The caller hands the partitions' `records` over: it will never read,
+   * reuse or change those bytes again, and no two partitions share them. An
+   * engine may then keep them as they are, writing the assigned offsets in
+   * place, instead of copying each batch (the gateway's Produce frames and
+   * the RPC server's request frames qualify; a caller that keeps its Buffer
+   * must leave this unset).
+   */
+  recordsHandedOver?: boolean;
 }
 
 export type AppendError =

@@ -507,6 +507,31 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
     // ─── The log ─────────────────────────────────────────────────────────────
 
     describe('log', () => {
+      it("leaves a caller's records untouched unless they are handed over, and stores the same either way", async () => {
+        const q = await newQueue();
+        const kept = Buffer.concat([recordBatch(['a', 'b']), recordBatch(['c'])]);
+        const before = Buffer.from(kept);
+        await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['x']) }] });
+        const first = await core.append({ partitions: [{ queue: q, partition: 0, records: kept }] });
+        expect(first.partitions[0]!.baseOffset).toBe(1);
+        expect(kept.equals(before)).toBe(true);
+        // Handed over (as the gateway's Produce does): the batches may be kept where they lie.
+        const handed = Buffer.concat([recordBatch(['d', 'e']), recordBatch(['f'])]);
+        const second = await core.append({ partitions: [{ queue: q, partition: 0, records: handed }], recordsHandedOver: true });
+        expect(second.partitions[0]!.baseOffset).toBe(4);
+        // The same caller Buffer appended twice without handing it over gives two independent copies.
+        await core.append({ partitions: [{ queue: q, partition: 0, records: kept }] });
+        expect(await readAll(core, q)).toEqual(
+          ['x', 'a', 'b', 'c', 'd', 'e', 'f', 'a', 'b', 'c'].map((value, offset) => ({ offset, value })),
+        );
+        await expectCoreError(
+          core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['y']) }], recordsHandedOver: 'yes' as never }),
+          'invalid_argument',
+          /recordsHandedOver/,
+        );
+        expect(await highWatermark(core, q)).toBe(10);
+      });
+
       it('gives eight concurrent appenders contiguous offsets, none lost, none doubled', async () => {
         const q = await newQueue();
         const appenders = 8;

@@ -82,15 +82,21 @@ export function parseAppendRecords(records: Buffer, maxMessageBytes: number): Pa
 }
 
 /**
- * A copy of one incoming batch for storage, with its baseOffset set. For a
+ * One incoming batch as it is stored, with its baseOffset set. For a
  * LogAppendTime queue Kafka also stamps the append time as the batch's max
  * timestamp and flags it in the attributes; both lie inside the CRC, so the
- * CRC is recomputed. The copy never shares memory with the caller's buffer,
- * which the gateway reuses.
+ * CRC is recomputed. With `inPlace` (bytes handed over, see
+ * AppendRequest.recordsHandedOver) the batch is rewritten where it lies and
+ * a view of it returned, as Kafka's broker assigns offsets in the request's
+ * own buffer; otherwise it is a copy that shares no memory with the caller's.
  */
-export function copyForStorage(records: Buffer, batch: IncomingBatch, baseOffset: number, logAppendTime: number | null): Buffer {
-  const stored = Buffer.allocUnsafe(batch.size);
-  records.copy(stored, 0, batch.start, batch.end);
+export function prepareForStorage(records: Buffer, batch: IncomingBatch, baseOffset: number, logAppendTime: number | null, inPlace: boolean): Buffer {
+  let stored: Buffer;
+  if (inPlace) stored = records.subarray(batch.start, batch.end);
+  else {
+    stored = Buffer.allocUnsafe(batch.size);
+    records.copy(stored, 0, batch.start, batch.end);
+  }
   setBaseOffset(stored, 0, baseOffset);
   if (logAppendTime !== null) {
     stored.writeInt16BE(batch.attributes | BatchAttr.TimestampLogAppend, BatchPos.Attributes);
@@ -98,6 +104,26 @@ export function copyForStorage(records: Buffer, batch: IncomingBatch, baseOffset
     stored.writeUInt32BE(crc32c(stored.subarray(CRC_START)), BatchPos.Crc);
   }
   return stored;
+}
+
+/**
+ * Whether an append's handed-over records may be kept where they lie: only
+ * when they fill at least half of the memory they sit in, so a few small
+ * batches never pin a large read buffer (they are copied instead).
+ */
+export function keepInPlace(request: { partitions: { records: Buffer }[]; recordsHandedOver?: boolean }): boolean {
+  if (request.recordsHandedOver !== true) return false;
+  let records = 0;
+  const backing = new Set<ArrayBufferLike>();
+  let memory = 0;
+  for (const { records: r } of request.partitions) {
+    records += r.length;
+    if (!backing.has(r.buffer)) {
+      backing.add(r.buffer);
+      memory += r.buffer.byteLength;
+    }
+  }
+  return records * 2 >= memory;
 }
 
 /** The offset after a batch: its baseOffset plus the offsets it takes. */

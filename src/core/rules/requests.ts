@@ -24,6 +24,9 @@ export function checkAppendRequest(req: AppendRequest): { partitions: AppendRequ
   if (req.requestId !== undefined && (typeof req.requestId !== 'string' || req.requestId.length === 0)) {
     throw new CoreError('invalid_argument', 'requestId must be a non-empty string when given.');
   }
+  if (req.recordsHandedOver !== undefined && typeof req.recordsHandedOver !== 'boolean') {
+    throw new CoreError('invalid_argument', 'recordsHandedOver must be true or false when given.');
+  }
   partitions.forEach((p, i) => {
     if (!Buffer.isBuffer(p.records)) throw new CoreError('invalid_argument', `partitions[${i}].records must be a Buffer of record batches.`);
   });

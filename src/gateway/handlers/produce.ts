@@ -27,6 +27,9 @@
 //   may repeat the call after a lost connection and the core's ledger answers
 //   the repeat with the first result instead of appending again. With the core
 //   in this process (`serve`) no call is repeated, so none is attached.
+// - The records are handed over to the core (recordsHandedOver): frames are
+//   never reused (frame-reader.ts), so the core writes offsets into the
+//   batches where they lie and keeps them instead of copying each one.
 // - Topics are not auto-created by Produce (Kafka creates them on Metadata);
 //   an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION so clients refresh.
 //
@@ -127,7 +130,9 @@ export const produce: ApiHandler = {
     if (appends.length > 0) {
       try {
         const unkeyed = ctx.settings.appendRequestIds && appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
-        const result = await ctx.core.append(unkeyed ? { partitions: appends, requestId: randomUUID() } : { partitions: appends });
+        // The frame is never reused, so the core may keep the batches where they lie.
+        const request = { partitions: appends, recordsHandedOver: true };
+        const result = await ctx.core.append(unkeyed ? { ...request, requestId: randomUUID() } : request);
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);

@@ -50,7 +50,7 @@ import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { copyForStorage, parseAppendRecords } from '../../rules/batches.js';
+import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -213,7 +213,8 @@ export class MemoryCore implements Core {
     // Long-polls wake once the whole append is in, so a Fetch answers with
     // every partition this request wrote, not only the first.
     const touched: [QueueState, PartitionState][] = [];
-    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now, touched));
+    const inPlace = keepInPlace(req);
+    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now, touched, inPlace));
     for (const [queue, partition] of touched) this.wakePartition(queue, partition);
     const result: AppendResult = { partitions: results };
     if (req.requestId !== undefined) {
@@ -223,7 +224,7 @@ export class MemoryCore implements Core {
     return result;
   }
 
-  private appendPartition(queueName: string, index: number, records: Buffer, now: number, touched: [QueueState, PartitionState][]): AppendPartitionResult {
+  private appendPartition(queueName: string, index: number, records: Buffer, now: number, touched: [QueueState, PartitionState][], inPlace: boolean): AppendPartitionResult {
     const base = { queue: queueName, partition: index, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     const queue = this.queues.get(queueName);
     if (!queue) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${queueName}" does not exist.` };
@@ -244,7 +245,7 @@ export class MemoryCore implements Core {
     const baseOffset = log.highWatermark;
     const appended = parsed.batches.map((batch) => {
       const offset = log.highWatermark;
-      const stored = copyForStorage(records, batch, offset, logAppendTime);
+      const stored = prepareForStorage(records, batch, offset, logAppendTime, inPlace);
       log.append(stored, batch.offsetCount, logAppendTime ?? batch.maxTimestamp, now);
       return { ...batch, baseOffset: offset, maxTimestamp: logAppendTime ?? batch.maxTimestamp };
     });

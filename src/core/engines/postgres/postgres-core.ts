@@ -52,7 +52,7 @@ import { requireArray, requireInteger, requirePartitionCount } from '../../rules
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
-import { copyForStorage, parseAppendRecords, type ParsedAppend } from '../../rules/batches.js';
+import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -345,10 +345,11 @@ export class PostgresCore implements Core {
           const earlier = ledger.get(call.requestId);
           if (earlier) return structuredClone(earlier);
         }
+        const inPlace = keepInPlace(call);
         const result: AppendResult = {
           partitions: call.partitions.map((p, i) => {
             const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now);
+            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now, inPlace);
           }),
         };
         if (call.requestId !== undefined) {
@@ -372,6 +373,7 @@ export class PostgresCore implements Core {
     windows: Map<string, ProducerWindow>,
     writes: LogWrites,
     now: number,
+    inPlace: boolean,
   ): AppendPartitionResult {
     const base = { queue: p.queue, partition: p.partition, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     if (!row || !parsed) {
@@ -391,7 +393,7 @@ export class PostgresCore implements Core {
     const appended = parsed.batches.map((batch) => {
       const offset = row.next_offset;
       const maxTimestamp = logAppendTime ?? batch.maxTimestamp;
-      const bytes = copyForStorage(p.records, batch, offset, logAppendTime);
+      const bytes = prepareForStorage(p.records, batch, offset, logAppendTime, inPlace);
       row.next_offset = offset + batch.offsetCount;
       writes.addBatch({ partitionId: row.id, baseOffset: offset, nextOffset: row.next_offset, maxTimestamp, appendedAt: now, bytes }, { queue: row.queue_name, index: row.idx });
       return { ...batch, baseOffset: offset, maxTimestamp };

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { buildBatch, decodeBatch, validateBatches } from '../../../protocol/records/record-batch.js';
+import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
+
+const batch = (values: string[]) => buildBatch({ records: values.map((value) => ({ key: null, value, timestamp: 1_700_000_000_000 })) });
+
+/** Bytes in memory of their own, as a socket read or an assembled frame is (not Node's shared pool). */
+function own(...parts: Buffer[]): Buffer {
+  const joined = Buffer.concat(parts);
+  const out = Buffer.allocUnsafeSlow(joined.length);
+  joined.copy(out);
+  return out;
+}
+
+function parsed(records: Buffer) {
+  const result = parseAppendRecords(records, 1 << 20);
+  if (!result.ok) throw new Error(result.message);
+  return result.batches;
+}
+
+describe('storing handed-over batches', () => {
+  it('keeps batches where they lie only when the caller hands them over and they fill their memory', () => {
+    const frame = own(batch(['a', 'b']), batch(['c']));
+    const partitions = [{ records: frame }];
+    expect(keepInPlace({ partitions })).toBe(false);
+    expect(keepInPlace({ partitions, recordsHandedOver: true })).toBe(true);
+    // A small batch at the end of a large read buffer is copied, so it does not pin the buffer.
+    const big = Buffer.alloc(64 * 1024);
+    const small = batch(['z']);
+    small.copy(big, big.length - small.length);
+    expect(keepInPlace({ partitions: [{ records: big.subarray(big.length - small.length) }], recordsHandedOver: true })).toBe(false);
+  });
+
+  it('writes the offset into the batch in place, or into a copy that leaves the caller alone', () => {
+    const frame = own(batch(['a', 'b']), batch(['c']));
+    const original = Buffer.from(frame);
+    const [first, second] = parsed(frame);
+
+    const copy = prepareForStorage(frame, second!, 41, null, false);
+    expect(frame.equals(original)).toBe(true);
+    expect(Number(decodeBatch(copy).header.baseOffset)).toBe(41);
+    copy.fill(0);
+    expect(frame.equals(original)).toBe(true);
+
+    const view = prepareForStorage(frame, first!, 7, null, true);
+    expect(view.buffer).toBe(frame.buffer);
+    expect(Number(decodeBatch(frame).header.baseOffset)).toBe(7);
+    expect(decodeBatch(view).records.map((r) => r.value!.toString())).toEqual(['a', 'b']);
+  });
+
+  it('stamps LogAppendTime in place with a CRC that still holds', () => {
+    const frame = own(batch(['a']));
+    const [only] = parsed(frame);
+    const view = prepareForStorage(frame, only!, 3, 1_800_000_000_000, true);
+    expect(() => validateBatches(view)).not.toThrow();
+    const { header } = decodeBatch(view);
+    expect(Number(header.maxTimestamp)).toBe(1_800_000_000_000);
+    expect(Number(header.baseOffset)).toBe(3);
+  });
+});
