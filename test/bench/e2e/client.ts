@@ -41,8 +41,8 @@ export type ClientName = 'rdkafka' | 'kafkajs';
 export type ClientJob =
   /** As fast as the client goes for `seconds`; the first `warmupSeconds` are not counted. */
   | { role: 'produce'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number }
-  /** Reads from the start of the topic in a new group until `count` records or `seconds` after the first. */
-  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number }
+  /** Reads from the start (or the end) of the topic in a new group until `count` records or `seconds` after the first. */
+  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number; from?: 'earliest' | 'latest' }
   /** Sends `rate` records/s for `seconds`, each stamped with its send time; those of the first `warmupSeconds` are marked unmeasured. */
   | { role: 'pace'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; rate: number }
   /** Reads stamped records and reports latency percentiles of the measured ones; ends once idle for `idleSeconds`. */
@@ -327,7 +327,7 @@ const readers = { rdkafka: rdkafkaReader, kafkajs: kafkajsReader };
 
 async function runConsume(job: Extract<ClientJob, { role: 'consume' }>): Promise<ConsumeResult> {
   const started = now();
-  const reader = await readers[job.client](job.bootstrap, job.topic, () => {}, 'earliest');
+  const reader = await readers[job.client](job.bootstrap, job.topic, () => emit({ ready: true }), job.from ?? 'earliest');
   let records = 0;
   let firstBatch = 0;
   let first = 0;

@@ -23,14 +23,28 @@ const num = (n: number | undefined, digits = 0) =>
   n === undefined || !Number.isFinite(n) ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The ceiling a broker's produce figure is held against: the null broker, and for PostgreSQL the raw writes too. */
-function ceilingsOf(row: Row, result: ConfigurationResult): { null?: number; raw?: number; mock?: number } {
+function ceilingsOf(row: Row, result: ConfigurationResult): { null?: number; raw?: number; lower?: number; mock?: number } {
   const rate = (r: Row) => result.brokers[r]?.produce?.recordsPerSecond;
   const own = rate(row);
   return {
     null: row === 'null' ? undefined : ratio(own, rate('null')),
     raw: row === 'postgres' ? ratio(own, rate('rawPostgres')) : undefined,
+    lower: row === 'postgres' ? lowerCeilingRatio(result) : undefined,
     mock: row === 'memory' || row === 'postgres' ? ratio(own, rate('mock')) : undefined,
   };
+}
+
+/**
+ * The PostgreSQL engine against the lower of its two ceilings: the raw writes
+ * run with no client beside them, so where the client's own ceiling (the
+ * null broker) is lower, no engine could reach the raw figure.
+ */
+export function lowerCeilingRatio(result: ConfigurationResult): number | undefined {
+  const rate = (r: Row) => result.brokers[r]?.produce?.recordsPerSecond;
+  const nullRate = rate('null');
+  const raw = rate('rawPostgres');
+  if (nullRate === undefined || raw === undefined) return undefined;
+  return ratio(rate('postgres'), Math.min(nullRate, raw));
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -51,10 +65,12 @@ export function printCell(result: ConfigurationResult): string {
       num(f.produce?.megabytesPerSecond, 1),
       pct(c.null),
       pct(c.raw),
+      pct(c.lower),
       pct(c.mock),
       num(f.consume?.recordsPerSecond),
       num(f.consume?.megabytesPerSecond, 1),
       row === 'memory' || row === 'postgres' ? pct(ratio(f.consume?.recordsPerSecond, mockConsume)) : '',
+      num(f.endToEnd?.recordsPerSecond),
       f.latency ? num(f.latency.offeredRate) : '',
       num(f.latency?.p50, 2),
       num(f.latency?.p99, 2),
@@ -68,7 +84,7 @@ export function printCell(result: ConfigurationResult): string {
   return (
     `\n${result.label}\n` +
     table(
-      ['', 'produce rec/s', 'MB/s', '/null', '/raw pg', '/mock', 'consume rec/s', 'MB/s', '/mock', 'lat load', 'p50 ms', 'p99 ms', 'p99.9 ms', 'p99/mock', 'cores', 'µs/rec', 'peak MB'],
+      ['', 'produce rec/s', 'MB/s', '/null', '/raw pg', '/lower', '/mock', 'consume rec/s', 'MB/s', '/mock', 'e2e max', 'lat load', 'p50 ms', 'p99 ms', 'p99.9 ms', 'p99/mock', 'cores', 'µs/rec', 'peak MB'],
       rows,
     )
   );
@@ -89,10 +105,26 @@ export function evaluateTargets(results: ConfigurationResult[]): Target[] {
       const toNull = ratio(produce('memory'), produce('null'));
       if (toNull !== undefined) targets.push({ target: 'memory engine ≥ 85% of the null broker (librdkafka, 100 B)', configuration: r.label, figure: pct(toNull), pass: toNull >= 0.85 });
       const toMock = ratio(produce('memory'), produce('mock'));
-      if (toMock !== undefined) targets.push({ target: 'memory engine ahead of the librdkafka mock broker (librdkafka, 100 B)', configuration: r.label, figure: pct(toMock), pass: toMock > 1 });
+      const mockPartitions = r.brokers.mock?.partitionsUsed;
+      if (toMock !== undefined) {
+        targets.push({
+          target: 'memory engine ahead of the librdkafka mock broker (librdkafka, 100 B)',
+          configuration: r.label,
+          figure: pct(toMock) + (mockPartitions ? ` (mock wrote ${mockPartitions}p)` : ''),
+          pass: toMock > 1,
+        });
+      }
     }
     const toRaw = ratio(produce('postgres'), produce('rawPostgres'));
-    if (toRaw !== undefined) targets.push({ target: 'postgres engine ≥ 50% of raw PostgreSQL', configuration: r.label, figure: pct(toRaw), pass: toRaw >= 0.5 });
+    const toLower = lowerCeilingRatio(r);
+    if (toRaw !== undefined) {
+      targets.push({
+        target: 'postgres engine ≥ 50% of raw PostgreSQL',
+        configuration: r.label,
+        figure: pct(toRaw) + (toLower !== undefined && toLower !== toRaw ? ` (${pct(toLower)} of the lower ceiling)` : ''),
+        pass: toRaw >= 0.5,
+      });
+    }
     const p99 = r.brokers.memory?.latency?.p99;
     if (p99 !== undefined && Number.isFinite(p99)) {
       targets.push({ target: 'memory engine p99 end-to-end < 20 ms at half its maximum', configuration: r.label, figure: `${p99.toFixed(2)} ms`, pass: p99 < 20 });

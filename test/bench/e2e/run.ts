@@ -11,11 +11,12 @@
  *   memory    `queen-gateway serve --engine memory`
  *   postgres  `queen-gateway serve --engine postgres`
  * Phases: produce as fast as the client goes; consume it back through a
- * consumer group; end-to-end latency at half the broker's own maximum load
- * (librdkafka only). A record's trip needs both halves, so the maximum load
- * is the smaller of the broker's produce and consume maxima measured just
- * before: pacing at half a produce rate the consumer cannot keep up with
- * would measure a growing queue, not latency. The broker process's CPU comes from
+ * consumer group; the end-to-end maximum (a producer flat out while a
+ * consumer group reads, the smaller of the two rates); end-to-end latency at
+ * half that maximum (librdkafka only). Produce alone and consume alone each
+ * overstate the load the broker carries with both running on the same cores,
+ * and pacing above what the consumer keeps up with measures a growing queue,
+ * not latency. The broker process's CPU comes from
  * /proc/<pid>/stat over each phase's measured window, its peak memory from
  * VmHWM. Every figure is printed beside its ceiling and the peer as a ratio,
  * because only ratios from one run compare on a shared machine.
@@ -75,6 +76,8 @@ export interface LatencyFigures {
 export interface BrokerFigures {
   produce?: PhaseFigures & { acked: number; failed: number };
   consume?: PhaseFigures & { records: number };
+  /** Producer and consumer at once, the producer flat out: what the broker carries end to end on this machine. */
+  endToEnd?: { produced: number; delivered: number; recordsPerSecond: number };
   latency?: LatencyFigures;
   peakMemoryMB?: number;
   /** Partitions actually written when fewer than the configuration's (the mock's topics have 4). */
@@ -134,7 +137,7 @@ export function labelOf(c: Configuration): string {
 
 const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
 const phasesPer = (c: Configuration) =>
-  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 2 : 1) : c.latency ? 3 : 2), 0);
+  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 2 : 1) : c.latency ? 4 : 2), 0);
 const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let schemaCount = 0;
@@ -265,8 +268,38 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       progress.end(`${fmt(figures.consume.recordsPerSecond)} rec/s, ${fmt(figures.consume.megabytesPerSecond)} MB/s`);
     }
 
+    if (name !== 'null' && c.latency && latencyRate === undefined) {
+      // The maximum load: a producer flat out while a consumer group reads
+      // from the end, both on this machine with the broker. Produce alone and
+      // consume alone each overstate it (they do not share the cores).
+      progress.start(`${label} end-to-end maximum`);
+      const timeoutMs = (phaseSeconds + 90) * 1000;
+      let ready!: () => void;
+      const assigned = new Promise<void>((resolve) => (ready = resolve));
+      const reading = runClient<ConsumeResult>(
+        { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: Number.MAX_SAFE_INTEGER, seconds: phaseSeconds - warmupSeconds, timeoutSeconds: phaseSeconds + 60, from: 'latest' },
+        server.child.pid,
+        timeoutMs,
+        ready,
+      );
+      await Promise.race([assigned, reading]);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const producing = await runClient<ProduceResult>(
+        { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
+        server.child.pid,
+        timeoutMs,
+      );
+      const delivered = (await reading).result;
+      figures.endToEnd = {
+        produced: producing.result.recordsPerSecond,
+        delivered: delivered.recordsPerSecond,
+        recordsPerSecond: Math.min(producing.result.recordsPerSecond, delivered.recordsPerSecond),
+      };
+      progress.end(`${fmt(figures.endToEnd.recordsPerSecond)} rec/s (produced ${fmt(figures.endToEnd.produced)}, delivered ${fmt(figures.endToEnd.delivered)})`);
+    }
+
     if (name !== 'null' && c.latency) {
-      const maximum = Math.min(figures.produce.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
+      const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
       const rate = latencyRate ?? Math.max(100, Math.round(maximum / 2));
       progress.start(`${label} latency at ${fmt(rate)} rec/s`);
       const latencyTopic = topic;
@@ -380,7 +413,8 @@ const output: BenchResults = {
     rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions; delivery reports for failures only, acknowledgements counted from librdkafka statistics every 100 ms',
     kafkajsProducer: 'acks=-1, send() of 500 records, up to 4 sends in flight, round-robin partitions',
     consumers: 'consumer group (subscribe), client default fetch settings; librdkafka consume(10000) batches, kafkajs eachBatch',
-    latency: 'librdkafka producer paced at half the broker\'s own maximum load (the smaller of its produce and consume maxima), librdkafka consumer in a group; send time in the value',
+    endToEnd: 'producer flat out while a consumer group reads from the end; the smaller of the produced and delivered rates',
+    latency: 'librdkafka producer paced at half the broker\'s end-to-end maximum, librdkafka consumer in a group; send time in the value',
   },
   configurations: results,
   targets,

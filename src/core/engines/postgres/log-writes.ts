@@ -65,7 +65,8 @@ export class LogWrites {
       this.batches.map((b) => b.maxTimestamp),
       this.batches.map((b) => b.appendedAt),
       this.batches.map((b) => b.bytes.length),
-      Buffer.concat(this.batches.map((b) => b.bytes)),
+      // One batch goes as it is: Buffer.concat copies even a single buffer.
+      this.batches.length === 1 ? this.batches[0]!.bytes : Buffer.concat(this.batches.map((b) => b.bytes)),
       [...this.highWatermarks.keys()],
       [...this.highWatermarks.values()],
       windows.map((w) => w.partitionId),
