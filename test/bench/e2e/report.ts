@@ -57,7 +57,7 @@ export function printCell(result: ConfigurationResult): string {
   const mockConsume = result.brokers.mock?.consume?.recordsPerSecond;
   const mockP99 = result.brokers.mock?.latency?.p99;
   const rows = brokerRows(result).map(([row, f]) => {
-    if (f.error) return [ROW_NAMES[row], `failed: ${f.error.slice(0, 100)}`];
+    if (f.error && !f.produce) return [ROW_NAMES[row], `failed: ${f.error.slice(0, 100)}`];
     const c = ceilingsOf(row, result);
     return [
       ROW_NAMES[row] + (f.partitionsUsed ? ` (${f.partitionsUsed}p)` : ''),
@@ -67,7 +67,7 @@ export function printCell(result: ConfigurationResult): string {
       pct(c.raw),
       pct(c.lower),
       pct(c.mock),
-      num(f.consume?.recordsPerSecond),
+      f.consumeError ? 'failed' : num(f.consume?.recordsPerSecond),
       num(f.consume?.megabytesPerSecond, 1),
       row === 'memory' || row === 'postgres' ? pct(ratio(f.consume?.recordsPerSecond, mockConsume)) : '',
       num(f.endToEnd?.recordsPerSecond),
@@ -78,7 +78,7 @@ export function printCell(result: ConfigurationResult): string {
       row === 'memory' || row === 'postgres' ? (f.latency && mockP99 ? `${(f.latency.p99 / mockP99).toFixed(2)}x` : '') : '',
       num(f.produce?.brokerCores, 2),
       num(f.produce?.brokerMicrosPerRecord, 2),
-      num(f.peakMemoryMB),
+      num(f.peakMemoryMB) + (f.error ? `  (${f.error.slice(0, 80)})` : '') + (f.consumeError ? `  (consume: ${f.consumeError.slice(0, 80)})` : ''),
     ];
   });
   return (

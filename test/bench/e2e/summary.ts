@@ -42,10 +42,11 @@ for (const c of results.configurations) {
     lines.push(
       `| ${name} | ${n(f.produce?.recordsPerSecond)} | ${n(f.produce?.megabytesPerSecond, 1)} | ${row === 'null' ? '' : pct(ratio(rate(row), rate('null')))} | ` +
         `${row === 'postgres' ? pct(ratio(rate(row), rate('rawPostgres'))) : ''} | ${row === 'postgres' ? pct(lowerCeilingRatio(c)) : ''} | ${product ? pct(ratio(rate(row), rate('mock'))) : ''} | ` +
-        `${n(f.consume?.recordsPerSecond)} | ${product ? pct(ratio(f.consume?.recordsPerSecond, c.brokers.mock?.consume?.recordsPerSecond)) : ''} | ` +
+        `${f.consumeError ? 'failed' : n(f.consume?.recordsPerSecond)} | ${product ? pct(ratio(f.consume?.recordsPerSecond, c.brokers.mock?.consume?.recordsPerSecond)) : ''} | ` +
         `${n(f.endToEnd?.recordsPerSecond)} | ${n(f.latency?.offeredRate)} | ${n(f.latency?.p50, 1)} | ${n(f.latency?.p99, 1)} | ${n(f.latency?.p999, 1)} | ` +
         `${n(f.produce?.brokerCores, 2)} | ${n(f.produce?.brokerMicrosPerRecord, 2)} | ${n(f.peakMemoryMB)} |` +
-        (f.error ? ` ${f.error.replace(/\|/g, '/').slice(0, 80)}` : ''),
+        (f.error ? ` ${f.error.replace(/\|/g, '/').slice(0, 80)}` : '') +
+        (f.consumeError ? ` consume: ${f.consumeError.replace(/\|/g, '/').slice(0, 80)}` : ''),
     );
   }
   lines.push('');
