@@ -44,6 +44,7 @@ import { evaluateTargets, printCell, printTargets } from './report.js';
 export type BrokerName = 'null' | 'mock' | 'memory' | 'postgres';
 const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'memory', 'postgres'];
 const MOCK_PARTITIONS = 4;
+const PRODUCE_RUNS = 2;
 const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface Configuration {
@@ -74,7 +75,8 @@ export interface LatencyFigures {
 }
 
 export interface BrokerFigures {
-  produce?: PhaseFigures & { acked: number; failed: number };
+  /** The better of the produce runs; `runs` has each run's records/s. */
+  produce?: PhaseFigures & { acked: number; failed: number; runs?: number[] };
   consume?: PhaseFigures & { records: number };
   /** Producer and consumer at once, the producer flat out: what the broker carries end to end on this machine. */
   endToEnd?: { produced: number; delivered: number; recordsPerSecond: number };
@@ -139,7 +141,7 @@ export function labelOf(c: Configuration): string {
 
 const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
 const phasesPer = (c: Configuration) =>
-  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 2 : 1) : c.latency ? 4 : 2), 0);
+  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 3 : 2) : c.latency ? 5 : 3), 0);
 const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let schemaCount = 0;
@@ -250,14 +252,26 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
   try {
     if (name !== 'null' && name !== 'mock') await createTopic(server.bootstrap, topic, partitions);
 
-    progress.start(`${label} produce`);
-    const produced = await runClient<ProduceResult>(
-      { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
-      server.child.pid,
-      (phaseSeconds + 90) * 1000,
-    );
-    figures.produce = { ...phaseFigures(produced.result.counted, produced.result.seconds, c.recordBytes, produced), acked: produced.result.acked, failed: produced.result.failed };
-    progress.end(`${fmt(figures.produce.recordsPerSecond)} rec/s, ${fmt(figures.produce.megabytesPerSecond)} MB/s, broker ${figures.produce.brokerCores.toFixed(2)} cores`);
+    // Two produce runs back to back, the better one kept: on shared cores
+    // interference only ever slows a run down, and one run of a few seconds
+    // moved by up to 2x between neighbouring brokers.
+    let acked = 0;
+    const runs: PhaseFigures[] = [];
+    for (let run = 1; run <= PRODUCE_RUNS; run++) {
+      progress.start(`${label} produce (run ${run} of ${PRODUCE_RUNS})`);
+      const produced = await runClient<ProduceResult>(
+        { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
+        server.child.pid,
+        (phaseSeconds + 90) * 1000,
+      );
+      const figuresOfRun = phaseFigures(produced.result.counted, produced.result.seconds, c.recordBytes, produced);
+      runs.push(figuresOfRun);
+      acked += produced.result.acked;
+      const best = runs.reduce((a, b) => (b.recordsPerSecond > a.recordsPerSecond ? b : a));
+      figures.produce = { ...best, acked, failed: (figures.produce?.failed ?? 0) + produced.result.failed, runs: runs.map((r) => r.recordsPerSecond) };
+      progress.end(`${fmt(figuresOfRun.recordsPerSecond)} rec/s, ${fmt(figuresOfRun.megabytesPerSecond)} MB/s, broker ${figuresOfRun.brokerCores.toFixed(2)} cores`);
+    }
+    const produced = { result: { acked } };
 
     if (name !== 'null') {
       progress.start(`${label} consume`);
@@ -308,7 +322,7 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
     }
 
     if (name !== 'null' && c.latency) {
-      const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
+      const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce!.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
       const rate = latencyRate ?? Math.max(100, Math.round(maximum / 2));
       progress.start(`${label} latency at ${fmt(rate)} rec/s`);
       const latencyTopic = topic;
@@ -418,6 +432,7 @@ const output: BenchResults = {
   settings: {
     phaseSeconds,
     warmupSeconds,
+    produceRuns: `${PRODUCE_RUNS} back to back per broker, the better kept`,
     brokers,
     rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions; delivery reports for failures only, acknowledgements counted from librdkafka statistics every 100 ms',
     kafkajsProducer: 'acks=-1, send() of 500 records, up to 4 sends in flight, round-robin partitions',
