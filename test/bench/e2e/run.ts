@@ -281,7 +281,8 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
         const consumed = await runClient<ConsumeResult>(
           { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: produced.result.acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + 30 },
           server.child.pid,
-          (phaseSeconds + 60) * 1000,
+          // Room for a librdkafka consumer's slow close after a large prefetch.
+          (phaseSeconds + 90) * 1000,
         );
         figures.consume = { ...phaseFigures(consumed.result.records, consumed.result.seconds, c.recordBytes, consumed), records: consumed.result.records };
         progress.end(`${fmt(figures.consume.recordsPerSecond)} rec/s, ${fmt(figures.consume.megabytesPerSecond)} MB/s`);
