@@ -211,6 +211,22 @@ async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number
   return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, child };
 }
 
+/**
+ * Starts a consumer-group reader at the end of the topic and returns once it
+ * has its partitions and has had time to find its start offsets, so records
+ * produced after this are all its to read. The promise it hands back settles
+ * when the reader finishes.
+ */
+async function readerAtTheEnd<T>(job: ClientJob, brokerPid: number, timeoutMs: number): Promise<{ reading: ReturnType<typeof runClient<T>> }> {
+  let ready!: () => void;
+  const assigned = new Promise<void>((resolve) => (ready = resolve));
+  const reading = runClient<T>(job, brokerPid, timeoutMs, ready);
+  await Promise.race([assigned, reading]);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // Wrapped: an async function returning the promise itself would wait for it.
+  return { reading };
+}
+
 function safeCpu(pid: number): number {
   try {
     return cpuSeconds(pid);
@@ -298,16 +314,11 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       // consume alone each overstate it (they do not share the cores).
       progress.start(`${label} end-to-end maximum`);
       const timeoutMs = (phaseSeconds + 90) * 1000;
-      let ready!: () => void;
-      const assigned = new Promise<void>((resolve) => (ready = resolve));
-      const reading = runClient<ConsumeResult>(
+      const { reading } = await readerAtTheEnd<ConsumeResult>(
         { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: Number.MAX_SAFE_INTEGER, seconds: phaseSeconds - warmupSeconds, timeoutSeconds: phaseSeconds + 60, from: 'latest' },
         server.child.pid,
         timeoutMs,
-        ready,
       );
-      await Promise.race([assigned, reading]);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const producing = await runClient<ProduceResult>(
         { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
         server.child.pid,
@@ -327,18 +338,12 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       const rate = latencyRate ?? Math.max(100, Math.round(maximum / 2));
       progress.start(`${label} latency at ${fmt(rate)} rec/s`);
       const latencyTopic = topic;
-      let ready!: () => void;
-      const assigned = new Promise<void>((resolve) => (ready = resolve));
       const timeoutMs = (phaseSeconds + 90) * 1000;
-      const reading = runClient<LatencyResult>(
+      const { reading } = await readerAtTheEnd<LatencyResult>(
         { role: 'latency', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, timeoutSeconds: phaseSeconds + 60, idleSeconds: 2 },
         server.child.pid,
         timeoutMs,
-        ready,
       );
-      await Promise.race([assigned, reading]);
-      // Let the consumer find its start offsets (latest) before records flow.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const paced = await runClient<PaceResult>(
         { role: 'pace', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds, rate },
         server.child.pid,
