@@ -52,6 +52,21 @@ function code(n: number): string {
   return n === NONE ? 'NONE (0)' : `${errorName(n)} (${n})`;
 }
 
+/**
+ * OffsetCommit v2 from a tool outside the group (generation -1, no member id),
+ * one partition; returns that partition's error code.
+ */
+async function commitFromOutside(raw: RawConnection, groupId: string, topic: string, partitionIndex: number, offset: bigint, metadata: string | null): Promise<number> {
+  const answer = await raw.request(ApiKey.OffsetCommit, 2, {
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [{ name: topic, partitions: [{ partitionIndex, committedOffset: offset, committedMetadata: metadata }] }],
+  });
+  return (answer.topics as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode;
+}
+
 for (const engine of engines) {
   const title = `consumer-group errors and admin over raw requests and admin clients, ${engine.name} engine` + (engine.skipReason ? ` (skipped: ${engine.skipReason})` : '');
   describe.skipIf(engine.skipReason !== null)(title, () => {
@@ -211,14 +226,7 @@ for (const engine of engines) {
 
     it('ListGroups filters by state: the live group is Stable, a group with only committed offsets is Empty', async () => {
       const offsetsOnly = `${topic}-offsets-only`;
-      const committed = await raw.request(ApiKey.OffsetCommit, 2, {
-        groupId: offsetsOnly,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        retentionTimeMs: -1n,
-        topics: [{ name: topic, partitions: [{ partitionIndex: 1, committedOffset: 5n, committedMetadata: 'tool' }] }],
-      });
-      expect(code((committed.topics as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode)).toBe(code(NONE));
+      expect(code(await commitFromOutside(raw, offsetsOnly, topic, 1, 5n, 'tool'))).toBe(code(NONE));
 
       const list = async (states: string[]) => {
         const answer = await raw.request(ApiKey.ListGroups, 4, { statesFilter: states });
@@ -295,15 +303,8 @@ for (const engine of engines) {
       const other = uniqueTopic('grp-proto-other');
       await createTopic(gateway.bootstrap, other, 1);
       // The live group's members subscribe to `topic` only; an outside tool commits to `other` for it.
-      const outside = await raw.request(ApiKey.OffsetCommit, 2, {
-        groupId: live,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        retentionTimeMs: -1n,
-        topics: [{ name: other, partitions: [{ partitionIndex: 0, committedOffset: 3n, committedMetadata: null }] }],
-      });
       // Kafka takes no commit from outside a group that has members.
-      expect(code((outside.topics as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode)).toBe(code(ErrorCode.UNKNOWN_MEMBER_ID));
+      expect(code(await commitFromOutside(raw, live, other, 0, 3n, null))).toBe(code(ErrorCode.UNKNOWN_MEMBER_ID));
 
       const before = await admin.fetchOffsets({ groupId: live, topics: [topic] });
       const answer = await raw.request(ApiKey.OffsetDelete, 0, {
@@ -323,14 +324,7 @@ for (const engine of engines) {
 
     it('OffsetFetch v8 answers several groups at once, each with its own offsets, as kafkajs reads them one by one', async () => {
       const second = `${topic}-second`;
-      const committed = await raw.request(ApiKey.OffsetCommit, 2, {
-        groupId: second,
-        generationIdOrMemberEpoch: -1,
-        memberId: '',
-        retentionTimeMs: -1n,
-        topics: [{ name: topic, partitions: [{ partitionIndex: 2, committedOffset: 7n, committedMetadata: 'second' }] }],
-      });
-      expect(code((committed.topics as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode)).toBe(code(NONE));
+      expect(code(await commitFromOutside(raw, second, topic, 2, 7n, 'second'))).toBe(code(NONE));
       const unknown = `${topic}-never-used`;
       const partitionIndexes = Array.from({ length: PARTITIONS }, (_, i) => i);
       const answer = await raw.request(ApiKey.OffsetFetch, 8, {
