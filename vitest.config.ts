@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end suites start brokers and external clients; two cores are all CI has.
     maxWorkers: 2,
+    reporters: ['default', './test/support/closing-line-reporter.ts'],
   },
 });

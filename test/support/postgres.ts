@@ -3,8 +3,8 @@
  *
  *   1. DATABASE_URL, when set (a failure to reach it is an error, not a skip:
  *      someone asked for that server);
- *   2. the local server at postgres://postgres@127.0.0.1:5432/test (CI starts
- *      one there), creating the `test` database when it is missing;
+ *   2. the local server with the role and database that `npm test`
+ *      (scripts/test.sh) creates, postgres://queen_test:queen_test@127.0.0.1:5432/queen_test;
  *   3. a throwaway cluster started from the installed binaries (initdb,
  *      pg_ctl) in a temp dir on a free port, stopped by `release()`;
  *   4. none: `skipReason` says why, and the suites report themselves skipped.
@@ -24,7 +24,7 @@ import postgres from 'postgres';
 
 const run = promisify(execFile);
 
-export const LOCAL_TEST_URL = 'postgres://postgres@127.0.0.1:5432/test';
+export const LOCAL_TEST_URL = 'postgres://queen_test:queen_test@127.0.0.1:5432/queen_test';
 const BINARY_DIRS = ['', '/usr/lib/postgresql/16/bin/', '/usr/lib/postgresql/15/bin/'];
 
 export interface TestDatabase {
