@@ -6,11 +6,12 @@
  * (./settings.ts), validated before anything starts. Logs are pino JSON on
  * stdout; a configuration mistake is one sentence on stderr and exit code 2.
  */
+import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { openCore, type QueenCore } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
-import { COMMANDS, ConfigError, helpText, readConfig, type Command, type ServeConfig } from './settings.js';
+import { COMMANDS, ConfigError, helpText, overviewText, readConfig, type Command, type ServeConfig } from './settings.js';
 
 const USAGE_ERROR = 2;
 
@@ -58,6 +59,8 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
 
 async function serve(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-gateway');
+  // The first line a newcomer reads says where the data goes.
+  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const broker = await startBroker({
     ...listenerOptions(config, log),
     engine: config.engine as 'memory' | 'postgres',
@@ -65,7 +68,6 @@ async function serve(config: ServeConfig): Promise<void> {
     schema: config.databaseSchema,
     groups: groupOptions(config),
   });
-  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   stopOnSignal(log, () => broker.stop());
 }
@@ -73,6 +75,7 @@ async function serve(config: ServeConfig): Promise<void> {
 /** The core alone: an engine and the group coordinator, served to gateways over the internal RPC. */
 async function runCore(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-core');
+  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: QueenCore = await openCore(
     config.engine === 'postgres'
       ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config) }
@@ -86,7 +89,6 @@ async function runCore(config: ServeConfig): Promise<void> {
     await core.close();
     throw e;
   }
-  if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   log.info({ rpc: formatRpcAddress(bound), engine: config.engine }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
   stopOnSignal(log, async () => {
     await server.close();
@@ -133,14 +135,32 @@ function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', () => shutDown('SIGTERM'));
 }
 
+/** The version in the package.json this file was installed with (two folders up from src/cli, three from dist/src/cli). */
+function packageVersion(): string {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'queen-gateway' && pkg.version) return pkg.version;
+    } catch {
+      // not at this depth
+    }
+  }
+  return 'unknown';
+}
+
 export async function main(argv: readonly string[]): Promise<void> {
   const [first, ...rest] = argv;
-  const command = first === undefined || first.startsWith('--') ? 'serve' : first;
-  const args = first === undefined || first.startsWith('--') ? argv : rest;
-  if (command === 'help') {
-    process.stdout.write(helpText() + '\n');
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(`queen-gateway ${packageVersion()}\n`);
     return;
   }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = rest[0];
+    process.stdout.write((topic !== undefined && topic in COMMANDS ? helpText(topic as Command) : overviewText()) + '\n');
+    return;
+  }
+  const command = first === undefined || first.startsWith('--') ? 'serve' : first;
+  const args = first === undefined || first.startsWith('--') ? argv : rest;
   if (!(command in COMMANDS)) {
     process.stderr.write(`Unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(', ')} (run "queen-gateway <command> --help" for its flags).\n`);
     process.exitCode = USAGE_ERROR;

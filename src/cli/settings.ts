@@ -234,3 +234,17 @@ export function helpText(command: Command = 'serve'): string {
   }
   return lines.join('\n');
 }
+
+/** `queen-gateway --help`: the commands, and where each one's flags are listed. */
+export function overviewText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    'Usage: queen-gateway [command] [flags]',
+    '',
+    'A Kafka-protocol gateway over the Queen core. Commands:',
+    ...Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(width)}  ${what}${name === 'serve' ? ' (the default)' : ''}`),
+    '',
+    'queen-gateway <command> --help   the flags of one command (each also an environment variable)',
+    'queen-gateway --version          the version',
+  ].join('\n');
+}

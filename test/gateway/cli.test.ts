@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -61,6 +62,28 @@ describe('queen-gateway serve: settings are validated before starting', () => {
   });
 });
 
+describe('queen-gateway: version and help', () => {
+  it('prints the package version for --version, -v and version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v', 'version']) {
+      const { code, stdout } = await run([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`queen-gateway ${version}\n`);
+    }
+  });
+
+  it('lists every command in the top-level help, and a command\'s flags under help <command>', async () => {
+    const top = await run(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: queen-gateway \[command\] \[flags\]/);
+    for (const command of ['serve', 'core', 'gateway']) expect(top.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    expect(top.stdout).not.toMatch(/--max-frame-bytes/);
+    const gateway = await run(['help', 'gateway']);
+    expect(gateway.stdout).toMatch(/^Usage: queen-gateway gateway \[flags\]/);
+    expect(gateway.stdout).toMatch(/--core\s+QUEEN_CORE/);
+  });
+});
+
 describe('queen-gateway serve: running', () => {
   it('starts on the memory engine, says the data is lost on exit, and stops on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--http-port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -73,7 +96,8 @@ describe('queen-gateway serve: running', () => {
     );
     await ready;
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
-    expect(lines.some((l) => /lost when this process exits.*--engine postgres --database-url/.test(l.msg))).toBe(true);
+    // The first line says where the data goes, as the README promises.
+    expect(lines[0]!.msg).toMatch(/^Using the memory engine: every topic and record is lost when this process exits.*--engine postgres --database-url/);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

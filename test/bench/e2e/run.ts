@@ -40,12 +40,13 @@ import { Progress } from './progress.js';
 import { cpuSeconds, killAll, peakMemoryMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
 import { renderChart } from './chart.js';
 import { evaluateTargets, printCell, printTargets } from './report.js';
+import { LOCAL_TEST_URL } from '../../support/postgres.js';
 
 export type BrokerName = 'null' | 'mock' | 'memory' | 'postgres';
 const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'memory', 'postgres'];
 const MOCK_PARTITIONS = 4;
 const PRODUCE_RUNS = 2;
-const DATABASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = process.env['DATABASE_URL'] ?? LOCAL_TEST_URL;
 
 export interface Configuration {
   client: ClientName;
@@ -170,9 +171,9 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
     schema = `queen_bench_${runTag}_${schemaCount++}`;
     args.push('--database-url', DATABASE_URL, '--database-schema', schema);
   }
-  // Node's default names (one file per thread: tsx's loader runs in a worker of its own); the run prints which is whose.
+  // The built product, not the tsx-run source (bin/ would pick the source in a checkout). Node's default profile names; the run prints which is whose.
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
-  const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'bin/queen-gateway.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
+  const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
   return { child, bootstrap, schema };
 }
