@@ -11,6 +11,7 @@
  *   committing what it reads; the group as the admin client describes it;
  *   then members that stop part-way and a member that resumes at the
  *   committed offsets, nothing lost or doubled;
+ * - a consumer on the new group protocol (KIP-848), which only Kafka serves;
  * - the admin client: createTopics, listTopics, describeTopics,
  *   describeCluster, listOffsets, describeConfigs, deleteTopics, and the
  *   group operations above.
@@ -40,6 +41,9 @@ const KNOWN_DIFFERENCES = {
   unknownGroup:
     'describeConsumerGroups of a group that does not exist: Kafka 4.x answers GroupIdNotFoundException (DescribeGroups v6, KIP-1043); ' +
     'the gateway serves DescribeGroups up to v5, where such a group is described as DEAD with no members.',
+  consumerProtocol:
+    'group.protocol=consumer (KIP-848, ConsumerGroupHeartbeat): Kafka 4.x serves it; the gateway serves the classic protocol only, ' +
+    'and the Java consumer stops with UnsupportedVersionException telling the user to set group.protocol=classic.',
 } as const;
 
 interface Target {
@@ -206,6 +210,30 @@ for (const target of targets) {
       expect(resultOf(after, 0, 'listConsumerGroupOffsets')).toEqual(Object.fromEntries([0, 1, 2, 3].map((p) => [`${topic}:${p}`, { offset: 15, metadata: '' }])));
       expect(resultOf<Record<string, { state: string; members: unknown[] }>>(after, 1, 'describeConsumerGroups')[group]).toMatchObject({ state: 'EMPTY', members: [] });
     }, 240_000);
+
+    it('a consumer asking for the new group protocol (group.protocol=consumer) reads the topic from Kafka, and is told to use classic by the gateway', async () => {
+      const topic = uniqueTopic('java-kip848');
+      await createTopic(server.bootstrap, topic, 2);
+      const records: JavaRecord[] = Array.from({ length: 10 }, (_, i) => ({ partition: i % 2, key: null, value: `kip848-${i}` }));
+      expect((await javaProduce(server.bootstrap, topic, records)).failed).toEqual([]);
+      const member = await JavaConsumer.start({
+        bootstrap: server.bootstrap,
+        topics: [topic],
+        groupId: `${topic}-group`,
+        clientId: 'java-kip848-member',
+        maxRecords: records.length,
+        config: { 'group.protocol': 'consumer' },
+      });
+      if (target.isKafka) {
+        await member.finished();
+        expect(byPartitionInOrder(member.records)).toEqual(expectedLog(records, 2));
+      } else {
+        expect(await member.exited(), KNOWN_DIFFERENCES.consumerProtocol).toBe(1);
+        expect(member.records).toEqual([]);
+        expect(member.fatalError?.type).toBe('UnsupportedVersionException');
+        expect(member.fatalError?.message).toContain('group.protocol=classic');
+      }
+    }, 120_000);
 
     it('the admin client creates, lists, describes, finds offsets in and deletes topics, and describes the cluster', async () => {
       const topic = uniqueTopic('java-admin');

@@ -203,18 +203,37 @@ export class JavaConsumer {
     return this.run.lines.filter((l) => l.event === 'committed') as unknown as { topic: string; partition: number; offset: number }[];
   }
 
+  /** The error that ended the consumer, when one did. */
+  get fatalError(): JavaError | null {
+    const fatal = this.run.lines.find((l) => l.event === 'fatal');
+    return fatal ? (fatal.error as JavaError) : null;
+  }
+
+  /** Waits for the driver to exit, however it ends. */
+  async exited(timeoutMs = 60_000): Promise<number | null> {
+    await waitFor(() => this.hasExited, { what: `${this.clientId} to exit`, timeoutMs, intervalMs: 50, describe: () => this.describe() });
+    return this.run.exited;
+  }
+
   get commitFailures(): DriverLine[] {
     return this.run.lines.filter((l) => l.event === 'commit-failed' || l.event === 'fatal');
   }
 
-  /** The partitions held now: the last assignment, unless revoked since. */
+  /**
+   * The partitions held now. Eager assignors revoke everything and assign the
+   * whole new set; cooperative ones revoke and add only what moves; taking
+   * each callback as a change serves both.
+   */
   get assignment(): TopicPartitionRef[] {
-    for (let i = this.run.lines.length - 1; i >= 0; i--) {
-      const line = this.run.lines[i]!;
-      if (line.event === 'assigned') return line.partitions as TopicPartitionRef[];
-      if (line.event === 'revoked') return [];
+    const held = new Map<string, TopicPartitionRef>();
+    for (const line of this.run.lines) {
+      if (line.event !== 'assigned' && line.event !== 'revoked') continue;
+      for (const tp of line.partitions as TopicPartitionRef[]) {
+        if (line.event === 'assigned') held.set(`${tp.topic}:${tp.partition}`, tp);
+        else held.delete(`${tp.topic}:${tp.partition}`);
+      }
     }
-    return [];
+    return [...held.values()];
   }
 
   get hasExited(): boolean {
