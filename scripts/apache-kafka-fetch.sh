@@ -55,7 +55,7 @@ build() {
   local name=$1 folder=$2 stamp=$3
   shift 3
   [ -d "$folder" ] && [ "$(cat "$folder/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
-  say "$name (once)"
+  say "$name"
   local started=$SECONDS
   rm -rf "$folder" "$folder.partial"
   mkdir -p "$(dirname "$folder")"

@@ -85,7 +85,7 @@ public final class JavaClientDriver {
         }
       }
     } catch (Exception e) {
-      emit(event("fatal", "error", error(e)));
+      emit(line("fatal", "error", error(e)));
       System.exit(1);
     }
   }
@@ -111,13 +111,13 @@ public final class JavaClientDriver {
       for (int i = 0; i < sends.size(); i++) {
         try {
           RecordMetadata sent = sends.get(i).get();
-          emit(event("sent", "index", i, "partition", sent.partition(), "offset", sent.offset(), "timestamp", sent.timestamp()));
+          emit(line("sent", "index", i, "partition", sent.partition(), "offset", sent.offset(), "timestamp", sent.timestamp()));
         } catch (ExecutionException e) {
-          emit(event("failed", "index", i, "error", error(e)));
+          emit(line("failed", "index", i, "error", error(e)));
         }
       }
     }
-    emit(event("done"));
+    emit(line("done"));
   }
 
   // ─── consume ───────────────────────────────────────────────────────────────
@@ -153,12 +153,12 @@ public final class JavaClientDriver {
       consumer.subscribe(topics, new ConsumerRebalanceListener() {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-          emit(event("assigned", "partitions", partitionList(partitions)));
+          emit(line("assigned", "partitions", partitionList(partitions)));
         }
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-          emit(event("revoked", "partitions", partitionList(partitions)));
+          emit(line("revoked", "partitions", partitionList(partitions)));
         }
       });
       long read = 0;
@@ -167,19 +167,19 @@ public final class JavaClientDriver {
         for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
           if (read == maxRecords) break;
           read++;
-          emit(event("record", "topic", record.topic(), "partition", record.partition(), "offset", record.offset(),
+          emit(line("record", "topic", record.topic(), "partition", record.partition(), "offset", record.offset(),
               "key", record.key(), "value", record.value()));
           TopicPartition at = new TopicPartition(record.topic(), record.partition());
           try {
             consumer.commitSync(Map.of(at, new OffsetAndMetadata(record.offset() + 1)));
-            emit(event("committed", "topic", record.topic(), "partition", record.partition(), "offset", record.offset() + 1));
+            emit(line("committed", "topic", record.topic(), "partition", record.partition(), "offset", record.offset() + 1));
           } catch (Exception e) {
-            emit(event("commit-failed", "topic", record.topic(), "partition", record.partition(), "offset", record.offset() + 1, "error", error(e)));
+            emit(line("commit-failed", "topic", record.topic(), "partition", record.partition(), "offset", record.offset() + 1, "error", error(e)));
           }
         }
       }
     }
-    emit(event("closed"));
+    emit(line("closed"));
   }
 
   // ─── admin ─────────────────────────────────────────────────────────────────
@@ -190,16 +190,16 @@ public final class JavaClientDriver {
     try (Admin admin = Admin.create(props)) {
       for (JsonNode op : spec.get("ops")) {
         String name = op.get("op").asText();
-        Map<String, Object> line = event("result", "op", name);
+        Map<String, Object> result = line("result", "op", name);
         try {
-          line.put("result", adminOp(admin, name, op));
+          result.put("result", adminOp(admin, name, op));
         } catch (ExecutionException | RuntimeException e) {
-          line.put("error", error(e));
+          result.put("error", error(e));
         }
-        emit(line);
+        emit(result);
       }
     }
-    emit(event("done"));
+    emit(line("done"));
   }
 
   /**
@@ -222,9 +222,9 @@ public final class JavaClientDriver {
         for (NewTopic topic : topics) {
           try {
             created.values().get(topic.name()).get();
-            out.put(topic.name(), event(null, "partitions", created.numPartitions(topic.name()).get(), "replicationFactor", created.replicationFactor(topic.name()).get()));
+            out.put(topic.name(), object("partitions", created.numPartitions(topic.name()).get(), "replicationFactor", created.replicationFactor(topic.name()).get()));
           } catch (ExecutionException e) {
-            out.put(topic.name(), event(null, "error", error(e)));
+            out.put(topic.name(), object("error", error(e)));
           }
         }
         return out;
@@ -236,9 +236,9 @@ public final class JavaClientDriver {
         for (String topic : names) {
           try {
             deleted.get(topic).get();
-            out.put(topic, event(null, "deleted", true));
+            out.put(topic, object("deleted", true));
           } catch (ExecutionException e) {
-            out.put(topic, event(null, "error", error(e)));
+            out.put(topic, object("error", error(e)));
           }
         }
         return out;
@@ -256,10 +256,10 @@ public final class JavaClientDriver {
         for (TopicDescription d : described.values()) {
           List<Object> partitions = new ArrayList<>();
           for (TopicPartitionInfo p : d.partitions()) {
-            partitions.add(event(null, "partition", p.partition(), "leader", p.leader() == null ? null : p.leader().id(),
+            partitions.add(object("partition", p.partition(), "leader", p.leader() == null ? null : p.leader().id(),
                 "replicas", nodeIds(p.replicas()), "isr", nodeIds(p.isr())));
           }
-          out.put(d.name(), event(null, "internal", d.isInternal(), "topicIdSet", d.topicId() != null && !d.topicId().toString().equals("AAAAAAAAAAAAAAAAAAAAAA"),
+          out.put(d.name(), object("internal", d.isInternal(), "topicIdSet", d.topicId() != null && !d.topicId().toString().equals("AAAAAAAAAAAAAAAAAAAAAA"),
               "partitions", partitions));
         }
         return out;
@@ -267,9 +267,9 @@ public final class JavaClientDriver {
       case "describeCluster": {
         DescribeClusterResult cluster = admin.describeCluster();
         List<Object> nodes = new ArrayList<>();
-        for (Node n : cluster.nodes().get()) nodes.add(event(null, "id", n.id(), "host", n.host(), "port", n.port()));
+        for (Node n : cluster.nodes().get()) nodes.add(object("id", n.id(), "host", n.host(), "port", n.port()));
         Node controller = cluster.controller().get();
-        return event(null, "clusterId", cluster.clusterId().get(), "controller", controller == null ? null : controller.id(), "nodes", nodes);
+        return object("clusterId", cluster.clusterId().get(), "controller", controller == null ? null : controller.id(), "nodes", nodes);
       }
       case "listOffsets": {
         String topic = op.get("topic").asText();
@@ -284,14 +284,14 @@ public final class JavaClientDriver {
         for (JsonNode p : op.get("partitions")) request.put(new TopicPartition(topic, p.asInt()), offsetSpec);
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> listed = admin.listOffsets(request).all().get();
         Map<String, Object> out = new TreeMap<>();
-        listed.forEach((tp, info) -> out.put(String.valueOf(tp.partition()), event(null, "offset", info.offset(), "timestamp", info.timestamp())));
+        listed.forEach((tp, info) -> out.put(String.valueOf(tp.partition()), object("offset", info.offset(), "timestamp", info.timestamp())));
         return out;
       }
       case "describeConfigs": {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, op.get("topic").asText());
         Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
         Map<String, Object> out = new TreeMap<>();
-        config.entries().forEach(e -> out.put(e.name(), event(null, "value", e.value(), "source", e.source().name(), "readOnly", e.isReadOnly(), "sensitive", e.isSensitive())));
+        config.entries().forEach(e -> out.put(e.name(), object("value", e.value(), "source", e.source().name(), "readOnly", e.isReadOnly(), "sensitive", e.isSensitive())));
         return out;
       }
       case "listConsumerGroups": {
@@ -299,7 +299,7 @@ public final class JavaClientDriver {
         @SuppressWarnings("deprecation")
         Collection<ConsumerGroupListing> listings = admin.listConsumerGroups().all().get();
         for (ConsumerGroupListing g : listings) {
-          out.add(event(null, "groupId", g.groupId(), "state", g.groupState().map(Enum::name).orElse(null), "simple", g.isSimpleConsumerGroup()));
+          out.add(object("groupId", g.groupId(), "state", g.groupState().map(Enum::name).orElse(null), "simple", g.isSimpleConsumerGroup()));
         }
         return out;
       }
@@ -309,10 +309,10 @@ public final class JavaClientDriver {
         for (ConsumerGroupDescription g : described.values()) {
           List<Object> members = new ArrayList<>();
           for (MemberDescription m : g.members()) {
-            members.add(event(null, "clientId", m.clientId(), "host", m.host(), "memberIdSet", !m.consumerId().isEmpty(),
+            members.add(object("clientId", m.clientId(), "host", m.host(), "memberIdSet", !m.consumerId().isEmpty(),
                 "assignment", partitionList(m.assignment().topicPartitions())));
           }
-          out.put(g.groupId(), event(null, "state", g.groupState().name(), "type", g.type().name(), "assignor", g.partitionAssignor(),
+          out.put(g.groupId(), object("state", g.groupState().name(), "type", g.type().name(), "assignor", g.partitionAssignor(),
               "coordinator", g.coordinator() == null ? null : g.coordinator().id(), "simple", g.isSimpleConsumerGroup(), "members", members));
         }
         return out;
@@ -320,7 +320,7 @@ public final class JavaClientDriver {
       case "listConsumerGroupOffsets": {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(op.get("group").asText()).partitionsToOffsetAndMetadata().get();
         Map<String, Object> out = new TreeMap<>();
-        offsets.forEach((tp, o) -> out.put(tp.topic() + ":" + tp.partition(), o == null ? null : event(null, "offset", o.offset(), "metadata", o.metadata())));
+        offsets.forEach((tp, o) -> out.put(tp.topic() + ":" + tp.partition(), o == null ? null : object("offset", o.offset(), "metadata", o.metadata())));
         return out;
       }
       default:
@@ -362,20 +362,26 @@ public final class JavaClientDriver {
     List<Object> out = new ArrayList<>();
     partitions.stream()
         .sorted((a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()))
-        .forEach(tp -> out.add(event(null, "topic", tp.topic(), "partition", tp.partition())));
+        .forEach(tp -> out.add(object("topic", tp.topic(), "partition", tp.partition())));
     return out;
   }
 
   private static Map<String, Object> error(Throwable e) {
     Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-    return event(null, "type", cause.getClass().getSimpleName(), "message", cause.getMessage());
+    return object("type", cause.getClass().getSimpleName(), "message", cause.getMessage());
   }
 
-  /** An ordered JSON object: "event" first when given, then the pairs. */
-  private static Map<String, Object> event(String name, Object... pairs) {
+  /** A JSON object of name/value pairs, in the order given. */
+  private static Map<String, Object> object(Object... pairs) {
     Map<String, Object> out = new LinkedHashMap<>();
-    if (name != null) out.put("event", name);
     for (int i = 0; i < pairs.length; i += 2) out.put((String) pairs[i], pairs[i + 1]);
+    return out;
+  }
+
+  /** An output line: its "event" first, then the pairs. */
+  private static Map<String, Object> line(String event, Object... pairs) {
+    Map<String, Object> out = object("event", event);
+    out.putAll(object(pairs));
     return out;
   }
 
