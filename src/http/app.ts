@@ -23,9 +23,14 @@ export interface HttpApiOptions {
   bodyLimit?: number;
   /** Counters to add to; default a fresh set. */
   metrics?: HttpMetrics;
+  /** How long GET /health waits for the core before answering 503. Default 2 s. */
+  healthTimeoutMs?: number;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
+// Load balancers and orchestrators probe every few seconds with a timeout of
+// a few seconds; a healthy core lists its queues in milliseconds.
+export const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
 
 // A KV key (up to 1,024 bytes) URL-encoded can be three times as long.
 const MAX_PARAM_LENGTH = 4 * 1024;
@@ -48,7 +53,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
-  const context = { app, core: options.core, metrics };
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);
