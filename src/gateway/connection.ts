@@ -139,8 +139,8 @@ export class Connection {
     const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest;
     if (clientFault) return this.closeAfterAnswers(reason);
     if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
-      // The core logs the fault once per episode; the client reconnects and retries.
-      this.close(`the core could not answer: ${e.message}`, 'info');
+      // The core logs the fault once per episode, not per request; the client reconnects and retries.
+      this.close(`the core could not answer: ${e.message}`, 'debug');
       return;
     }
     this.log.error({ err: e }, 'request failed');

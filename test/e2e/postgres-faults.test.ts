@@ -1,0 +1,272 @@
+/**
+ * PostgreSQL faults under real producers, on a throwaway cluster of the
+ * test's own (never the shared server): the database is stopped and started
+ * again, and frozen with SIGSTOP for 20 s, while a librdkafka idempotent
+ * producer and a kafkajs idempotent producer write through it. Afterwards
+ * every acknowledged record must be stored exactly once, in order, and the
+ * gateway must have said so in one log line per episode (down, then back),
+ * with no connection closed for it and nothing logged per request. While
+ * the database is down, /health and native pushes answer 503 with
+ * Retry-After, /health within its deadline even while the database hangs.
+ *
+ * A database that cannot be reached at start stops `serve` with one
+ * sentence saying what to fix.
+ */
+import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { Producer } from '@confluentinc/kafka-javascript';
+import { startBroker, type Broker } from '../../src/index.js';
+import { startThrowawayCluster, type ThrowawayCluster } from '../support/postgres.js';
+import { freePort, LogCapture } from '../support/gateway.js';
+import { adminCall, connectProducer, createAdmin, disconnect, readRecords } from '../support/rdkafka.js';
+import { connectKafkajsProducer, kafkajsClient, kafkajsSend } from '../support/kafkajs.js';
+import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type SentRecord } from '../support/records.js';
+import { sleep, waitFor } from '../support/eventually.js';
+
+const cluster: ThrowawayCluster | Error = await startThrowawayCluster().catch((e: Error) => e);
+const skipReason = cluster instanceof Error ? `no throwaway PostgreSQL cluster could start: ${cluster.message}` : null;
+afterAll(async () => {
+  if (!(cluster instanceof Error)) await cluster.stop();
+});
+
+const PARTITIONS = [0, 1];
+const WARN = 40;
+const ERROR = 50;
+const DOWN = 'PostgreSQL is not answering';
+const BACK = 'PostgreSQL is answering again';
+
+/** Records written in paced rounds, so a fault lands mid-stream. */
+function sequenced(topic: string, from: number, count: number): SentRecord[] {
+  return Array.from({ length: count }, (_, i) => {
+    const seq = from + i;
+    return { partition: seq % PARTITIONS.length, key: `k${seq}`, value: sequencedValue(topic, seq), headers: [], timestamp: Date.now() };
+  });
+}
+
+interface Writer {
+  topic: string;
+  /** Records the producer was told are stored. */
+  acked: () => number;
+  failures: string[];
+  /** Stops starting new rounds and resolves once every record sent has an answer. */
+  finish: () => Promise<number>;
+}
+
+/** A librdkafka idempotent producer sending `perRound` records every `intervalMs`, each acknowledgement counted. */
+async function rdkafkaWriter(bootstrap: string, topic: string, perRound: number, intervalMs: number): Promise<Writer> {
+  const producer: Producer = await connectProducer(
+    bootstrap,
+    { 'enable.idempotence': true, 'linger.ms': 5, 'message.timeout.ms': 180_000, 'retry.backoff.ms': 100, 'retry.backoff.max.ms': 1_000 },
+    topic,
+  );
+  let sent = 0;
+  let acked = 0;
+  const failures: string[] = [];
+  producer.on('delivery-report', (err) => {
+    if (err) failures.push(err.message);
+    else acked++;
+  });
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const r of sequenced(topic, sent, perRound)) producer.produce(topic, r.partition, Buffer.from(r.value), Buffer.from(r.key!), r.timestamp);
+      sent += perRound;
+      await sleep(intervalMs);
+    }
+  })();
+  return {
+    topic,
+    acked: () => acked,
+    failures,
+    finish: async () => {
+      running = false;
+      await loop;
+      await waitFor(() => acked + failures.length === sent, { what: `answers for all ${sent} records`, timeoutMs: 120_000, describe: () => `${acked} acked, ${failures.length} failed` });
+      await disconnect(producer);
+      return sent;
+    },
+  };
+}
+
+/** A kafkajs idempotent producer sending rounds one after the other, as an application awaiting each send does. */
+async function kafkajsWriter(bootstrap: string, topic: string, perRound: number, intervalMs: number): Promise<Writer> {
+  // Enough retries to outlast a 20 s outage: each try during a freeze waits out the statement timeout.
+  const producer = await connectKafkajsProducer(kafkajsClient(bootstrap, { retries: 100 }), { idempotent: true, maxInFlightRequests: 1 });
+  let sent = 0;
+  let acked = 0;
+  const failures: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const round = sequenced(topic, sent, perRound);
+      sent += perRound;
+      try {
+        await kafkajsSend(producer, topic, round, { acks: -1 });
+        acked += perRound;
+      } catch (e) {
+        failures.push((e as Error).message);
+        running = false;
+      }
+      await sleep(intervalMs);
+    }
+  })();
+  return {
+    topic,
+    acked: () => acked,
+    failures,
+    finish: async () => {
+      running = false;
+      await loop;
+      await producer.disconnect();
+      return sent;
+    },
+  };
+}
+
+describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent producers${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  const db = cluster as ThrowawayCluster;
+  let broker: Broker;
+  const logs = new LogCapture();
+  let schemaCount = 0;
+
+  beforeAll(async () => {
+    const logger = pino({ level: 'debug' }, new Writable({ write: (chunk: Buffer, _e, done) => (logs.write(chunk.toString()), done()) }));
+    broker = await startBroker({
+      engine: 'postgres',
+      url: db.url,
+      schema: `faults_${schemaCount++}`,
+      logger,
+      http: { port: 0 },
+      shutdownGraceMs: 2_000,
+    });
+  });
+  afterAll(async () => {
+    await db.thaw();
+    await broker?.stop();
+  });
+
+  async function createTopic(topic: string): Promise<void> {
+    const admin = createAdmin(broker.bootstrap);
+    try {
+      await adminCall<void>((cb) => admin.createTopic({ topic, num_partitions: PARTITIONS.length, replication_factor: 1 }, 15_000, cb));
+    } finally {
+      admin.disconnect();
+    }
+  }
+
+  /** GET /health, answered or not within 10 s. */
+  async function health(): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+    const response = await fetch(`${broker.httpUrl}/health`, { signal: AbortSignal.timeout(10_000) });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
+  }
+
+  async function nativePush(queue: string): Promise<{ status: number; retryAfter: string | null; body: { code?: string; message?: string } }> {
+    const response = await fetch(`${broker.httpUrl}/api/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ queue, payload: { during: 'outage' } }] }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { code?: string; message?: string } };
+  }
+
+  /** Runs both producers through `fault`, then checks every acknowledged record and the log. */
+  async function throughFault(label: string, fault: (during: () => Promise<void>) => Promise<void>): Promise<void> {
+    const rdTopic = uniqueTopic(`pgfault-${label}-rd`);
+    const jsTopic = uniqueTopic(`pgfault-${label}-js`);
+    await createTopic(rdTopic);
+    await createTopic(jsTopic);
+    const linesBefore = logs.entries.length;
+    const writers = [await rdkafkaWriter(broker.bootstrap, rdTopic, 50, 100), await kafkajsWriter(broker.bootstrap, jsTopic, 20, 50)];
+    // Both are writing before the fault.
+    await waitFor(() => writers.every((w) => w.acked() >= 100), { what: 'both producers to have records acknowledged before the fault', timeoutMs: 30_000 });
+    const ackedBefore = writers.map((w) => w.acked());
+
+    await fault(async () => {
+      const h = await health();
+      expect(h.status, `/health while PostgreSQL is down: ${JSON.stringify(h.body)}`).toBe(503);
+      expect(h.retryAfter, '/health carries Retry-After').toMatch(/^\d+$/);
+      const pushed = await nativePush(rdTopic);
+      expect(pushed.status, `a native push while PostgreSQL is down: ${JSON.stringify(pushed.body)}`).toBe(503);
+      expect(pushed.body.code).toBe('unavailable');
+      expect(pushed.retryAfter, 'a 503 push carries Retry-After').toMatch(/^\d+$/);
+    });
+
+    // Writing goes on after the fault, then both stop.
+    await waitFor(() => writers.every((w, i) => w.acked() >= ackedBefore[i]! + 200), {
+      what: 'both producers to have more records acknowledged after the fault',
+      timeoutMs: 90_000,
+      describe: () => writers.map((w) => `${w.topic}: ${w.acked()} acked, failures ${JSON.stringify(w.failures.slice(0, 3))}`).join('; '),
+    });
+    for (const writer of writers) {
+      const sent = await writer.finish();
+      expect(writer.failures, `${writer.topic}: no record may fail through the fault`).toEqual([]);
+      expect(writer.acked()).toBe(sent);
+      // Every acknowledged record stored exactly once, in order per partition.
+      const read = await readRecords(broker.bootstrap, writer.topic, { partitions: PARTITIONS, count: sent, timeoutMs: 60_000 });
+      expectExactlyOnceInOrder(writer.topic, sent, read);
+    }
+    expect((await health()).status, '/health once PostgreSQL is back').toBe(200);
+
+    const episode = logs.entries.slice(linesBefore);
+    const downLines = episode.filter((e) => String(e.msg).startsWith(DOWN));
+    const backLines = episode.filter((e) => String(e.msg).startsWith(BACK));
+    expect(downLines.length, `one line when PostgreSQL stopped answering: ${JSON.stringify(downLines)}`).toBe(1);
+    expect(downLines[0]!.level).toBe(WARN);
+    expect(backLines.length, `one line when it answered again: ${JSON.stringify(backLines)}`).toBe(1);
+    expect(Number(backLines[0]!['failedCalls'])).toBeGreaterThan(0);
+    const noisy = episode.filter((e) => (e.level ?? 0) >= WARN && !String(e.msg).startsWith(DOWN));
+    expect(noisy, 'nothing else logged at warn or above: no stack, no connection closed for a fault').toEqual([]);
+    expect(episode.filter((e) => (e.level ?? 0) >= ERROR)).toEqual([]);
+  }
+
+  it('stopped for 5 s and started again: every acknowledged record stored once, one log line down and one back', { timeout: 240_000 }, async () => {
+    await throughFault('stop', async (during) => {
+      await db.halt();
+      try {
+        await waitFor(() => logs.entries.some((e) => String(e.msg).startsWith(DOWN)), { what: 'the gateway to notice PostgreSQL is down', timeoutMs: 30_000 });
+        await during();
+        await sleep(3_000);
+      } finally {
+        await db.restart();
+      }
+    });
+  });
+
+  it('frozen with SIGSTOP for 20 s: requests fail over to retriable errors, /health answers 503 in time, nothing lost or doubled', { timeout: 240_000 }, async () => {
+    await throughFault('freeze', async (during) => {
+      await db.freeze();
+      const frozenAt = Date.now();
+      try {
+        await during();
+        await sleep(Math.max(0, 20_000 - (Date.now() - frozenAt)));
+      } finally {
+        await db.thaw();
+      }
+    });
+  });
+});
+
+describe('PostgreSQL unreachable at start', () => {
+  it('stops `serve` with one sentence saying what to fix, and exit code 1', { timeout: 60_000 }, async () => {
+    const closedPort = await freePort();
+    const cli = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', cli, 'serve', '--port', '0', '--no-http', '--engine', 'postgres', '--database-url', `postgres://queen:secret-pw@127.0.0.1:${closedPort}/queen`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines, `stderr: ${stderr}`).toHaveLength(1);
+    expect(lines[0]).toContain(`127.0.0.1:${closedPort}`);
+    expect(lines[0]).toMatch(/refused the connection; start PostgreSQL there or point the database URL at a running server\.$/);
+    expect(lines[0], 'the password is never printed').not.toContain('secret-pw');
+  });
+});
