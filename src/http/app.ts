@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
 import { HttpMetrics } from './metrics.js';
+import { installQueryStringReading } from './query-strings.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerOperationsRoutes } from './routes/operations.js';
@@ -44,12 +45,20 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: {
       // Closed objects refuse unknown fields with a sentence instead of dropping them;
-      // the transaction route picks an operation's schema by its `type`.
-      customOptions: { removeAdditional: false, discriminator: true, allErrors: false },
+      // the transaction route picks an operation's schema by its `type`. No type
+      // coercion: a string where a number belongs is refused, not read as one
+      // ("0x10" is not 16); query strings are read strictly in ./query-strings.ts.
+      customOptions: { removeAdditional: false, discriminator: true, allErrors: false, coerceTypes: false },
     },
+    // A "__proto__" or "constructor" key in a payload is data like any other:
+    // JSON.parse makes it an own property (never the prototype), it is stored
+    // and served back as sent, as Queen stores any JSON payload.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
   }) as unknown as FastifyInstance;
   const metrics = options.metrics ?? new HttpMetrics();
   installErrorHandlers(app, bodyLimit);
+  installQueryStringReading(app);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
