@@ -9,6 +9,7 @@ import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
 import { HttpMetrics } from './metrics.js';
 import { installQueryStringReading } from './query-strings.js';
+import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerOperationsRoutes } from './routes/operations.js';
@@ -59,6 +60,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   const metrics = options.metrics ?? new HttpMetrics();
   installErrorHandlers(app, bodyLimit);
   installQueryStringReading(app);
+  app.setReplySerializer(serializeJson);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
