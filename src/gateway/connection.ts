@@ -133,7 +133,7 @@ export class Connection {
     this.onClosed(this);
   }
 
-  private fail(e: unknown): void {
+  private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
     const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest;
@@ -143,7 +143,7 @@ export class Connection {
       this.close(`the core could not answer: ${e.message}`, 'debug');
       return;
     }
-    this.log.error({ err: e }, 'request failed');
+    this.log.error({ err: e, ...request }, 'request failed');
     this.close(reason, 'warn');
   }
 
@@ -156,9 +156,13 @@ export class Connection {
     if (this.closed || this.faulted !== null) return;
     this.faulted = reason;
     this.stopFrameTimer();
-    this.socket.pause();
+    // Reading goes on, its bytes dropped (see the 'data' handler), so a client
+    // that hangs up is noticed; paused, the socket would never see its end.
+    if (this.paused) this.socket.resume();
     // Long-polls answer with what they have now rather than wait out their maxWait.
     if (!this.draining) this.drainController.abort();
+    // A request that waits on others (a JoinGroup mid-rebalance) does not hold the connection open for long.
+    setTimeout(() => this.close(reason, 'warn'), FAULT_ANSWER_GRACE_MS).unref();
     this.endIfDrained();
   }
 
@@ -266,13 +270,18 @@ export class Connection {
       (response) => {
         this.releaseHeld(slot.heldBytes);
         if (this.closed) return;
-        slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
+        try {
+          slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
+        } catch (e) {
+          // A handler's answer the codec cannot write is a bug: it costs this connection, never the process.
+          return this.fail(e, { api: handler.api.name, version: header.apiVersion, stage: 'encoding the response' });
+        }
         this.inFlight--;
         this.flush();
       },
       (e) => {
         this.releaseHeld(slot.heldBytes);
-        if (!this.closed) this.fail(e);
+        if (!this.closed) this.fail(e, { api: handler.api.name, version: header.apiVersion });
       },
     );
   }
@@ -330,6 +339,9 @@ export class Connection {
     this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : 'warn'));
   }
 }
+
+/** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
+const FAULT_ANSWER_GRACE_MS = 5_000;
 
 /** Core errors that mean "not now" rather than "never": the store is down or the core is closing. */
 const TRANSIENT_CORE_ERRORS: ReadonlySet<CoreErrorCode> = new Set(['unavailable', 'closed']);

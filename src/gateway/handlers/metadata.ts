@@ -109,11 +109,14 @@ export const metadata: ApiHandler = {
 
 function metadataAnswer(ctx: HandlerContext, topics: TopicAnswer[]) {
   const { advertised } = ctx.settings;
+  // v10-11 requests may name a topic by id alone, but their responses cannot
+  // carry a null name (nullable from v12): an unknown id answers "" there.
+  const nullableNames = ctx.header.apiVersion >= 12;
   return {
     throttleTimeMs: 0,
     brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
     clusterId: ctx.settings.clusterId,
     controllerId: advertised.nodeId,
-    topics,
+    topics: nullableNames ? topics : topics.map((t) => (t.name === null ? { ...t, name: '' } : t)),
   };
 }
