@@ -25,6 +25,8 @@ import { adminCall, connectProducer, createAdmin, disconnect, readRecords } from
 import { connectKafkajsProducer, kafkajsClient, kafkajsSend } from '../support/kafkajs.js';
 import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type SentRecord } from '../support/records.js';
 import { sleep, waitFor } from '../support/eventually.js';
+import { RawConnection } from '../support/raw-connection.js';
+import { buildBatch } from '../../protocol/records/record-batch.js';
 
 const cluster: ThrowawayCluster | Error = await startThrowawayCluster().catch((e: Error) => e);
 const skipReason = cluster instanceof Error ? `no throwaway PostgreSQL cluster could start: ${cluster.message}` : null;
@@ -33,6 +35,11 @@ afterAll(async () => {
 });
 
 const PARTITIONS = [0, 1];
+const PRODUCE = 0;
+const FETCH = 1;
+const API_VERSIONS = 18;
+const REQUEST_TIMED_OUT = 7;
+const KAFKA_STORAGE_ERROR = 56;
 const WARN = 40;
 const ERROR = 50;
 const DOWN = 'PostgreSQL is not answering';
@@ -186,6 +193,27 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
     const ackedBefore = writers.map((w) => w.acked());
 
     await fault(async () => {
+      // On the wire: retriable per-partition codes, on a connection that stays open.
+      const raw = await RawConnection.open(broker.port);
+      try {
+        const produced = await raw.request(PRODUCE, 7, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 30_000,
+          topicData: [{ name: rdTopic, partitionData: [{ index: 0, records: buildBatch({ records: [{ value: 'raw during the fault' }] }) }] }],
+        }, 40_000);
+        expect(produced.responses[0].partitionResponses[0].errorCode, 'Produce while PostgreSQL is down').toBe(REQUEST_TIMED_OUT);
+        const fetched = await raw.request(FETCH, 11, {
+          replicaId: -1, maxWaitMs: 100, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+          topics: [{ topic: rdTopic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+          forgottenTopicsData: [], rackId: '',
+        }, 40_000);
+        expect(fetched.responses[0].partitions[0].errorCode, 'Fetch while PostgreSQL is down').toBe(KAFKA_STORAGE_ERROR);
+        // Still open and answering.
+        expect((await raw.request(API_VERSIONS, 3, { clientSoftwareName: 'faults', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+      } finally {
+        raw.destroy();
+      }
       const h = await health();
       expect(h.status, `/health while PostgreSQL is down: ${JSON.stringify(h.body)}`).toBe(503);
       expect(h.retryAfter, '/health carries Retry-After').toMatch(/^\d+$/);
@@ -201,8 +229,10 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
       timeoutMs: 90_000,
       describe: () => writers.map((w) => `${w.topic}: ${w.acked()} acked, failures ${JSON.stringify(w.failures.slice(0, 3))}`).join('; '),
     });
+    const totals: number[] = [];
     for (const writer of writers) {
       const sent = await writer.finish();
+      totals.push(sent);
       expect(writer.failures, `${writer.topic}: no record may fail through the fault`).toEqual([]);
       expect(writer.acked()).toBe(sent);
       // Every acknowledged record stored exactly once, in order per partition.
@@ -221,6 +251,7 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
     const noisy = episode.filter((e) => (e.level ?? 0) >= WARN && !String(e.msg).startsWith(DOWN));
     expect(noisy, 'nothing else logged at warn or above: no stack, no connection closed for a fault').toEqual([]);
     expect(episode.filter((e) => (e.level ?? 0) >= ERROR)).toEqual([]);
+    console.log(`${label}: librdkafka ${totals[0]} and kafkajs ${totals[1]} records acknowledged and read back once; PostgreSQL down ${backLines[0]!['downForMs']} ms, ${backLines[0]!['failedCalls']} calls failed`);
   }
 
   it('stopped for 5 s and started again: every acknowledged record stored once, one log line down and one back', { timeout: 240_000 }, async () => {
