@@ -21,10 +21,11 @@ import type { Producer } from '@confluentinc/kafka-javascript';
 import { startBroker, type Broker } from '../../src/index.js';
 import { startThrowawayCluster, type ThrowawayCluster } from '../support/postgres.js';
 import { freePort, LogCapture } from '../support/gateway.js';
-import { adminCall, connectProducer, createAdmin, disconnect, readRecords } from '../support/rdkafka.js';
+import { adminCall, connectConsumer, connectProducer, createAdmin, disconnect, OFFSET_BEGINNING, readRecords, toReadRecord } from '../support/rdkafka.js';
+import KafkaJavascript, { type Message } from '@confluentinc/kafka-javascript';
 import { connectKafkajsProducer, kafkajsClient, kafkajsSend } from '../support/kafkajs.js';
-import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type SentRecord } from '../support/records.js';
-import { sleep, waitFor } from '../support/eventually.js';
+import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type ReadRecord, type SentRecord } from '../support/records.js';
+import { sleep, waitFor, within } from '../support/eventually.js';
 import { RawConnection } from '../support/raw-connection.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 
@@ -34,6 +35,7 @@ afterAll(async () => {
   if (!(cluster instanceof Error)) await cluster.stop();
 });
 
+const { CODES } = KafkaJavascript;
 const PARTITIONS = [0, 1];
 const PRODUCE = 0;
 const FETCH = 1;
@@ -133,6 +135,37 @@ async function kafkajsWriter(bootstrap: string, topic: string, perRound: number,
   };
 }
 
+/** A librdkafka consumer reading `topic` from the start all through the fault, until told to stop at `total` records. */
+async function liveReader(bootstrap: string, topic: string): Promise<{ read: ReadRecord[]; errors: string[]; until: (total: number) => Promise<void> }> {
+  const consumer = await connectConsumer(bootstrap, {}, topic);
+  consumer.assign(PARTITIONS.map((partition) => ({ topic, partition, offset: OFFSET_BEGINNING })));
+  const read: ReadRecord[] = [];
+  const errors: string[] = [];
+  consumer.on('event.error', (err) => errors.push(err.message));
+  let stopAt = Infinity;
+  const loop = (async () => {
+    while (read.length < stopAt) {
+      const batch = await new Promise<Message[]>((resolve) =>
+        consumer.consume(500, (err, messages) => {
+          if (err && err.code !== CODES.ERRORS.ERR__PARTITION_EOF && err.code !== CODES.ERRORS.ERR__TIMED_OUT) errors.push(err.message);
+          resolve(messages ?? []);
+        }),
+      );
+      for (const m of batch) read.push(toReadRecord(m));
+      if (batch.length === 0) await sleep(20);
+    }
+  })();
+  return {
+    read,
+    errors,
+    until: async (total) => {
+      stopAt = total;
+      await within(loop, 60_000, `the live consumer to read all ${total} records of ${topic}`);
+      await disconnect(consumer);
+    },
+  };
+}
+
 describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent producers${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const db = cluster as ThrowawayCluster;
   let broker: Broker;
@@ -188,6 +221,8 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
     await createTopic(jsTopic);
     const linesBefore = logs.entries.length;
     const writers = [await rdkafkaWriter(broker.bootstrap, rdTopic, 50, 100), await kafkajsWriter(broker.bootstrap, jsTopic, 20, 50)];
+    // A consumer reads one topic all through the fault: its Fetch requests meet the fault too.
+    const reader = await liveReader(broker.bootstrap, rdTopic);
     // Both are writing before the fault.
     await waitFor(() => writers.every((w) => w.acked() >= 100), { what: 'both producers to have records acknowledged before the fault', timeoutMs: 30_000 });
     const ackedBefore = writers.map((w) => w.acked());
@@ -239,6 +274,9 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
       const read = await readRecords(broker.bootstrap, writer.topic, { partitions: PARTITIONS, count: sent, timeoutMs: 60_000 });
       expectExactlyOnceInOrder(writer.topic, sent, read);
     }
+    await reader.until(totals[0]!);
+    expectExactlyOnceInOrder(rdTopic, totals[0]!, reader.read);
+    expect(reader.errors, 'the consumer reading through the fault was handed no error').toEqual([]);
     expect((await health()).status, '/health once PostgreSQL is back').toBe(200);
 
     const episode = logs.entries.slice(linesBefore);
