@@ -10,7 +10,8 @@
  * Retry-After, /health within its deadline even while the database hangs.
  *
  * A database that cannot be reached at start stops `serve` with one
- * sentence saying what to fix.
+ * sentence saying what to fix. The stop case runs in the split layout too
+ * (core behind the internal RPC), where the fault answers cross the hop.
  */
 import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
@@ -18,7 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Producer } from '@confluentinc/kafka-javascript';
-import { startBroker, type Broker } from '../../src/index.js';
+import type { Logger } from 'pino';
+import { startBroker } from '../../src/index.js';
+import { openCore } from '../../src/core/index.js';
+import { connectCore, RpcServer } from '../../src/rpc/index.js';
 import { startThrowawayCluster, type ThrowawayCluster } from '../support/postgres.js';
 import { freePort, LogCapture } from '../support/gateway.js';
 import { adminCall, connectConsumer, connectProducer, createAdmin, disconnect, OFFSET_BEGINNING, readRecords, toReadRecord } from '../support/rdkafka.js';
@@ -166,22 +170,61 @@ async function liveReader(bootstrap: string, topic: string): Promise<{ read: Rea
   };
 }
 
-describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent producers${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+/** What the fault cases need of a running layout: the Kafka and HTTP addresses, and a stop. */
+interface Layout {
+  bootstrap: string;
+  port: number;
+  httpUrl: string;
+  stop(): Promise<void>;
+}
+
+const RPC_SECRET = 'postgres-faults-test-secret';
+
+/**
+ * `serve`: gateway and core in one process. `split`: the core behind an RPC
+ * server and the gateway on an RPC client (in this process, on loopback), so
+ * the core's fault answers cross the hop as they do between `core` and
+ * `gateway --core`.
+ */
+async function startLayout(kind: 'serve' | 'split', db: ThrowawayCluster, schema: string, logger: Logger): Promise<Layout> {
+  if (kind === 'serve') {
+    const broker = await startBroker({ engine: 'postgres', url: db.url, schema, logger, http: { port: 0 }, shutdownGraceMs: 2_000 });
+    return { bootstrap: broker.bootstrap, port: broker.port, httpUrl: broker.httpUrl!, stop: () => broker.stop() };
+  }
+  const core = await openCore({ engine: 'postgres', url: db.url, schema, log: logger.child({ service: 'queen-core' }) });
+  const server = new RpcServer({ core, secret: RPC_SECRET, log: logger });
+  const address = await server.listen({ host: '127.0.0.1', port: 0 });
+  const client = await connectCore({ address, secret: RPC_SECRET, log: logger });
+  const broker = await startBroker({ core: client, logger, http: { port: 0 }, shutdownGraceMs: 2_000 });
+  return {
+    bootstrap: broker.bootstrap,
+    port: broker.port,
+    httpUrl: broker.httpUrl!,
+    stop: async () => {
+      await broker.stop();
+      await client.close();
+      await server.close();
+      await core.close();
+    },
+  };
+}
+
+const LAYOUTS = [
+  { kind: 'serve', freeze: true },
+  // The split layout gets the stop case only, to keep the file's run time down; the freeze takes 20 s.
+  { kind: 'split', freeze: false },
+] as const;
+
+let schemaCount = 0;
+
+describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idempotent producers, $kind layout${skipReason ? ` (skipped: ${skipReason})` : ''}`, ({ kind, freeze }) => {
   const db = cluster as ThrowawayCluster;
-  let broker: Broker;
+  let broker: Layout;
   const logs = new LogCapture();
-  let schemaCount = 0;
 
   beforeAll(async () => {
     const logger = pino({ level: 'debug' }, new Writable({ write: (chunk: Buffer, _e, done) => (logs.write(chunk.toString()), done()) }));
-    broker = await startBroker({
-      engine: 'postgres',
-      url: db.url,
-      schema: `faults_${schemaCount++}`,
-      logger,
-      http: { port: 0 },
-      shutdownGraceMs: 2_000,
-    });
+    broker = await startLayout(kind, db, `faults_${process.pid}_${schemaCount++}`, logger);
   });
   afterAll(async () => {
     await db.thaw();
@@ -293,7 +336,7 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
   }
 
   it('stopped for 5 s and started again: every acknowledged record stored once, one log line down and one back', { timeout: 240_000 }, async () => {
-    await throughFault('stop', async (during) => {
+    await throughFault(`stop-${kind}`, async (during) => {
       await db.halt();
       try {
         await waitFor(() => logs.entries.some((e) => String(e.msg).startsWith(DOWN)), { what: 'the gateway to notice PostgreSQL is down', timeoutMs: 30_000 });
@@ -305,18 +348,20 @@ describe.skipIf(skipReason !== null)(`PostgreSQL faults under idempotent produce
     });
   });
 
-  it('frozen with SIGSTOP for 20 s: requests fail over to retriable errors, /health answers 503 in time, nothing lost or doubled', { timeout: 240_000 }, async () => {
-    await throughFault('freeze', async (during) => {
-      await db.freeze();
-      const frozenAt = Date.now();
-      try {
-        await during();
-        await sleep(Math.max(0, 20_000 - (Date.now() - frozenAt)));
-      } finally {
-        await db.thaw();
-      }
+  if (freeze) {
+    it('frozen with SIGSTOP for 20 s: requests fail over to retriable errors, /health answers 503 in time, nothing lost or doubled', { timeout: 240_000 }, async () => {
+      await throughFault('freeze', async (during) => {
+        await db.freeze();
+        const frozenAt = Date.now();
+        try {
+          await during();
+          await sleep(Math.max(0, 20_000 - (Date.now() - frozenAt)));
+        } finally {
+          await db.thaw();
+        }
+      });
     });
-  });
+  }
 });
 
 describe('PostgreSQL unreachable at start', () => {
