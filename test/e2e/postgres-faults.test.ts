@@ -2,8 +2,10 @@
  * PostgreSQL faults under real producers, on a throwaway cluster of the
  * test's own (never the shared server): the database is stopped and started
  * again, and frozen with SIGSTOP for 20 s, while a librdkafka idempotent
- * producer and a kafkajs idempotent producer write through it. Afterwards
- * every acknowledged record must be stored exactly once, in order, and the
+ * producer and a kafkajs idempotent producer write through it and a
+ * librdkafka consumer reads. Afterwards every acknowledged record must be
+ * stored exactly once, in order, the consumer must have read each once and
+ * been handed no error, and the
  * gateway must have said so in one log line per episode (down, then back),
  * with no connection closed for it and nothing logged per request. While
  * the database is down, /health and native pushes answer 503 with
