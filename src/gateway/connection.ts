@@ -28,8 +28,8 @@ import type { GatewayRuntime } from './server.js';
  * (request-budget.ts) has no room for the frame being read, and resumes when
  * all have eased.
  *
- * A frame, once begun, must arrive whole within the frame timeout (time spent
- * paused by the gateway does not count): a client trickling a byte at a time
+ * A frame, once begun, must arrive whole within the frame timeout (counted
+ * afresh after each pause by the gateway): a client trickling a byte at a time
  * keeps the socket busy but cannot hold its buffer for ever. Idle connections
  * (no bytes, nothing in flight) close after the idle timeout.
  *
@@ -178,19 +178,22 @@ export class Connection {
       else this.budgetWait = { bytes: claimed };
     }
     if (this.budgetWait !== null) {
-      // Waiting for room is the gateway's doing, not the client's: the deadline starts once reading resumes.
-      this.stopFrameTimer();
+      // Waiting for room pauses reading, which stops the deadline until reading resumes.
       this.adjustFlow();
       return;
     }
-    if (this.frameTimer === null && this.runtime.limits.frameTimeoutMs > 0) {
-      const started = this.frames.claimedSize;
-      this.frameTimer = setTimeout(() => {
-        this.frameTimer = null;
-        const of = started === null ? '' : ` of ${started + 4}`;
-        this.close(`a request frame did not arrive whole within ${this.runtime.limits.frameTimeoutMs} ms (${this.frames.receivedBytes}${of} bytes came)`, 'warn');
-      }, this.runtime.limits.frameTimeoutMs);
-    }
+    if (!this.paused) this.startFrameTimer();
+  }
+
+  /** Starts the deadline for the frame in progress, unless it runs already; each pause by the gateway stops it and a resume starts it afresh. */
+  private startFrameTimer(): void {
+    if (this.frameTimer !== null || this.runtime.limits.frameTimeoutMs <= 0 || !this.frames.inProgress) return;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = null;
+      const claimed = this.frames.claimedSize;
+      const of = claimed === null ? '' : ` of ${claimed + 4}`;
+      this.close(`a request frame did not arrive whole within ${this.runtime.limits.frameTimeoutMs} ms (${this.frames.receivedBytes}${of} bytes came)`, 'warn');
+    }, this.runtime.limits.frameTimeoutMs);
   }
 
   private readonly onBudgetRoom = (): void => {
@@ -324,9 +327,12 @@ export class Connection {
     if (busy && !this.paused) {
       this.paused = true;
       this.socket.pause();
+      // No bytes can come while the gateway is not reading: that time is not the client's.
+      this.stopFrameTimer();
     } else if (!busy && this.paused) {
       this.paused = false;
       this.socket.resume();
+      this.startFrameTimer();
     }
   }
 
