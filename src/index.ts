@@ -89,7 +89,7 @@ export interface StartBrokerOptions {
    */
   database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number };
   /**
-   * Memory engine: most bytes of records kept; past it Produce answers
+   * Memory engine: most bytes of records and KV entries kept; past it Produce answers
    * POLICY_VIOLATION (and native pushes 507) saying why. Default a quarter of
    * the machine's memory; 0 = no limit.
    */

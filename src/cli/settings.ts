@@ -42,7 +42,7 @@ export const SETTINGS = [
   { flag: 'database-pool-size', kind: { type: 'int', min: 1, max: 1_000 }, default: 10, help: 'PostgreSQL connections the core keeps' },
   { flag: 'database-connect-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how long connecting to PostgreSQL (or waiting for a free pooled connection) may take' },
   { flag: 'database-statement-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 10_000, help: 'how long one PostgreSQL statement may take before the request gets a retriable error' },
-  { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), help: "memory engine: most bytes of records kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
+  { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), help: "memory engine: most bytes of records and KV entries kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
   { flag: 'auto-create-topics', kind: { type: 'bool' }, default: true, help: 'create unknown topics on Metadata requests (--no-auto-create-topics to turn off)' },
   { flag: 'default-partitions', kind: { type: 'int', min: 1, max: 100_000 }, default: 1, help: 'partitions of an auto-created topic' },
   { flag: 'max-frame-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 100 * MIB, help: 'largest request frame; a larger one closes its connection' },

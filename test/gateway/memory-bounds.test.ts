@@ -169,7 +169,7 @@ describe('frames and connections', () => {
 });
 
 describe('the memory engine size limit', () => {
-  it('refuses writes past the limit with POLICY_VIOLATION and HTTP 507, logs why once, and accepts again once a topic is deleted', { timeout: 60_000 }, async () => {
+  it('refuses writes past the limit (records and KV entries) with POLICY_VIOLATION and HTTP 507, logs why once, and accepts again once a topic is deleted', { timeout: 60_000 }, async () => {
     const { broker, logs } = await brokerWithLogs({ memoryMaxBytes: 256 * 1024, http: { port: 0 }, autoCreateTopics: true });
     const kafka = kafkajsClient(broker.bootstrap, { retries: 2 });
     const admin = kafka.admin();
@@ -198,7 +198,14 @@ describe('the memory engine size limit', () => {
       expect(pushed.status).toBe(507);
       const body = (await pushed.json()) as { code: string; message: string };
       expect(body.code).toBe('storage_full');
-      expect(body.message).toMatch(/memory engine holds \d+ bytes of records and its limit is 262144/);
+      expect(body.message).toMatch(/memory engine holds \d+ bytes of records and KV entries and its limit is 262144/);
+      // KV entries count too.
+      const put = await fetch(`${broker.httpUrl}/api/v1/kv/notes/big`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: 'x'.repeat(20_000) }),
+      });
+      expect(put.status).toBe(507);
       const full = logs.entries.filter((e) => /memory engine is at its size limit/.test(String(e.msg)));
       expect(full, 'the limit is logged once, however many writes it refuses').toHaveLength(1);
       expect(full[0]!.level).toBe(WARN);

@@ -55,7 +55,7 @@ import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer
 import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
-import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
@@ -81,8 +81,8 @@ export interface MemoryCoreOptions {
   /** How many append results the requestId ledger keeps. */
   appendLedgerSize?: number;
   /**
-   * Most bytes of records kept in memory across all partitions; past it,
-   * appends and pushes are refused with CoreError('storage_full') until
+   * Most bytes of records (across all partitions) and KV entries kept in
+   * memory; past it, appends, pushes and KV writes that add bytes are refused with CoreError('storage_full') until
    * retention or deletion makes room. Default a quarter of the machine's
    * memory (defaultMemoryLimitBytes); 0 = no limit.
    */
@@ -99,6 +99,15 @@ export interface MemoryCoreOptions {
  */
 export function defaultMemoryLimitBytes(): number {
   return Math.floor(totalmem() / 4);
+}
+
+/** Map slot, entry object and its fields, roughly: what an entry costs beyond its names and value. */
+const KV_ENTRY_OVERHEAD = 128;
+
+/** What a KV entry counts against the size limit: its names and its value as JSON, plus the overhead. */
+function kvEntryBytes(entry: KvEntry | null | undefined): number {
+  if (!entry) return 0;
+  return KV_ENTRY_OVERHEAD + Buffer.byteLength(entry.ns) + Buffer.byteLength(entry.key) + Buffer.byteLength(kvValueToJson(entry.value));
 }
 
 interface PartitionState {
@@ -522,7 +531,7 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const slot = kvSlot(validateKvNamespace(req?.ns), validateKvKey(req.key));
     const existed = this.kvRead(slot) !== null;
-    this.kv.delete(slot);
+    this.writeKv(slot, null);
     return { deleted: existed };
   }
 
@@ -532,7 +541,8 @@ export class MemoryCore implements Core {
     const key = validateKvKey(req.key);
     const lifetime = validateOptionalLifetime(req.lifetime);
     const entry = decideIncr(this.kv.get(kvSlot(ns, key)) ?? null, { ns, key, by: req.by, lifetime }, this.clock());
-    this.kv.set(kvSlot(ns, key), entry);
+    this.checkKvRoom(kvSlot(ns, key), entry);
+    this.writeKv(kvSlot(ns, key), entry);
     return structuredClone(entry);
   }
 
@@ -547,8 +557,35 @@ export class MemoryCore implements Core {
   }
 
   private kvApply(decided: KvPutResult): KvPutResult {
-    if (decided.applied && decided.entry) this.kv.set(kvSlot(decided.entry.ns, decided.entry.key), decided.entry);
+    if (decided.applied && decided.entry) {
+      const slot = kvSlot(decided.entry.ns, decided.entry.key);
+      this.checkKvRoom(slot, decided.entry);
+      this.writeKv(slot, decided.entry);
+    }
     return structuredClone(decided);
+  }
+
+  /** Stores or (null) removes an entry, keeping the size limit's count. */
+  private writeKv(slot: string, entry: KvEntry | null): void {
+    this.usage.bytes -= kvEntryBytes(this.kv.get(slot));
+    if (entry) {
+      this.kv.set(slot, entry);
+      this.usage.bytes += kvEntryBytes(entry);
+    } else {
+      this.kv.delete(slot);
+    }
+  }
+
+  /** How many more bytes the entries would count than the ones they replace. */
+  private kvGrowth(writes: Iterable<{ slot: string; entry: KvEntry | null }>): number {
+    let growth = 0;
+    for (const { slot, entry } of writes) growth += kvEntryBytes(entry) - kvEntryBytes(this.kv.get(slot));
+    return growth;
+  }
+
+  private checkKvRoom(slot: string, entry: KvEntry): void {
+    const growth = this.kvGrowth([{ slot, entry }]);
+    if (growth > 0) this.checkRoom(growth);
   }
 
   private kvRead(slot: string): KvEntry | null {
@@ -562,7 +599,8 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const now = this.clock();
     const plan = planPush(req?.items, now);
-    this.checkPushTargets(plan);
+    const bytes = this.checkPushTargets(plan);
+    if (bytes > 0) this.checkRoom(bytes);
     return { items: this.writePush(plan, now) };
   }
 
@@ -590,12 +628,12 @@ export class MemoryCore implements Core {
     }
     throw new CoreError(
       'storage_full',
-      `The memory engine holds ${used} bytes of records and its limit is ${this.maxStoredBytes}; this write of ${bytes} bytes is refused. Delete topics or records, shorten retention, or restart with a higher --memory-max-bytes.`,
+      `The memory engine holds ${used} bytes of records and KV entries and its limit is ${this.maxStoredBytes}; this write of ${bytes} bytes is refused. Delete topics or records, shorten retention, or restart with a higher --memory-max-bytes.`,
     );
   }
 
-  /** Queues must exist and each payload must fit, before anything is written. */
-  private checkPushTargets(plan: PushPlan): void {
+  /** Queues must exist and each payload must fit, before anything is written; answers the payloads' bytes. */
+  private checkPushTargets(plan: PushPlan): number {
     let total = 0;
     for (const item of plan.items) {
       const queue = this.queue(item.queue);
@@ -605,7 +643,7 @@ export class MemoryCore implements Core {
         throw new CoreError('invalid_argument', `Item ${item.index}'s payload is ${size} bytes as JSON; queue "${queue.name}" accepts at most ${queue.config.maxMessageBytes}.`);
       }
     }
-    if (total > 0) this.checkRoom(total);
+    return total;
   }
 
   private dedupHit(item: PlannedPush, now: number): DedupHit | null {
@@ -770,20 +808,20 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const now = this.clock();
     const plan = planTransaction(req, now);
-    this.checkPushTargets(plan.push);
+    const pushBytes = this.checkPushTargets(plan.push);
     const acks = plan.acks.map(({ opIndex, ack }) => ({ opIndex, checked: this.checkAck(ack) }));
     const duplicate = firstStoredDuplicate(plan, (item) => this.dedupHit(item, now));
     if (duplicate) return duplicate;
     const kv = evaluateKvOperations(plan.kv, (ns, key) => this.kv.get(kvSlot(ns, key)) ?? null, now);
     if (!kv.ok) return kv.result;
+    const kvWrites = [...kv.writes.values()].map(({ ns, key, entry }) => ({ slot: kvSlot(ns, key), entry }));
+    const growth = pushBytes + Math.max(0, this.kvGrowth(kvWrites));
+    if (growth > 0) this.checkRoom(growth);
     // Every check has passed: apply it all, with no await in between.
     const results: unknown[] = new Array(plan.operationCount);
     this.writePush(plan.push, now).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
     for (const { opIndex, checked } of acks) results[opIndex] = { acked: this.applyAck(checked) };
-    for (const { ns, key, entry } of kv.writes.values()) {
-      if (entry) this.kv.set(kvSlot(ns, key), entry);
-      else this.kv.delete(kvSlot(ns, key));
-    }
+    for (const { slot, entry } of kvWrites) this.writeKv(slot, entry);
     for (const [opIndex, result] of kv.results) results[opIndex] = structuredClone(result);
     return { success: true, results };
   }
@@ -806,7 +844,7 @@ export class MemoryCore implements Core {
         }
       }
     }
-    for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.kv.delete(slot);
+    for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.writeKv(slot, null);
   }
 
   async close(): Promise<void> {
