@@ -21,12 +21,15 @@
  * - `autoCreateTopics` (default true), `defaultPartitions` (default 1).
  * - `logLevel` (default 'silent') or `logger` (a pino logger).
  * - `limits`: the server's limits (maxFrameBytes, maxConnections,
- *   idleTimeoutMs, maxInFlightPerConnection), `fetchMaxBytes`,
+ *   maxConnectionsPerIp, idleTimeoutMs, frameTimeoutMs,
+ *   maxInFlightPerConnection, maxBufferedBytes), `fetchMaxBytes`,
  *   `maxFetchSessions`, `nodeId` (default 0), `clusterId`, `shutdownGraceMs`.
+ * - `database`: the PostgreSQL pool's poolSize, connectTimeoutMs and
+ *   statementTimeoutMs; `memoryMaxBytes`: the memory engine's size limit.
  * - `core`: an already-open Core to serve instead of opening one; `stop()`
  *   then leaves it open.
  * - `http`: Queen's native HTTP API on the same core, `{ port, host,
- *   bodyLimit }` (port default 6632, 0 picks a free one; host default the
+ *   bodyLimit, healthTimeoutMs }` (port default 6632, 0 picks a free one; host default the
  *   gateway's). Off when absent or false.
  *
  * The result: `{ bootstrap: 'host:port', host, port, core, httpUrl, stop() }`, where
@@ -78,7 +81,19 @@ export interface StartBrokerOptions {
   groups?: Partial<CoordinatorOptions>;
   core?: QueenCore;
   /** Queen's native HTTP API on the same core; off when absent or false. */
-  http?: { port?: number; host?: string; bodyLimit?: number } | false;
+  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number } | false;
+  /**
+   * PostgreSQL engine: the pool's size and timeouts (connect default 5 s,
+   * statement default 10 s). A database that stops answering makes requests
+   * fail with retriable errors within these, never hang.
+   */
+  database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number };
+  /**
+   * Memory engine: most bytes of records and KV entries kept; past it Produce answers
+   * POLICY_VIOLATION (and native pushes 507) saying why. Default a quarter of
+   * the machine's memory; 0 = no limit.
+   */
+  memoryMaxBytes?: number;
 }
 
 export interface Broker {
@@ -110,7 +125,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   }
   const log = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
   const ownCore = options.core === undefined;
-  const core = options.core ?? (await openEngine(options));
+  const core = options.core ?? (await openEngine(options, log));
   const settings: GatewaySettings = {
     clusterId: options.clusterId ?? newClusterId(),
     // Filled in once the port is bound.
@@ -141,6 +156,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         host: options.http.host ?? host,
         port: options.http.port ?? DEFAULT_HTTP_PORT,
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
+        ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
       });
     } catch (e) {
       await gateway.close(0);
@@ -172,12 +188,14 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   };
 }
 
-function openEngine(options: StartBrokerOptions): Promise<QueenCore> {
+function openEngine(options: StartBrokerOptions, log: Logger): Promise<QueenCore> {
   const engine = options.engine ?? 'memory';
-  if (engine === 'memory') return openCore({ engine: 'memory', groups: options.groups });
+  if (engine === 'memory') {
+    return openCore({ engine: 'memory', groups: options.groups, log, ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }) });
+  }
   if (engine === 'postgres') {
     if (!options.url) throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
-    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups });
+    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups, log, ...options.database });
   }
   throw new Error(`Unknown engine ${JSON.stringify(engine)}; choose "memory" or "postgres".`);
 }

@@ -31,6 +31,14 @@ function groupOptions(config: ServeConfig) {
   };
 }
 
+function databaseOptions(config: ServeConfig) {
+  return {
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  };
+}
+
 /** The Kafka listener's options, shared by serve and gateway. */
 function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
   return {
@@ -44,8 +52,11 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     limits: {
       maxFrameBytes: config.maxFrameBytes,
       maxConnections: config.maxConnections,
+      maxConnectionsPerIp: config.maxConnectionsPerIp,
       idleTimeoutMs: config.idleTimeoutMs,
+      frameTimeoutMs: config.frameTimeoutMs,
       maxInFlightPerConnection: config.maxInFlight,
+      maxBufferedBytes: config.maxBufferedBytes,
     },
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
@@ -53,7 +64,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
     // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).
-    http: config.http ? { host: config.httpHost ?? config.host, port: config.httpPort } : false,
+    http: config.http ? { host: config.httpHost ?? config.host, port: config.httpPort, healthTimeoutMs: config.healthTimeoutMs } : false,
   };
 }
 
@@ -66,6 +77,8 @@ async function serve(config: ServeConfig): Promise<void> {
     engine: config.engine as 'memory' | 'postgres',
     url: config.databaseUrl,
     schema: config.databaseSchema,
+    database: databaseOptions(config),
+    memoryMaxBytes: config.memoryMaxBytes,
     groups: groupOptions(config),
   });
   log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
@@ -78,8 +91,8 @@ async function runCore(config: ServeConfig): Promise<void> {
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: QueenCore = await openCore(
     config.engine === 'postgres'
-      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config) }
-      : { engine: 'memory', groups: groupOptions(config) },
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config) }
+      : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes },
   );
   const server = new RpcServer({ core, secret: config.rpcSecret!, log });
   let bound;

@@ -5,6 +5,7 @@
  * happens before anything starts; a bad value is one sentence saying what to
  * fix, raised as a ConfigError.
  */
+import { defaultMemoryLimitBytes } from '../core/engines/memory/memory-core.js';
 import { parseRpcAddress } from '../rpc/address.js';
 
 export class ConfigError extends Error {
@@ -26,6 +27,8 @@ interface SettingDef {
 
 const MIB = 1024 * 1024;
 const INT32_MAX = 2 ** 31 - 1;
+/** 1 TiB: byte limits above it are typing mistakes. */
+const MAX_BYTES = 2 ** 40;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const SETTINGS = [
@@ -36,12 +39,19 @@ export const SETTINGS = [
   { flag: 'engine', kind: { type: 'choice', choices: ['memory', 'postgres'] }, default: 'memory', help: 'storage engine: memory (lost on exit) or postgres' },
   { flag: 'database-url', kind: { type: 'string' }, help: 'PostgreSQL URL for --engine postgres, e.g. postgres://user:pass@localhost:5432/queen' },
   { flag: 'database-schema', kind: { type: 'string' }, default: 'queen', help: 'PostgreSQL schema for --engine postgres' },
+  { flag: 'database-pool-size', kind: { type: 'int', min: 1, max: 1_000 }, default: 10, help: 'PostgreSQL connections the core keeps' },
+  { flag: 'database-connect-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how long connecting to PostgreSQL (or waiting for a free pooled connection) may take' },
+  { flag: 'database-statement-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 10_000, help: 'how long one PostgreSQL statement may take before the request gets a retriable error' },
+  { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), help: "memory engine: most bytes of records and KV entries kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
   { flag: 'auto-create-topics', kind: { type: 'bool' }, default: true, help: 'create unknown topics on Metadata requests (--no-auto-create-topics to turn off)' },
   { flag: 'default-partitions', kind: { type: 'int', min: 1, max: 100_000 }, default: 1, help: 'partitions of an auto-created topic' },
   { flag: 'max-frame-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 100 * MIB, help: 'largest request frame; a larger one closes its connection' },
   { flag: 'max-connections', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 10_000, help: 'connections accepted at once' },
+  { flag: 'max-connections-per-ip', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1_000, help: 'connections accepted at once from one IP address' },
   { flag: 'idle-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 600_000, help: 'close connections idle this long (0 = never)' },
+  { flag: 'frame-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 60_000, help: 'a request frame, once begun, must arrive whole within this long or its connection closes (0 = no deadline)' },
   { flag: 'max-in-flight', kind: { type: 'int', min: 1, max: 100_000 }, default: 100, help: 'unanswered requests per connection before reading pauses' },
+  { flag: 'max-buffered-bytes', kind: { type: 'int', min: 1024, max: MAX_BYTES }, default: 256 * MIB, help: 'request bytes held at once across all connections; past it, connections stop reading until room is made (at least --max-frame-bytes)' },
   { flag: 'fetch-max-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 55 * MIB, help: 'largest Fetch response, whatever a client asks' },
   { flag: 'max-fetch-sessions', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 1000, help: 'incremental fetch sessions kept (0 = none)' },
   { flag: 'shutdown-grace-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 5000, help: 'on SIGTERM/SIGINT, how long in-flight requests may finish' },
@@ -56,6 +66,7 @@ export const SETTINGS = [
   { flag: 'http', kind: { type: 'bool' }, default: true, help: "serve Queen's native HTTP API in this process (--no-http to turn it off)" },
   { flag: 'http-host', kind: { type: 'string' }, help: 'address the HTTP API listens on (default: --host)' },
   { flag: 'http-port', kind: { type: 'int', min: 0, max: 65535 }, default: 6632, help: 'port the HTTP API listens on (0 picks a free one)' },
+  { flag: 'health-timeout-ms', kind: { type: 'int', min: 10, max: INT32_MAX }, default: 2_000, help: 'GET /health answers 503 when the core has not answered within this long' },
   // The split layout: `core` serves an engine over the internal RPC, `gateway --core HOST:PORT` uses it.
   { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },
   { flag: 'rpc-port', kind: { type: 'int', min: 0, max: 65535 }, default: 7070, help: 'core: port the internal RPC listens on (0 picks a free one)' },
@@ -80,6 +91,10 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'engine',
   'database-url',
   'database-schema',
+  'database-pool-size',
+  'database-connect-timeout-ms',
+  'database-statement-timeout-ms',
+  'memory-max-bytes',
   'group-initial-rebalance-delay-ms',
   'group-min-session-timeout-ms',
   'group-max-session-timeout-ms',
@@ -218,6 +233,11 @@ function checkCombinations(config: ServeConfig, command: Command = 'serve'): Ser
   if (config.groupMinSessionTimeoutMs > config.groupMaxSessionTimeoutMs) {
     throw new ConfigError(
       `--group-min-session-timeout-ms (${config.groupMinSessionTimeoutMs}) is above --group-max-session-timeout-ms (${config.groupMaxSessionTimeoutMs}); make the minimum the smaller of the two.`,
+    );
+  }
+  if (command !== 'core' && config.maxFrameBytes > config.maxBufferedBytes) {
+    throw new ConfigError(
+      `--max-frame-bytes (${config.maxFrameBytes}) is above --max-buffered-bytes (${config.maxBufferedBytes}), so a frame of the largest size could never be read; raise --max-buffered-bytes or lower --max-frame-bytes.`,
     );
   }
   if (config.engine === 'memory' && config.databaseUrl !== undefined) {

@@ -13,7 +13,13 @@ export type CoreErrorCode =
   | 'invalid_config'
   | 'unknown_lease'
   | 'not_supported'
-  | 'closed';
+  | 'closed'
+  // The store did not answer (database down, frozen or timing out): the call
+  // may or may not have taken effect; retrying is safe where the call has a key.
+  | 'unavailable'
+  // The engine is at its configured size limit: nothing more is stored until
+  // retention, deletion or a higher limit makes room.
+  | 'storage_full';
 
 export class CoreError extends Error {
   override readonly name = 'CoreError';

@@ -7,8 +7,10 @@ import { decodeRequestHeader, type RequestHeader } from '../../protocol/headers.
 import { encodeResponseFrame } from '../../protocol/frames.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
+import type { Message } from '../../protocol/codec/compile.js';
+import { isCoreError, type CoreErrorCode } from '../core/errors.js';
 import { FrameReader } from './frame-reader.js';
-import type { ConnectionState, HandlerContext } from './handler.js';
+import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
 import type { GatewayRuntime } from './server.js';
 
 /**
@@ -21,12 +23,24 @@ import type { GatewayRuntime } from './server.js';
  * Fetch holds back the Produce answers behind it, never the other way round.
  * Produce with acks=0 fills its slot with nothing.
  *
- * Reading pauses while too many requests are in flight or the socket's write
- * buffer is above its high-water mark, and resumes when both have eased.
+ * Reading pauses while too many requests are in flight, the socket's write
+ * buffer is above its high-water mark, or the gateway-wide request budget
+ * (request-budget.ts) has no room for the frame being read, and resumes when
+ * all have eased.
+ *
+ * A frame, once begun, must arrive whole within the frame timeout (counted
+ * afresh after each pause by the gateway): a client trickling a byte at a time
+ * keeps the socket busy but cannot hold its buffer for ever. Idle connections
+ * (no bytes, nothing in flight) close after the idle timeout.
+ *
+ * A protocol violation stops reading at once, but the requests that came
+ * before it on the connection are still answered; then it closes, logged.
  */
 
 interface Slot {
   correlationId: number;
+  /** Request bytes counted against the gateway's budget until the handler is done. */
+  heldBytes: number;
   /** undefined while the handler runs; null when Kafka sends no response. */
   response: Buffer[] | null | undefined;
 }
@@ -43,6 +57,14 @@ export class Connection {
   private paused = false;
   private draining = false;
   private closed = false;
+  /** Set when a protocol violation stopped reading: the reason the connection closes once earlier requests are answered. */
+  private faulted: string | null = null;
+  private ending = false;
+  /** Budget bytes granted to the frame being read (its claimed size). */
+  private frameReservation = 0;
+  /** Waiting in the budget's line, for the frame being read or (size 0) for the total to ease. */
+  private budgetWait: { bytes: number } | null = null;
+  private frameTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly socket: Socket,
@@ -64,11 +86,14 @@ export class Connection {
     socket.setNoDelay(true);
     if (runtime.limits.idleTimeoutMs > 0) socket.setTimeout(runtime.limits.idleTimeoutMs);
     socket.on('data', (chunk: Buffer) => {
+      if (this.faulted !== null || this.closed) return;
       try {
         this.frames.push(chunk);
       } catch (e) {
         this.fail(e);
+        return;
       }
+      this.trackPartialFrame();
     });
     socket.on('timeout', () => {
       // A request still running (a long-poll) is activity, not idleness.
@@ -79,7 +104,7 @@ export class Connection {
       this.adjustFlow();
     });
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
-    socket.on('close', () => this.close('closed by the client'));
+    socket.on('close', () => this.close(this.faulted ?? 'closed by the client', this.faulted === null ? 'debug' : 'warn'));
     this.log.debug('connection opened');
   }
 
@@ -99,37 +124,139 @@ export class Connection {
     this.log[level]({ reason }, 'connection closed');
     this.closedController.abort(new Error(`connection closed: ${reason}`));
     this.pending.length = 0;
+    this.stopFrameTimer();
+    if (this.budgetWait) this.runtime.budget.cancel(this.onBudgetRoom);
+    this.budgetWait = null;
+    if (this.frameReservation > 0) this.runtime.budget.release(this.frameReservation);
+    this.frameReservation = 0;
     this.socket.destroy();
     this.onClosed(this);
   }
 
-  private fail(e: unknown): void {
+  private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
     const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest;
-    if (clientFault) this.close(reason, 'warn');
-    else {
-      this.log.error({ err: e }, 'request failed');
-      this.close(reason, 'warn');
+    if (clientFault) return this.closeAfterAnswers(reason);
+    if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
+      // The core logs the fault once per episode, not per request; the client reconnects and retries.
+      this.close(`the core could not answer: ${e.message}`, 'debug');
+      return;
     }
+    this.log.error({ err: e, ...request }, 'request failed');
+    this.close(reason, 'warn');
+  }
+
+  /**
+   * Stops reading for good but answers the requests that came before the
+   * violation, as a client that wrote a good request and garbage in one go
+   * still waits for the good one's answer; then closes.
+   */
+  private closeAfterAnswers(reason: string): void {
+    if (this.closed || this.faulted !== null) return;
+    this.faulted = reason;
+    this.stopFrameTimer();
+    // Reading goes on, its bytes dropped (see the 'data' handler), so a client
+    // that hangs up is noticed; paused, the socket would never see its end.
+    if (this.paused) this.socket.resume();
+    // Long-polls answer with what they have now rather than wait out their maxWait.
+    if (!this.draining) this.drainController.abort();
+    // A request that waits on others (a JoinGroup mid-rebalance) does not hold the connection open for long.
+    setTimeout(() => this.close(reason, 'warn'), FAULT_ANSWER_GRACE_MS).unref();
+    this.endIfDrained();
+  }
+
+  // ─── Frames being read: the budget and the frame deadline ─────────────────
+
+  /** After each chunk: a frame still arriving needs room in the budget and runs against the frame deadline. */
+  private trackPartialFrame(): void {
+    if (this.closed || this.faulted !== null) return;
+    if (!this.frames.inProgress) return this.stopFrameTimer();
+    const claimed = this.frames.claimedSize;
+    if (claimed !== null && this.frameReservation === 0 && this.budgetWait === null) {
+      if (this.runtime.budget.request(claimed, this.onBudgetRoom)) this.frameReservation = claimed;
+      else this.budgetWait = { bytes: claimed };
+    }
+    if (this.budgetWait !== null) {
+      // Waiting for room pauses reading, which stops the deadline until reading resumes.
+      this.adjustFlow();
+      return;
+    }
+    if (!this.paused) this.startFrameTimer();
+  }
+
+  /** Starts the deadline for the frame in progress, unless it runs already; each pause by the gateway stops it and a resume starts it afresh. */
+  private startFrameTimer(): void {
+    if (this.frameTimer !== null || this.runtime.limits.frameTimeoutMs <= 0 || !this.frames.inProgress) return;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = null;
+      const claimed = this.frames.claimedSize;
+      const of = claimed === null ? '' : ` of ${claimed + 4}`;
+      this.close(`a request frame did not arrive whole within ${this.runtime.limits.frameTimeoutMs} ms (${this.frames.receivedBytes}${of} bytes came)`, 'warn');
+    }, this.runtime.limits.frameTimeoutMs);
+  }
+
+  private readonly onBudgetRoom = (): void => {
+    const wait = this.budgetWait;
+    this.budgetWait = null;
+    if (this.closed) {
+      if (wait) this.runtime.budget.release(wait.bytes);
+      return;
+    }
+    if (wait && wait.bytes > 0) this.frameReservation = wait.bytes;
+    this.adjustFlow();
+    this.trackPartialFrame();
+  };
+
+  private stopFrameTimer(): void {
+    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
+    this.frameTimer = null;
+  }
+
+  /** Budget bytes for a frame that just arrived whole: its reservation, or counted now if it came in one chunk. */
+  private holdFrame(frame: Buffer): number {
+    this.stopFrameTimer();
+    if (this.frameReservation > 0) {
+      const held = this.frameReservation;
+      this.frameReservation = 0;
+      return held;
+    }
+    this.runtime.budget.hold(frame.length);
+    return frame.length;
+  }
+
+  private releaseHeld(bytes: number): void {
+    if (bytes > 0) this.runtime.budget.release(bytes);
   }
 
   private receive(frame: Buffer): void {
-    if (this.closed || this.draining) return;
-    const r = new Reader(frame);
-    const header = decodeRequestHeader(r);
-    this.state.clientId = header.clientId;
-    const handler = this.runtime.registry.lookup(header.apiKey, header.apiVersion);
-    if (!handler) {
-      if (header.apiKey === ApiKey.ApiVersions) return this.answer(header, unsupportedApiVersions(this.runtime));
-      throw new UnservedRequest(header);
+    const heldBytes = this.holdFrame(frame);
+    if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
+    let header: RequestHeader;
+    let handler: ApiHandler | undefined;
+    let body: Message;
+    try {
+      const r = new Reader(frame);
+      header = decodeRequestHeader(r);
+      this.state.clientId = header.clientId;
+      handler = this.runtime.registry.lookup(header.apiKey, header.apiVersion);
+      if (!handler) {
+        if (header.apiKey === ApiKey.ApiVersions) {
+          this.releaseHeld(heldBytes);
+          return this.answer(header, unsupportedApiVersions(this.runtime));
+        }
+        throw new UnservedRequest(header);
+      }
+      body = requestCodec(header.apiKey, header.apiVersion).decode(r);
+      // Bytes after the last field are ignored, as Kafka's broker ignores them:
+      // librdkafka's Metadata v12 "all topics" request carries three.
+      if (r.remaining !== 0) this.log.debug({ api: handler.api.name, version: header.apiVersion, bytes: r.remaining }, 'request has trailing bytes; ignored');
+    } catch (e) {
+      this.releaseHeld(heldBytes);
+      throw e;
     }
-    const body = requestCodec(header.apiKey, header.apiVersion).decode(r);
-    // Bytes after the last field are ignored, as Kafka's broker ignores them:
-    // librdkafka's Metadata v12 "all topics" request carries three.
-    if (r.remaining !== 0) this.log.debug({ api: handler.api.name, version: header.apiVersion, bytes: r.remaining }, 'request has trailing bytes; ignored');
 
-    const slot: Slot = { correlationId: header.correlationId, response: undefined };
+    const slot: Slot = { correlationId: header.correlationId, heldBytes, response: undefined };
     this.pending.push(slot);
     this.inFlight++;
     this.adjustFlow();
@@ -144,13 +271,20 @@ export class Connection {
     };
     handler.handle(body, ctx).then(
       (response) => {
+        this.releaseHeld(slot.heldBytes);
         if (this.closed) return;
-        slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
+        try {
+          slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
+        } catch (e) {
+          // A handler's answer the codec cannot write is a bug: it costs this connection, never the process.
+          return this.fail(e, { api: handler.api.name, version: header.apiVersion, stage: 'encoding the response' });
+        }
         this.inFlight--;
         this.flush();
       },
       (e) => {
-        if (!this.closed) this.fail(e);
+        this.releaseHeld(slot.heldBytes);
+        if (!this.closed) this.fail(e, { api: handler.api.name, version: header.apiVersion });
       },
     );
   }
@@ -159,6 +293,7 @@ export class Connection {
   private answer(header: RequestHeader, body: Record<string, unknown>): void {
     this.pending.push({
       correlationId: header.correlationId,
+      heldBytes: 0,
       // The v0 body: a client that spoke a newer version than we know reads this much at least.
       response: encodeResponseFrame(ApiKey.ApiVersions, 0, header.correlationId, body),
     });
@@ -183,22 +318,39 @@ export class Connection {
   }
 
   private adjustFlow(): void {
-    if (this.closed || this.draining) return;
-    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain;
+    if (this.closed || this.draining || this.faulted !== null) return;
+    // Past the budget's cap (whole frames counted as they came): wait in line for the total to ease.
+    if (this.budgetWait === null && this.runtime.budget.heldBytes > this.runtime.budget.limit) {
+      if (!this.runtime.budget.request(0, this.onBudgetRoom)) this.budgetWait = { bytes: 0 };
+    }
+    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain || this.budgetWait !== null;
     if (busy && !this.paused) {
       this.paused = true;
       this.socket.pause();
+      // No bytes can come while the gateway is not reading: that time is not the client's.
+      this.stopFrameTimer();
     } else if (!busy && this.paused) {
       this.paused = false;
       this.socket.resume();
+      this.startFrameTimer();
     }
   }
 
   private endIfDrained(): void {
-    if (!this.draining || this.closed || this.pending.length > 0) return;
-    this.socket.end(() => this.close('gateway shutting down'));
+    if (this.closed || this.pending.length > 0) return;
+    const reason = this.faulted ?? (this.draining ? 'gateway shutting down' : null);
+    if (reason === null || this.ending) return;
+    this.ending = true;
+    // end, not destroy: answers already written must reach the client first.
+    this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : 'warn'));
   }
 }
+
+/** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
+const FAULT_ANSWER_GRACE_MS = 5_000;
+
+/** Core errors that mean "not now" rather than "never": the store is down or the core is closing. */
+const TRANSIENT_CORE_ERRORS: ReadonlySet<CoreErrorCode> = new Set(['unavailable', 'closed']);
 
 /** A request for a key or version this gateway does not serve (other than ApiVersions). */
 class UnservedRequest extends Error {

@@ -24,7 +24,29 @@ const CORE_ERRORS: Readonly<Record<CoreErrorCode, number>> = {
   not_supported: ErrorCode.UNSUPPORTED_VERSION,
   // A closing core is a transient condition for a client: it retries elsewhere or later.
   closed: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  // The store did not answer. KAFKA_STORAGE_ERROR is Kafka's own answer when a
+  // broker's log directory fails, and both clients retry it: kafkajs marks it
+  // retriable, librdkafka refreshes metadata and retries (a consumer backs off
+  // as for a leader change instead of raising an error). Produce answers
+  // REQUEST_TIMED_OUT instead (UNAVAILABLE_FOR_PRODUCE below).
+  unavailable: ErrorCode.KAFKA_STORAGE_ERROR,
+  // The memory engine's size limit is the operator's policy and retrying does
+  // not make room, so the answer must not be retriable (clients would spin
+  // until their delivery timeout and say nothing useful): POLICY_VIOLATION is
+  // final for kafkajs and librdkafka, and its message (Produce v8+) says why.
+  storage_full: ErrorCode.POLICY_VIOLATION,
 };
+
+/**
+ * What Produce answers when the store did not answer: the append may have
+ * committed before the answer was lost (a COMMIT cut off by a timeout), and
+ * REQUEST_TIMED_OUT says exactly that. librdkafka retries it marking the
+ * records "possibly persisted", kafkajs retries it; an idempotent producer
+ * resends the same sequence numbers, which the core answers with the first
+ * append's offsets, so nothing is written twice. (KAFKA_STORAGE_ERROR would
+ * tell librdkafka the records were surely not persisted.)
+ */
+export const UNAVAILABLE_FOR_PRODUCE: Partial<Record<CoreErrorCode, number>> = { unavailable: ErrorCode.REQUEST_TIMED_OUT };
 
 const APPEND_ERRORS: Readonly<Record<AppendError, number>> = {
   unknown_queue: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -60,8 +82,8 @@ export function readErrorCode(error: ReadError | null): number {
  * The Kafka code and message for an error a core call threw. A CoreError
  * becomes a response code; anything else is rethrown (the connection dies).
  */
-export function kafkaErrorOf(e: unknown): { errorCode: number; errorMessage: string } {
-  if (isCoreError(e)) return { errorCode: coreErrorCode(e.code), errorMessage: e.message };
+export function kafkaErrorOf(e: unknown, overrides?: Partial<Record<CoreErrorCode, number>>): { errorCode: number; errorMessage: string } {
+  if (isCoreError(e)) return { errorCode: overrides?.[e.code] ?? coreErrorCode(e.code), errorMessage: e.message };
   throw e;
 }
 

@@ -5,6 +5,7 @@ import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
 import { handlers as allHandlers } from './handlers/index.js';
 import { HandlerRegistry } from './registry.js';
+import { RequestBudget } from './request-budget.js';
 
 /**
  * The Kafka TCP server: accepts connections up to a limit, hands each to a
@@ -16,19 +17,50 @@ export interface ServerLimits {
   /** Largest request frame accepted; a bigger size prefix closes the connection before anything is allocated. */
   maxFrameBytes: number;
   maxConnections: number;
+  /** Connections accepted at once from one IP address. */
+  maxConnectionsPerIp: number;
   /** Connections with no traffic and nothing in flight for this long are closed; 0 = never. */
   idleTimeoutMs: number;
+  /** A frame, once begun, must arrive whole within this long (time paused by the gateway aside); 0 = no deadline. */
+  frameTimeoutMs: number;
   /** Reading from a connection pauses while this many of its requests are unanswered. */
   maxInFlightPerConnection: number;
+  /**
+   * Request bytes held at once across all connections (frames being read and
+   * requests being handled); past it, connections stop reading until room is
+   * made. At least maxFrameBytes.
+   */
+  maxBufferedBytes: number;
 }
 
+const MIB = 1024 * 1024;
+
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
-  maxFrameBytes: 100 * 1024 * 1024,
+  maxFrameBytes: 100 * MIB,
   maxConnections: 10_000,
+  // Kafka's max.connections.per.ip is unlimited; a tenth of the total keeps one
+  // host from taking every slot while leaving room for test suites that open
+  // hundreds of clients on loopback.
+  maxConnectionsPerIp: 1_000,
   // Kafka's connections.max.idle.ms.
   idleTimeoutMs: 600_000,
+  // librdkafka's socket.timeout.ms: a client has given up on a request by then.
+  frameTimeoutMs: 60_000,
   maxInFlightPerConnection: 100,
+  // Two and a half maximum frames: room for large produce batches from a few
+  // clients at once, a bound the process can always afford.
+  maxBufferedBytes: 256 * MIB,
 });
+
+/** Checks limits given to the library; the CLI's settings check the same before anything starts. */
+export function checkLimits(limits: ServerLimits): ServerLimits {
+  if (limits.maxBufferedBytes < limits.maxFrameBytes) {
+    throw new Error(
+      `maxBufferedBytes (${limits.maxBufferedBytes}) is below maxFrameBytes (${limits.maxFrameBytes}); a frame of the largest size could never be read. Raise maxBufferedBytes or lower maxFrameBytes.`,
+    );
+  }
+  return limits;
+}
 
 /** What every connection of one gateway shares. */
 export interface GatewayRuntime {
@@ -38,6 +70,8 @@ export interface GatewayRuntime {
   log: Logger;
   registry: HandlerRegistry;
   shared: Map<string, unknown>;
+  /** Request bytes held across all connections (request-budget.ts). */
+  budget: RequestBudget;
 }
 
 export interface GatewayOptions {
@@ -53,19 +87,23 @@ export class GatewayServer {
   private readonly runtime: GatewayRuntime;
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  /** Open connections per remote IP; an IP at its cap is logged once until it drops below. */
+  private readonly perIp = new Map<string, { open: number; refusalLogged: boolean }>();
   private nextConnectionId = 1;
   private closing: Promise<void> | null = null;
 
   constructor(options: GatewayOptions) {
     // Codecs compile on first use (well under a millisecond each) rather than
     // all up front, which would cost most of a second before the first client.
+    const limits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
     this.runtime = {
       core: options.core,
       settings: options.settings,
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      limits,
       log: options.log,
       registry: new HandlerRegistry(options.handlers ?? allHandlers),
       shared: new Map(),
+      budget: new RequestBudget(limits.maxBufferedBytes),
     };
     this.server = createServer((socket) => this.accept(socket));
   }
@@ -85,6 +123,11 @@ export class GatewayServer {
 
   get connectionCount(): number {
     return this.connections.size;
+  }
+
+  /** Request bytes held across connections right now (frames being read, requests being handled). */
+  get bufferedRequestBytes(): number {
+    return this.runtime.budget.heldBytes;
   }
 
   /** Stops accepting, lets in-flight requests answer for up to `graceMs`, then closes every connection. */
@@ -122,8 +165,25 @@ export class GatewayServer {
       socket.destroy();
       return;
     }
+    const ip = socket.remoteAddress ?? '?';
+    const fromIp = this.perIp.get(ip) ?? { open: 0, refusalLogged: false };
+    if (fromIp.open >= this.runtime.limits.maxConnectionsPerIp) {
+      if (!fromIp.refusalLogged) {
+        fromIp.refusalLogged = true;
+        this.runtime.log.warn(
+          { remote: ip, maxConnectionsPerIp: this.runtime.limits.maxConnectionsPerIp },
+          'connections refused: this address is at its maximum number of connections (logged once until it drops below)',
+        );
+      }
+      socket.destroy();
+      return;
+    }
+    fromIp.open++;
+    this.perIp.set(ip, fromIp);
     const connection = new Connection(socket, this.nextConnectionId++, this.runtime, (c) => {
       this.connections.delete(c);
+      if (--fromIp.open === 0) this.perIp.delete(ip);
+      else fromIp.refusalLogged = false;
       if (this.connections.size === 0) this.onLastConnection?.();
     });
     this.connections.add(connection);

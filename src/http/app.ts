@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
 import { HttpMetrics } from './metrics.js';
+import { installQueryStringReading } from './query-strings.js';
+import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerOperationsRoutes } from './routes/operations.js';
@@ -23,9 +25,14 @@ export interface HttpApiOptions {
   bodyLimit?: number;
   /** Counters to add to; default a fresh set. */
   metrics?: HttpMetrics;
+  /** How long GET /health waits for the core before answering 503. Default 2 s. */
+  healthTimeoutMs?: number;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
+// Load balancers and orchestrators probe every few seconds with a timeout of
+// a few seconds; a healthy core lists its queues in milliseconds.
+export const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
 
 // A KV key (up to 1,024 bytes) URL-encoded can be three times as long.
 const MAX_PARAM_LENGTH = 4 * 1024;
@@ -39,16 +46,25 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: {
       // Closed objects refuse unknown fields with a sentence instead of dropping them;
-      // the transaction route picks an operation's schema by its `type`.
-      customOptions: { removeAdditional: false, discriminator: true, allErrors: false },
+      // the transaction route picks an operation's schema by its `type`. No type
+      // coercion: a string where a number belongs is refused, not read as one
+      // ("0x10" is not 16); query strings are read strictly in ./query-strings.ts.
+      customOptions: { removeAdditional: false, discriminator: true, allErrors: false, coerceTypes: false },
     },
+    // A "__proto__" or "constructor" key in a payload is data like any other:
+    // JSON.parse makes it an own property (never the prototype), it is stored
+    // and served back as sent, as Queen stores any JSON payload.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
   }) as unknown as FastifyInstance;
   const metrics = options.metrics ?? new HttpMetrics();
   installErrorHandlers(app, bodyLimit);
+  installQueryStringReading(app);
+  app.setReplySerializer(serializeJson);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
-  const context = { app, core: options.core, metrics };
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);

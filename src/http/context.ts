@@ -7,4 +7,6 @@ export interface HttpApiContext {
   app: FastifyInstance;
   core: Core;
   metrics: HttpMetrics;
+  /** How long GET /health waits for the core before answering 503. */
+  healthTimeoutMs: number;
 }

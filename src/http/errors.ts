@@ -29,7 +29,12 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = Object
   unknown_lease: 409,
   not_supported: 501,
   closed: 503,
+  unavailable: 503,
+  storage_full: 507,
 });
+
+/** Seconds a client should wait before retrying a 503: long enough for a database restart to be noticed. */
+export const RETRY_AFTER_SECONDS = 2;
 
 export interface ErrorAnswer {
   statusCode: number;
@@ -125,8 +130,11 @@ export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
     const out = toErrorAnswer(error, bodyLimit);
-    if (out.statusCode >= 500) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
-    else request.log.debug({ code: out.code, url: request.url }, out.message);
+    // A fault of the store is logged once per episode by the engine, not per request.
+    const expected = out.statusCode < 500 || out.code === 'unavailable' || out.code === 'closed' || out.code === 'storage_full';
+    if (expected) request.log.debug({ code: out.code, url: request.url }, out.message);
+    else request.log.error({ err: error, url: request.url }, 'HTTP request failed');
+    if (out.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     void reply.status(out.statusCode).send(out);
   });
   app.setNotFoundHandler((request, reply) => {

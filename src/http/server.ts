@@ -17,6 +17,8 @@ export interface HttpServerOptions {
   /** Default 6632; 0 picks a free port. */
   port?: number;
   bodyLimit?: number;
+  /** How long GET /health waits for the core before answering 503. Default 2 s. */
+  healthTimeoutMs?: number;
 }
 
 export interface HttpServer {
@@ -30,7 +32,7 @@ export interface HttpServer {
 export const DEFAULT_HTTP_PORT = 6632;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit });
+  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs });
   const host = options.host ?? '127.0.0.1';
   try {
     await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });

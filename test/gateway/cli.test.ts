@@ -33,6 +33,8 @@ describe('queen-gateway serve: settings are validated before starting', () => {
     [['serve', '--default-partitions'], {}, 'The flag --default-partitions needs a value, e.g. --default-partitions <value>.'],
     [['serve'], { QUEEN_MAX_CONNECTIONS: 'lots' }, 'The environment variable QUEEN_MAX_CONNECTIONS must be a whole number from 1 to 1000000; got "lots".'],
     [['serve'], { QUEEN_AUTO_CREATE_TOPICS: 'maybe' }, 'The environment variable QUEEN_AUTO_CREATE_TOPICS must be true or false; got "maybe".'],
+    [['serve', '--max-frame-bytes', '2000000', '--max-buffered-bytes', '1000000'], {}, '--max-frame-bytes (2000000) is above --max-buffered-bytes (1000000), so a frame of the largest size could never be read; raise --max-buffered-bytes or lower --max-frame-bytes.'],
+    [['serve', '--database-statement-timeout-ms', '5'], {}, 'The flag --database-statement-timeout-ms must be a whole number from 100 to 2147483647; got "5".'],
     [['serve', '--engine', 'postgres'], {}, '--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.'],
   ])('%j %j stops with one sentence and exit code 2', async (args, env, sentence) => {
     const { code, stderr } = await run(args, env);

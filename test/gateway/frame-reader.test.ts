@@ -49,4 +49,31 @@ describe('FrameReader', () => {
     expect(() => reader.push(Buffer.concat([framed('ok'), prefix]))).toThrow(/frame size/);
     expect(frames).toEqual(['ok']);
   });
+
+  it('holds memory for the bytes that arrived, not for the size the prefix claims', () => {
+    const { reader, frames } = collect(100 * 1024 * 1024);
+    const prefix = Buffer.alloc(4);
+    prefix.writeInt32BE(100 * 1024 * 1024);
+    reader.push(Buffer.concat([prefix, Buffer.from('ten bytes!')]));
+    expect(reader.claimedSize).toBe(100 * 1024 * 1024);
+    expect(reader.heldBytes).toBeLessThanOrEqual(4096);
+    // Growing as it fills: never more than twice what came.
+    for (let i = 0; i < 50; i++) {
+      reader.push(Buffer.alloc(64 * 1024));
+      expect(reader.heldBytes).toBeLessThanOrEqual(2 * reader.receivedBytes);
+    }
+    expect(frames).toEqual([]);
+  });
+
+  it('a frame assembled from many chunks is handed out whole and exact', () => {
+    const body = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    const kept: Buffer[] = [];
+    const reader = new FrameReader(1 << 20, (f) => kept.push(f));
+    const stream = Buffer.concat([Buffer.alloc(4), body]);
+    stream.writeInt32BE(body.length);
+    for (let at = 0; at < stream.length; at += 7_001) reader.push(stream.subarray(at, at + 7_001));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.equals(body)).toBe(true);
+    expect(reader.inProgress).toBe(false);
+  });
 });

@@ -153,7 +153,37 @@ async function freePort(): Promise<number> {
  * initdb refuses to run as root, and CI runs as root: there the cluster is
  * created and started as the `postgres` user through runuser.
  */
-export async function startThrowawayCluster(): Promise<{ url: string; stop: () => Promise<void> }> {
+export interface ThrowawayCluster {
+  url: string;
+  port: number;
+  /** Stops the server for good and removes its files. */
+  stop: () => Promise<void>;
+  /** Fault tests: shuts the server down (fast mode: clients are disconnected), keeping its data. */
+  halt: () => Promise<void>;
+  /** Fault tests: starts a halted server again on the same port and data. */
+  restart: () => Promise<void>;
+  /** Fault tests: SIGSTOPs the postmaster and every backend, so connections stay open and nothing answers. */
+  freeze: () => Promise<void>;
+  /** Undoes freeze (SIGCONT). */
+  thaw: () => Promise<void>;
+}
+
+/** The postmaster's pid and its children's (backends, background workers), from postmaster.pid and /proc. */
+async function clusterPids(dataDir: string): Promise<number[]> {
+  const { readFile, readdir } = await import('node:fs/promises');
+  const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const pids = [postmaster];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Field 4 (after the parenthesised command name) is the parent pid.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent === postmaster) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
   const initdb = findBinary('initdb');
   const pgCtl = findBinary('pg_ctl');
   if (!initdb || !pgCtl) throw new Error('initdb or pg_ctl is not installed');
@@ -175,11 +205,37 @@ export async function startThrowawayCluster(): Promise<{ url: string; stop: () =
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
   await exec(pgCtl, ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
   const url = `postgres://${user}@127.0.0.1:${port}/postgres`;
+  let frozen: number[] = [];
+  const signal = (pids: number[], sig: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // Gone already.
+      }
+    }
+  };
   return {
     url,
+    port,
     stop: async () => {
+      signal(frozen, 'SIGCONT');
       await exec(pgCtl, ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => {});
       await rm(dir, { recursive: true, force: true });
+    },
+    halt: async () => {
+      await exec(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', '-t', '30', 'stop']);
+    },
+    restart: async () => {
+      await exec(pgCtl, ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+    },
+    freeze: async () => {
+      frozen = await clusterPids(dataDir);
+      signal(frozen, 'SIGSTOP');
+    },
+    thaw: async () => {
+      signal(frozen, 'SIGCONT');
+      frozen = [];
     },
   };
 }

@@ -71,6 +71,17 @@ export class RawConnection {
     return response.body;
   }
 
+  /** Reads the next response frame as the answer to a request of this key and version the test wrote itself. */
+  async readResponse(apiKey: number, apiVersion: number, timeoutMs = 10_000): Promise<{ correlationId: number; body: Message }> {
+    const frame = await this.nextFrame(timeoutMs, `a response to API key ${apiKey} v${apiVersion}`);
+    return decodeResponse(frame, apiKey, apiVersion);
+  }
+
+  /** Response frames received and not yet read. */
+  get unreadFrames(): number {
+    return this.frames.length;
+  }
+
   private async nextFrame(timeoutMs: number, what: string): Promise<Buffer> {
     const deadline = Date.now() + timeoutMs;
     while (this.frames.length === 0) {
@@ -123,6 +134,6 @@ export function requestHeaderBytes(apiKey: number, apiVersion: number, correlati
 }
 
 /** The bytes of a well-formed request frame, size prefix included. */
-export function requestFrameBytes(apiKey: number, apiVersion: number, body: Message): Buffer {
-  return Buffer.concat(encodeRequestFrame({ apiKey, apiVersion, correlationId: 99, clientId: 'hostile' }, body));
+export function requestFrameBytes(apiKey: number, apiVersion: number, body: Message, correlationId = 99): Buffer {
+  return Buffer.concat(encodeRequestFrame({ apiKey, apiVersion, correlationId, clientId: 'hostile' }, body));
 }

@@ -89,19 +89,59 @@ export function decidePutIfAbsent(current: KvEntry | null, write: Omit<KvWrite, 
  * An increment: an absent entry counts from 0. Without a lifetime the entry
  * keeps its expiry (a new one lives forever).
  */
-export function decideIncr(current: KvEntry | null, req: { ns: string; key: string; by: number; lifetime?: Lifetime }, nowMs: number): KvEntry {
-  const by = requireFiniteNumber(req.by, 'by');
+export function decideIncr(current: KvEntry | null, req: { ns: string; key: string; by: number | bigint; lifetime?: Lifetime }, nowMs: number): KvEntry {
+  const by = requireIncrement(req.by);
   const live = liveOrNull(current, nowMs);
-  if (live && typeof live.value !== 'number') {
+  if (live && typeof live.value !== 'number' && typeof live.value !== 'bigint') {
     throw new CoreError('invalid_argument', `KV entry ${req.ns}/${req.key} holds a ${typeof live.value}, not a number; it cannot be incremented.`);
   }
   return {
     ns: req.ns,
     key: req.key,
-    value: ((live?.value as number | undefined) ?? 0) + by,
+    value: addExactly((live?.value as number | bigint | undefined) ?? 0, by),
     version: (live?.version ?? 0) + 1,
     expiresAt: req.lifetime ? expiresAtOf(req.lifetime, nowMs) : (live?.expiresAt ?? null),
   };
+}
+
+/**
+ * An increment: a finite number, or a bigint from an in-process caller. An
+ * integer beyond 2^53-1 as a JS number has already lost its exact value
+ * (JSON parsers read it as a double), so it is refused rather than added.
+ */
+function requireIncrement(by: unknown): number | bigint {
+  if (typeof by === 'bigint') return by;
+  const n = requireFiniteNumber(by, 'by');
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) {
+    throw new CoreError('invalid_argument', `by is ${n}, beyond 2^53-1: a number that large has lost its exact value before it arrived; increment in steps of at most 9007199254740991.`);
+  }
+  return n;
+}
+
+/**
+ * Counters are exact: integers add as integers, however large; a sum beyond
+ * 2^53-1 is a bigint (stored and answered as its exact digits), one within
+ * it a number. A fraction on either side makes it a floating-point sum.
+ */
+function addExactly(a: number | bigint, b: number | bigint): number | bigint {
+  const integral = (v: number | bigint) => typeof v === 'bigint' || Number.isInteger(v);
+  if (!integral(a) || !integral(b)) return Number(a) + Number(b);
+  const sum = BigInt(a) + BigInt(b);
+  return sum >= BigInt(Number.MIN_SAFE_INTEGER) && sum <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(sum) : sum;
+}
+
+/** A KV value as JSON text for storage; a bigint counter as its exact digits. */
+export function kvValueToJson(value: unknown): string {
+  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value);
+}
+
+/** A stored KV value from its JSON text; an integer beyond 2^53-1 comes back as an exact bigint. */
+export function kvValueFromJson(text: string): unknown {
+  if (/^-?\d+$/.test(text)) {
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : BigInt(text);
+  }
+  return JSON.parse(text);
 }
 
 /** A put's or putIfAbsent's fields, checked (the expected version separately). */

@@ -16,9 +16,14 @@
 //   with a null name.
 // - Topics = null (v1+), or an empty list in v0, means every topic.
 // - Authorized-operations fields keep Kafka's "not asked" value: there are no ACLs.
+// - When the store is not answering, topics asked for by name answer
+//   LEADER_NOT_AVAILABLE (clients wait and ask again); a request for every
+//   topic has no per-topic answer to give, so its connection closes and the
+//   client reconnects.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
 import type { QueueInfo } from '../../core/core.js';
+import { isCoreError } from '../../core/errors.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -79,7 +84,15 @@ export const metadata: ApiHandler = {
       const idsOnly = asked.filter((t) => t.name === null || t.name === undefined).map((t) => t.topicId ?? ZERO_UUID);
       const namesById = idsOnly.length > 0 ? await topicNamesById(ctx, idsOnly) : new Map<string, string>();
       const names = asked.map((t) => t.name ?? namesById.get(t.topicId ?? ZERO_UUID) ?? null);
-      const found = await describeTopics(ctx, names.filter((n): n is string => n !== null && topicNameProblem(n) === null));
+      let found: Map<string, QueueInfo | null>;
+      try {
+        found = await describeTopics(ctx, names.filter((n): n is string => n !== null && topicNameProblem(n) === null));
+      } catch (e) {
+        // The store is not answering: LEADER_NOT_AVAILABLE is what every client
+        // waits out and asks again for, rather than dropping the topic.
+        if (!isCoreError(e) || e.code !== 'unavailable') throw e;
+        return metadataAnswer(ctx, asked.map((t, i) => missingTopic(names[i] ?? null, t.topicId ?? ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE)));
+      }
       topics = await Promise.all(
         asked.map((t, i) => {
           const name = names[i]!;
@@ -90,12 +103,20 @@ export const metadata: ApiHandler = {
       );
     }
 
-    return {
-      throttleTimeMs: 0,
-      brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
-      clusterId: ctx.settings.clusterId,
-      controllerId: advertised.nodeId,
-      topics,
-    };
+    return metadataAnswer(ctx, topics);
   },
 };
+
+function metadataAnswer(ctx: HandlerContext, topics: TopicAnswer[]) {
+  const { advertised } = ctx.settings;
+  // v10-11 requests may name a topic by id alone, but their responses cannot
+  // carry a null name (nullable from v12): an unknown id answers "" there.
+  const nullableNames = ctx.header.apiVersion >= 12;
+  return {
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+    clusterId: ctx.settings.clusterId,
+    controllerId: advertised.nodeId,
+    topics: nullableNames ? topics : topics.map((t) => (t.name === null ? { ...t, name: '' } : t)),
+  };
+}

@@ -48,7 +48,7 @@ import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendPartition } from '../../core/core.js';
 import type { ApiHandler } from '../handler.js';
-import { appendErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
 
 const VALID_ACKS = new Set([0, 1, -1]);
@@ -142,7 +142,7 @@ export const produce: ApiHandler = {
               : failed(r.partition, errorCode, r.errorMessage ?? null, r.batchIndex ?? -1);
         });
       } catch (e) {
-        const { errorCode, errorMessage } = kafkaErrorOf(e);
+        const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);
         for (const slot of slots) slot.answers[slot.index] = failed(slot.answers[slot.index]!.index, errorCode, errorMessage);
       }
     }

@@ -1,3 +1,5 @@
+import { totalmem } from 'node:os';
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type {
   AckRequest,
@@ -53,14 +55,14 @@ import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer
 import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
-import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
-import { PartitionLog } from './partition-log.js';
+import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 
 /**
@@ -78,6 +80,34 @@ export interface MemoryCoreOptions {
   maintenanceIntervalMs?: number;
   /** How many append results the requestId ledger keeps. */
   appendLedgerSize?: number;
+  /**
+   * Most bytes of records (across all partitions) and KV entries kept in
+   * memory; past it, appends, pushes and KV writes that add bytes are refused with CoreError('storage_full') until
+   * retention or deletion makes room. Default a quarter of the machine's
+   * memory (defaultMemoryLimitBytes); 0 = no limit.
+   */
+  maxStoredBytes?: number;
+  /** pino logger: says once when the limit starts refusing writes, once when there is room again. */
+  log?: Logger;
+}
+
+/**
+ * A quarter of the machine's memory: the engine keeps every record in the
+ * process's memory, and Node, the gateway's buffers and the rest of the
+ * machine need the other three quarters. Measured: 2.5 GB stored is 2.7 GB
+ * RSS, so the limit is close to what the process grows by.
+ */
+export function defaultMemoryLimitBytes(): number {
+  return Math.floor(totalmem() / 4);
+}
+
+/** Map slot, entry object and its fields, roughly: what an entry costs beyond its names and value. */
+const KV_ENTRY_OVERHEAD = 128;
+
+/** What a KV entry counts against the size limit: its names and its value as JSON, plus the overhead. */
+function kvEntryBytes(entry: KvEntry | null | undefined): number {
+  if (!entry) return 0;
+  return KV_ENTRY_OVERHEAD + Buffer.byteLength(entry.ns) + Buffer.byteLength(entry.key) + Buffer.byteLength(kvValueToJson(entry.value));
 }
 
 interface PartitionState {
@@ -124,7 +154,15 @@ export class MemoryCore implements Core {
   private readonly maintenanceTimer: NodeJS.Timeout | null;
   private closed = false;
 
+  private readonly usage: StorageUsage = { bytes: 0 };
+  private readonly maxStoredBytes: number;
+  private readonly log: Logger | null;
+  /** Whether the limit has refused a write since there was last room (logged once per episode). */
+  private full = false;
+
   constructor(options: MemoryCoreOptions = {}) {
+    this.maxStoredBytes = options.maxStoredBytes ?? defaultMemoryLimitBytes();
+    this.log = options.log ?? null;
     this.clock = options.clock ?? Date.now;
     this.appendLedgerSize = options.appendLedgerSize ?? 10_000;
     const interval = options.maintenanceIntervalMs ?? 30_000;
@@ -170,6 +208,7 @@ export class MemoryCore implements Core {
     }
     for (const [group, offsets] of this.groupOffsets) if (offsets.size === 0) this.groupOffsets.delete(group);
     for (const partition of queue.partitions) {
+      partition.log.discard();
       for (const lease of partition.leases.values()) this.leaseIndex.delete(lease.id);
       this.wakeups.wake(partitionKey(queue.name, partition.index));
     }
@@ -209,6 +248,7 @@ export class MemoryCore implements Core {
       const earlier = this.appendLedger.get(req.requestId);
       if (earlier) return structuredClone(earlier);
     }
+    this.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
     const now = this.clock();
     // Long-polls wake once the whole append is in, so a Fetch answers with
     // every partition this request wrote, not only the first.
@@ -491,7 +531,7 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const slot = kvSlot(validateKvNamespace(req?.ns), validateKvKey(req.key));
     const existed = this.kvRead(slot) !== null;
-    this.kv.delete(slot);
+    this.writeKv(slot, null);
     return { deleted: existed };
   }
 
@@ -501,7 +541,8 @@ export class MemoryCore implements Core {
     const key = validateKvKey(req.key);
     const lifetime = validateOptionalLifetime(req.lifetime);
     const entry = decideIncr(this.kv.get(kvSlot(ns, key)) ?? null, { ns, key, by: req.by, lifetime }, this.clock());
-    this.kv.set(kvSlot(ns, key), entry);
+    this.checkKvRoom(kvSlot(ns, key), entry);
+    this.writeKv(kvSlot(ns, key), entry);
     return structuredClone(entry);
   }
 
@@ -516,8 +557,35 @@ export class MemoryCore implements Core {
   }
 
   private kvApply(decided: KvPutResult): KvPutResult {
-    if (decided.applied && decided.entry) this.kv.set(kvSlot(decided.entry.ns, decided.entry.key), decided.entry);
+    if (decided.applied && decided.entry) {
+      const slot = kvSlot(decided.entry.ns, decided.entry.key);
+      this.checkKvRoom(slot, decided.entry);
+      this.writeKv(slot, decided.entry);
+    }
     return structuredClone(decided);
+  }
+
+  /** Stores or (null) removes an entry, keeping the size limit's count. */
+  private writeKv(slot: string, entry: KvEntry | null): void {
+    this.usage.bytes -= kvEntryBytes(this.kv.get(slot));
+    if (entry) {
+      this.kv.set(slot, entry);
+      this.usage.bytes += kvEntryBytes(entry);
+    } else {
+      this.kv.delete(slot);
+    }
+  }
+
+  /** How many more bytes the entries would count than the ones they replace. */
+  private kvGrowth(writes: Iterable<{ slot: string; entry: KvEntry | null }>): number {
+    let growth = 0;
+    for (const { slot, entry } of writes) growth += kvEntryBytes(entry) - kvEntryBytes(this.kv.get(slot));
+    return growth;
+  }
+
+  private checkKvRoom(slot: string, entry: KvEntry): void {
+    const growth = this.kvGrowth([{ slot, entry }]);
+    if (growth > 0) this.checkRoom(growth);
   }
 
   private kvRead(slot: string): KvEntry | null {
@@ -531,19 +599,51 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const now = this.clock();
     const plan = planPush(req?.items, now);
-    this.checkPushTargets(plan);
+    const bytes = this.checkPushTargets(plan);
+    if (bytes > 0) this.checkRoom(bytes);
     return { items: this.writePush(plan, now) };
   }
 
-  /** Queues must exist and each payload must fit, before anything is written. */
-  private checkPushTargets(plan: PushPlan): void {
+  /**
+   * Refuses a write of `bytes` that would take the stored total past the
+   * limit. An idempotent producer's exact resend is refused too while full;
+   * it is answered once there is room, as it would have been.
+   */
+  private checkRoom(bytes: number): void {
+    if (this.maxStoredBytes === 0) return;
+    const used = this.usage.bytes;
+    if (used + bytes <= this.maxStoredBytes) {
+      if (this.full) {
+        this.full = false;
+        this.log?.info({ storedBytes: used, maxStoredBytes: this.maxStoredBytes }, 'memory engine has room again; writes are accepted');
+      }
+      return;
+    }
+    if (!this.full) {
+      this.full = true;
+      this.log?.warn(
+        { storedBytes: used, maxStoredBytes: this.maxStoredBytes },
+        'memory engine is at its size limit; writes are refused until retention or deleted topics make room (raise --memory-max-bytes, or use --engine postgres)',
+      );
+    }
+    throw new CoreError(
+      'storage_full',
+      `The memory engine holds ${used} bytes of records and KV entries and its limit is ${this.maxStoredBytes}; this write of ${bytes} bytes is refused. Delete topics or records, shorten retention, or restart with a higher --memory-max-bytes.`,
+    );
+  }
+
+  /** Queues must exist and each payload must fit, before anything is written; answers the payloads' bytes. */
+  private checkPushTargets(plan: PushPlan): number {
+    let total = 0;
     for (const item of plan.items) {
       const queue = this.queue(item.queue);
       const size = Buffer.byteLength(item.payloadJson, 'utf8');
+      total += size;
       if (size > queue.config.maxMessageBytes) {
         throw new CoreError('invalid_argument', `Item ${item.index}'s payload is ${size} bytes as JSON; queue "${queue.name}" accepts at most ${queue.config.maxMessageBytes}.`);
       }
     }
+    return total;
   }
 
   private dedupHit(item: PlannedPush, now: number): DedupHit | null {
@@ -708,20 +808,20 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const now = this.clock();
     const plan = planTransaction(req, now);
-    this.checkPushTargets(plan.push);
+    const pushBytes = this.checkPushTargets(plan.push);
     const acks = plan.acks.map(({ opIndex, ack }) => ({ opIndex, checked: this.checkAck(ack) }));
     const duplicate = firstStoredDuplicate(plan, (item) => this.dedupHit(item, now));
     if (duplicate) return duplicate;
     const kv = evaluateKvOperations(plan.kv, (ns, key) => this.kv.get(kvSlot(ns, key)) ?? null, now);
     if (!kv.ok) return kv.result;
+    const kvWrites = [...kv.writes.values()].map(({ ns, key, entry }) => ({ slot: kvSlot(ns, key), entry }));
+    const growth = pushBytes + Math.max(0, this.kvGrowth(kvWrites));
+    if (growth > 0) this.checkRoom(growth);
     // Every check has passed: apply it all, with no await in between.
     const results: unknown[] = new Array(plan.operationCount);
     this.writePush(plan.push, now).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
     for (const { opIndex, checked } of acks) results[opIndex] = { acked: this.applyAck(checked) };
-    for (const { ns, key, entry } of kv.writes.values()) {
-      if (entry) this.kv.set(kvSlot(ns, key), entry);
-      else this.kv.delete(kvSlot(ns, key));
-    }
+    for (const { slot, entry } of kvWrites) this.writeKv(slot, entry);
     for (const [opIndex, result] of kv.results) results[opIndex] = structuredClone(result);
     return { success: true, results };
   }
@@ -744,7 +844,7 @@ export class MemoryCore implements Core {
         }
       }
     }
-    for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.kv.delete(slot);
+    for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.writeKv(slot, null);
   }
 
   async close(): Promise<void> {
@@ -771,7 +871,7 @@ export class MemoryCore implements Core {
   }
 
   private addPartition(queue: QueueState, name: string): PartitionState {
-    const partition: PartitionState = { index: queue.partitions.length, name, log: new PartitionLog(), producers: new Map(), dedup: new Map(), leases: new Map() };
+    const partition: PartitionState = { index: queue.partitions.length, name, log: new PartitionLog(this.usage), producers: new Map(), dedup: new Map(), leases: new Map() };
     queue.partitions.push(partition);
     queue.byName.set(name, partition);
     return partition;

@@ -18,11 +18,18 @@ export interface StoredBatch {
   appendedAt: number;
 }
 
+/** Bytes stored across every partition log of one engine, for its size limit. */
+export interface StorageUsage {
+  bytes: number;
+}
+
 export class PartitionLog {
   readonly batches: StoredBatch[] = [];
   logStartOffset = 0;
   highWatermark = 0;
   bytes = 0;
+
+  constructor(private readonly usage: StorageUsage) {}
 
   append(bytes: Buffer, offsetCount: number, maxTimestamp: number, appendedAt: number): StoredBatch {
     const batch: StoredBatch = {
@@ -36,6 +43,7 @@ export class PartitionLog {
     this.batches.push(batch);
     this.highWatermark = batch.nextOffset;
     this.bytes += batch.size;
+    this.usage.bytes += batch.size;
     return batch;
   }
 
@@ -109,9 +117,16 @@ export class PartitionLog {
     let drop = 0;
     while (drop < this.batches.length && this.batches[drop]!.nextOffset <= offset) {
       this.bytes -= this.batches[drop]!.size;
+      this.usage.bytes -= this.batches[drop]!.size;
       drop++;
     }
     if (drop > 0) this.batches.splice(0, drop);
+  }
+
+  /** The partition is deleted: its bytes no longer count. */
+  discard(): void {
+    this.usage.bytes -= this.bytes;
+    this.bytes = 0;
   }
 
   applyRetention(config: { retentionMs: number; retentionBytes: number }, nowMs: number): void {

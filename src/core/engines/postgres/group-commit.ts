@@ -1,3 +1,5 @@
+import { isUnavailableError } from './availability.js';
+
 /**
  * Group commit: appends that arrive while one database transaction is in
  * flight wait, and all of them then commit together in the next one. One
@@ -6,8 +8,10 @@
  * partition row locks are taken once instead of being queued for N times.
  *
  * When a group's transaction fails, each member is retried alone, so one bad
- * call (or a conflict with another process) fails only itself.
+ * call (or a conflict with another process) fails only itself; when the
+ * database is not answering, all fail at once.
  */
+
 export class GroupCommit<Request, Result> {
   private waiting: { request: Request; resolve: (r: Result) => void; reject: (e: unknown) => void }[] = [];
   private flushing = false;
@@ -35,8 +39,10 @@ export class GroupCommit<Request, Result> {
           const results = await this.commitGroup(group.map((w) => w.request));
           group.forEach((w, i) => w.resolve(results[i]!));
         } catch (e) {
-          if (group.length === 1) {
-            group[0]!.reject(e);
+          // A database that does not answer fails every member alike; retrying each
+          // alone would make the last one wait out the timeout once per member.
+          if (group.length === 1 || isUnavailableError(e)) {
+            for (const member of group) member.reject(e);
             continue;
           }
           for (const member of group) {

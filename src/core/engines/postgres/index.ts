@@ -5,7 +5,9 @@
  * share one database and schema. DRIVER.md says why pg and why LISTEN/NOTIFY.
  */
 import { randomUUID } from 'node:crypto';
-import { checkSchemaName, Database } from './database.js';
+import type { Logger } from 'pino';
+import { isUnavailableError } from './availability.js';
+import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
 import { PostgresCore } from './postgres-core.js';
 import { Wakeups } from './wakeups.js';
@@ -36,6 +38,34 @@ export interface PostgresCoreOptions {
    * when one process is alone on the database, or to measure what it costs.
    */
   notifyAppends?: boolean;
+  /** How long opening a connection (or waiting for a free one) may take. Default 5 s. */
+  connectTimeoutMs?: number;
+  /** How long one statement may take, on the server and waiting for its answer. Default 10 s. */
+  statementTimeoutMs?: number;
+  /** pino logger for the database's fault episodes (one line when it stops answering, one when it is back). */
+  log?: Logger;
+}
+
+/**
+ * Why the database cannot be used at start, as one sentence saying what to
+ * fix. The URL is named by host, port and database only: never its password.
+ */
+function startProblem(url: string, e: unknown): Error {
+  let where = 'the database URL';
+  try {
+    const u = new URL(url);
+    where = `PostgreSQL at ${u.hostname || 'localhost'}:${u.port || '5432'} (database ${JSON.stringify(decodeURIComponent(u.pathname.slice(1)) || 'default')})`;
+  } catch {
+    return new Error('The PostgreSQL URL is not a valid URL; give one like postgres://user:pass@localhost:5432/queen.');
+  }
+  const err = e as { code?: string; message?: string };
+  const reason = err.message ?? String(e);
+  if (err.code === 'ECONNREFUSED') return new Error(`${where} refused the connection; start PostgreSQL there or point the database URL at a running server.`);
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new Error(`${where}: the host name does not resolve; correct the database URL.`);
+  if (err.code === '28P01' || err.code === '28000') return new Error(`${where} refused the credentials (${reason}); correct the user and password in the database URL.`);
+  if (err.code === '3D000') return new Error(`${where} has no such database (${reason}); create it or correct the database URL.`);
+  if (isUnavailableError(e)) return new Error(`${where} did not answer (${reason}); check that PostgreSQL is running and reachable, or correct the database URL.`);
+  return new Error(`${where} could not be prepared (${reason}); check the database URL and that this user may create the schema.`);
 }
 
 export async function openPostgresCore(options: PostgresCoreOptions): Promise<PostgresCore> {
@@ -43,8 +73,23 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     throw new Error('openPostgresCore needs a url, such as postgres://postgres@127.0.0.1:5432/queen.');
   }
   const schema = checkSchemaName(options.schema ?? 'queen');
-  await migrate(options.url, schema);
-  const db = new Database({ url: options.url, schema, poolSize: options.poolSize ?? 10, applicationName: 'queen-core' });
+  const timeouts = {
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs,
+    statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs,
+  };
+  try {
+    await migrate(options.url, schema, timeouts);
+  } catch (e) {
+    throw startProblem(options.url, e);
+  }
+  const db = new Database({
+    url: options.url,
+    schema,
+    poolSize: options.poolSize ?? 10,
+    applicationName: 'queen-core',
+    timeouts,
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
   const wakeups = new Wakeups(randomUUID(), `queen_appends_${schema}`.slice(0, 63));
   if (options.crossProcessWakeups !== false) {
     try {
@@ -52,7 +97,7 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     } catch (e) {
       await wakeups.close();
       await db.close();
-      throw e;
+      throw startProblem(options.url, e);
     }
   }
   return new PostgresCore(db, wakeups, {

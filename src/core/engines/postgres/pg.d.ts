@@ -27,6 +27,11 @@ declare module 'pg' {
     types?: TypeParsers;
     application_name?: string;
     connectionTimeoutMillis?: number;
+    /** Server-side statement_timeout, in ms. */
+    statement_timeout?: number;
+    /** Client-side wait for a query's answer, in ms. */
+    query_timeout?: number;
+    keepAlive?: boolean;
   }
 
   export interface PoolConfig extends ClientConfig {
@@ -57,6 +62,8 @@ declare module 'pg' {
   export interface PoolClient {
     query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
     release(destroy?: boolean | Error): void;
+    on(event: 'error', listener: (error: Error) => void): this;
+    off(event: 'error', listener: (error: Error) => void): this;
   }
 
   export class Pool extends EventEmitter {

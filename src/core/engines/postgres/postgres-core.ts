@@ -55,7 +55,7 @@ import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
-import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
+import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
@@ -175,7 +175,8 @@ function groupKeyOf(queue: string, partition: string): string {
 }
 
 function toEntry(row: KvRow): KvEntry {
-  return { ns: row.ns, key: row.key, value: row.value, version: row.version, expiresAt: row.expires_at };
+  // Read as JSON text (see kv.sql), so a counter past 2^53 keeps its exact digits.
+  return { ns: row.ns, key: row.key, value: kvValueFromJson(row.value as string), version: row.version, expiresAt: row.expires_at };
 }
 
 export class PostgresCore implements Core {
@@ -723,7 +724,7 @@ export class PostgresCore implements Core {
   }
 
   private async storeKv(tx: Statements, entry: KvEntry): Promise<void> {
-    await tx.run('kv-upsert', [entry.ns, entry.key, JSON.stringify(entry.value), entry.version, entry.expiresAt]);
+    await tx.run('kv-upsert', [entry.ns, entry.key, kvValueToJson(entry.value), entry.version, entry.expiresAt]);
   }
 
   // ─── Native push ───────────────────────────────────────────────────────────

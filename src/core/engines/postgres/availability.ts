@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import { CoreError, isCoreError } from '../../errors.js';
+
+/**
+ * Whether PostgreSQL is answering, as the engine's calls find it.
+ *
+ * A failure that means "the database is not answering" (refused or broken
+ * connections, connect and statement timeouts, a server shutting down or out
+ * of connections) becomes CoreError('unavailable'): the gateway answers it
+ * with Kafka's retriable codes and the HTTP API with 503, instead of treating
+ * it as a bug. Any other database error is still a bug and stays as it is.
+ *
+ * Such faults come in episodes (a restart, a freeze), hundreds of failed calls
+ * each: the first failure logs one warning, the first success after it one
+ * line saying the database is back and how many calls failed meanwhile, and
+ * nothing is logged per call in between.
+ */
+
+/** Node socket errors that mean the server cannot be reached. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** SQLSTATEs of a server that is going away, refusing or out of resources, or of a statement timeout. */
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030']);
+
+/** node-postgres's own messages for a connection that broke or timed out (they carry no code). */
+const DRIVER_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|timeout expired|connection error and is not queryable|not queryable|terminating connection/i;
+
+export function isUnavailableError(e: unknown): boolean {
+  if (isCoreError(e)) return e.code === 'unavailable';
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNREACHABLE.has(code) || SQLSTATES.has(code) || code.startsWith('08')) return true;
+  }
+  return DRIVER_MESSAGES.test(e.message);
+}
+
+function describe(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const message = typeof err.message === 'string' && err.message !== '' ? err.message : String(e);
+  return typeof err.code === 'string' && !message.includes(err.code) ? `${message} (${err.code})` : message;
+}
+
+export class Availability {
+  private downSince: number | null = null;
+  private failedCalls = 0;
+  private firstReason = '';
+
+  constructor(private readonly log: Logger | null) {}
+
+  get available(): boolean {
+    return this.downSince === null;
+  }
+
+  /**
+   * The error to throw for `e`: a CoreError('unavailable') when it means the
+   * database did not answer (the episode's first one logged), else `e` itself.
+   */
+  translate(e: unknown): unknown {
+    if (isCoreError(e) || !isUnavailableError(e)) return e;
+    const reason = describe(e);
+    this.failedCalls++;
+    if (this.downSince === null) {
+      this.downSince = Date.now();
+      this.firstReason = reason;
+      this.log?.warn({ reason }, 'PostgreSQL is not answering; requests get retriable errors (Kafka) and 503 (HTTP) until it is back');
+    }
+    const error = new CoreError('unavailable', `PostgreSQL did not answer (${reason}); retry the request once the database is back.`);
+    (error as { cause?: unknown }).cause = e;
+    return error;
+  }
+
+  /** A call reached the database and came back: ends an episode, if one was under way. */
+  succeeded(): void {
+    if (this.downSince === null) return;
+    const downForMs = Date.now() - this.downSince;
+    this.log?.info({ downForMs, failedCalls: this.failedCalls, firstReason: this.firstReason }, 'PostgreSQL is answering again');
+    this.downSince = null;
+    this.failedCalls = 0;
+  }
+}
