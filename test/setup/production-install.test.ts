@@ -32,7 +32,8 @@ async function cleanCopy(): Promise<string> {
 }
 
 function startAndWaitForReady(cwd: string): Promise<{ bootstrap: string; stop: () => Promise<void> }> {
-  const child = spawn('npm', ['start', '--', '--port', '0', '--no-http', '--log-level', 'info'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: npm runs the script through a shell and does not pass SIGTERM on, so the group is signalled.
+  const child = spawn('npm', ['start', '--', '--port', '0', '--no-http', '--log-level', 'info'], { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d));
   return new Promise((resolve, reject) => {
@@ -46,9 +47,8 @@ function startAndWaitForReady(cwd: string): Promise<{ bootstrap: string; stop: (
           stop: () =>
             new Promise((done) => {
               child.removeAllListeners('exit');
-              // npm hands SIGTERM to the gateway and then ends by the same signal.
               child.on('exit', () => done());
-              child.kill('SIGTERM');
+              process.kill(-child.pid!, 'SIGTERM');
             }),
         });
       }
