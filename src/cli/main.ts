@@ -30,6 +30,11 @@ function groupOptions(config: ServeConfig) {
   };
 }
 
+/** How far produced batches may inflate while the core checks them. */
+function appendLimits(config: ServeConfig) {
+  return { maxInflatedBatchBytes: config.maxInflatedBatchBytes, maxInflatedRequestBytes: config.maxInflatedRequestBytes };
+}
+
 /** The Kafka listener's options, shared by serve and gateway. */
 function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
   return {
@@ -64,6 +69,7 @@ async function serve(config: ServeConfig): Promise<void> {
     url: config.databaseUrl,
     schema: config.databaseSchema,
     groups: groupOptions(config),
+    ...appendLimits(config),
   });
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
@@ -75,8 +81,8 @@ async function runCore(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-core');
   const core: QueenCore = await openCore(
     config.engine === 'postgres'
-      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config) }
-      : { engine: 'memory', groups: groupOptions(config) },
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), ...appendLimits(config) }
+      : { engine: 'memory', groups: groupOptions(config), ...appendLimits(config) },
   );
   const server = new RpcServer({ core, secret: config.rpcSecret!, log });
   let bound;

@@ -129,8 +129,11 @@ export interface AppendPartitionResult extends PartitionRef {
   error: AppendError | null;
   /** Human-readable detail when `error` is set. */
   errorMessage?: string;
-  /** When one batch of the partition's records broke a rule: its ordinal (Kafka's record errors). */
-  batchIndex?: number;
+  /**
+   * When one record broke a rule: its ordinal inside its batch (Kafka's
+   * RecordError batch_index, which counts records) and what was wrong with it.
+   */
+  recordError?: { index: number; message: string };
   /** Offset of the first record appended, or of the original append for an exact resend. */
   baseOffset: number;
   /** Broker time of the append for LogAppendTime queues, else -1. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch, validateBatches } from '../../../protocol/records/record-batch.js';
+import { inflationBudget } from '../../../protocol/records/compression.js';
 import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
 
 const batch = (values: string[]) => buildBatch({ records: values.map((value) => ({ key: null, value, timestamp: 1_700_000_000_000 })) });
@@ -13,7 +14,7 @@ function own(...parts: Buffer[]): Buffer {
 }
 
 function parsed(records: Buffer) {
-  const result = parseAppendRecords(records, 1 << 20);
+  const result = parseAppendRecords(records, inflationBudget(1 << 20, 1 << 20));
   if (!result.ok) throw new Error(result.message);
   return result.batches;
 }

@@ -50,7 +50,7 @@ import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/batches.js';
+import { appendLimitsOf, appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -78,6 +78,10 @@ export interface MemoryCoreOptions {
   maintenanceIntervalMs?: number;
   /** How many append results the requestId ledger keeps. */
   appendLedgerSize?: number;
+  /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
+  maxInflatedBatchBytes?: number;
+  /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
+  maxInflatedRequestBytes?: number;
 }
 
 interface PartitionState {
@@ -116,6 +120,7 @@ export class MemoryCore implements Core {
   private readonly kv = new Map<string, KvEntry>();
   private readonly appendLedger = new Map<string, AppendResult>();
   private readonly appendLedgerSize: number;
+  private readonly appendLimits: AppendLimits;
   private readonly leaseIndex = new Map<string, { queue: string; partition: number; group: string }>();
   private readonly transactionalProducers = new Map<string, ProducerIdentity>();
   private readonly producerEpochs = new Map<number, number>();
@@ -127,6 +132,7 @@ export class MemoryCore implements Core {
   constructor(options: MemoryCoreOptions = {}) {
     this.clock = options.clock ?? Date.now;
     this.appendLedgerSize = options.appendLedgerSize ?? 10_000;
+    this.appendLimits = appendLimitsOf(options);
     const interval = options.maintenanceIntervalMs ?? 30_000;
     this.maintenanceTimer = interval > 0 ? setInterval(() => this.runMaintenance(), interval) : null;
     this.maintenanceTimer?.unref();
@@ -214,7 +220,8 @@ export class MemoryCore implements Core {
     // every partition this request wrote, not only the first.
     const touched: [QueueState, PartitionState][] = [];
     const inPlace = keepInPlace(req);
-    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now, touched, inPlace));
+    const parsed = parseAppend(parts, this.appendLimits);
+    const results: AppendPartitionResult[] = parts.map((p, i) => this.appendPartition(p.queue, p.partition, p.records, parsed[i]!, now, touched, inPlace));
     for (const [queue, partition] of touched) this.wakePartition(queue, partition);
     const result: AppendResult = { partitions: results };
     if (req.requestId !== undefined) {
@@ -224,7 +231,15 @@ export class MemoryCore implements Core {
     return result;
   }
 
-  private appendPartition(queueName: string, index: number, records: Buffer, now: number, touched: [QueueState, PartitionState][], inPlace: boolean): AppendPartitionResult {
+  private appendPartition(
+    queueName: string,
+    index: number,
+    records: Buffer,
+    checked: ParsedAppend,
+    now: number,
+    touched: [QueueState, PartitionState][],
+    inPlace: boolean,
+  ): AppendPartitionResult {
     const base = { queue: queueName, partition: index, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     const queue = this.queues.get(queueName);
     if (!queue) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${queueName}" does not exist.` };
@@ -233,8 +248,8 @@ export class MemoryCore implements Core {
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${queueName}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${index}.` };
     }
     const log = partition.log;
-    const parsed = parseAppendRecords(records, queue.config.maxMessageBytes);
-    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
+    const parsed = checkBatchSizes(checked, queue.config.maxMessageBytes);
+    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, ...appendRefusal(parsed) };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {

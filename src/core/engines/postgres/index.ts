@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { checkSchemaName, Database } from './database.js';
 import { migrate } from './migrations.js';
 import { PostgresCore } from './postgres-core.js';
+import { appendLimitsOf } from '../../rules/batches.js';
 import { Wakeups } from './wakeups.js';
 
 export { PostgresCore } from './postgres-core.js';
@@ -36,6 +37,10 @@ export interface PostgresCoreOptions {
    * when one process is alone on the database, or to measure what it costs.
    */
   notifyAppends?: boolean;
+  /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
+  maxInflatedBatchBytes?: number;
+  /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
+  maxInflatedRequestBytes?: number;
 }
 
 export async function openPostgresCore(options: PostgresCoreOptions): Promise<PostgresCore> {
@@ -43,6 +48,7 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     throw new Error('openPostgresCore needs a url, such as postgres://postgres@127.0.0.1:5432/queen.');
   }
   const schema = checkSchemaName(options.schema ?? 'queen');
+  const appendLimits = appendLimitsOf(options);
   await migrate(options.url, schema);
   const db = new Database({ url: options.url, schema, poolSize: options.poolSize ?? 10, applicationName: 'queen-core' });
   const wakeups = new Wakeups(randomUUID(), `queen_appends_${schema}`.slice(0, 63));
@@ -62,5 +68,6 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     groupCommit: options.groupCommit ?? true,
     maxGroupSize: options.maxGroupSize ?? 256,
     notifyAppends: options.notifyAppends ?? true,
+    appendLimits,
   });
 }

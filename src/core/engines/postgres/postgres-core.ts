@@ -52,7 +52,7 @@ import { requireArray, requireInteger, requirePartitionCount } from '../../rules
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
-import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend } from '../../rules/batches.js';
+import { appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -89,6 +89,8 @@ export interface PostgresEngineOptions {
   maxGroupSize: number;
   /** NOTIFY other processes of appends (their long-polls wake). */
   notifyAppends: boolean;
+  /** How far produced batches may inflate while they are checked. */
+  appendLimits: AppendLimits;
 }
 
 interface PartitionRow {
@@ -143,6 +145,8 @@ interface LeaseRow {
 interface AppendCall {
   partitions: AppendRequest['partitions'];
   requestId: string | undefined;
+  /** The partitions' batches, checked before the call joins a transaction (parseAppend). */
+  parsed: ParsedAppend[];
 }
 
 interface PushTargets {
@@ -279,7 +283,8 @@ export class PostgresCore implements Core {
   async append(req: AppendRequest): Promise<AppendResult> {
     this.checkOpen();
     const { partitions: parts } = checkAppendRequest(req);
-    return this.appends.submit({ partitions: parts, requestId: req.requestId });
+    // Records are checked (and inflated) here, outside the transaction, so no partition lock waits on them.
+    return this.appends.submit({ partitions: parts, requestId: req.requestId, parsed: parseAppend(parts, this.options.appendLimits) });
   }
 
   /**
@@ -311,11 +316,11 @@ export class PostgresCore implements Core {
         for (const row of await tx.run<{ request_id: string; result: AppendResult }>('append-ledger', [requestIds])) ledger.set(row.request_id, row.result);
       }
 
-      // Parse first: the windows to read are those of the producers in the batches.
+      // The windows to read are those of the producers in the batches.
       const parsed = calls.map((call) =>
-        call.partitions.map((p): ParsedAppend | null => {
+        call.partitions.map((p, i): ParsedAppend | null => {
           const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-          return row ? parseAppendRecords(p.records, row.config.maxMessageBytes) : null;
+          return row ? checkBatchSizes(call.parsed[i]!, row.config.maxMessageBytes) : null;
         }),
       );
       const windowKeys = new Map<string, [number, number]>();
@@ -381,7 +386,7 @@ export class PostgresCore implements Core {
       if (count === undefined) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
     }
-    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
+    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, ...appendRefusal(parsed) };
     const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
