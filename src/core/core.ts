@@ -403,6 +403,20 @@ export interface PopResult {
   messages: QueenMessage[];
   /** Null when nothing was popped. */
   lease: Lease | null;
+  /**
+   * Stored batches this pop could not read (written by an older version, or
+   * damaged on disk): the group's position moved past them, so the records
+   * after them flow. Absent when there were none.
+   */
+  unreadable?: UnreadableRange[];
+}
+
+/** Offsets [fromOffset, toOffset) of a partition that no reader can decode, and why. */
+export interface UnreadableRange {
+  partition: string;
+  fromOffset: number;
+  toOffset: number;
+  reason: string;
 }
 
 export interface AckRequest {

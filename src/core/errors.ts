@@ -13,6 +13,7 @@ export type CoreErrorCode =
   | 'invalid_config'
   | 'unknown_lease'
   | 'not_supported'
+  | 'corrupt_batch'         // a stored batch cannot be read (written by an older version, or a disk fault)
   | 'closed';
 
 export class CoreError extends Error {

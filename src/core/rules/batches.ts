@@ -1,6 +1,6 @@
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { BatchAttr, BatchPos, CRC_START, setBaseOffset } from '../../../protocol/records/batch-header.js';
-import { inflationBudget, type InflationBudget } from '../../../protocol/records/compression.js';
+import { DEFAULT_DECOMPRESSION_BUDGET, inflationBudget, type InflationBudget } from '../../../protocol/records/compression.js';
 import { InvalidBatchError, validateBatches, type BatchRule, type ValidBatch } from '../../../protocol/records/record-batch.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
 import type { AppendError, AppendPartitionResult } from '../core.js';
@@ -136,6 +136,15 @@ function refusal(e: InvalidBatchError): ParsedAppend {
   const message = `Record batch ${e.batchIndex} was refused: ${e.message}.${advice}`;
   if (e.recordIndex < 0) return { ok: false, error, message };
   return { ok: false, error, message, recordIndex: e.recordIndex, recordMessage: e.message };
+}
+
+/**
+ * The inflation limit for reading a stored batch back (native pop, ListOffsets
+ * by time): what Produce allows now, and never less than the decoders'
+ * default, so lowering the flag does not make batches stored earlier unreadable.
+ */
+export function storedBatchLimit(limits: AppendLimits): number {
+  return Math.max(limits.maxInflatedBatchBytes, DEFAULT_DECOMPRESSION_BUDGET);
 }
 
 /** A refused partition's fields of its AppendPartitionResult. */

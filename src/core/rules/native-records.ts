@@ -1,5 +1,6 @@
+import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { buildBatch, decodeBatch, TimestampType, type RecordHeader } from '../../../protocol/records/record-batch.js';
-import type { QueenMessage } from '../core.js';
+import type { QueenMessage, UnreadableRange } from '../core.js';
 import type { PlannedPush } from './dedup.js';
 import { kafkaRecordMessageId } from './uuidv7.js';
 
@@ -80,9 +81,13 @@ function payloadOf(value: Buffer | null): unknown {
   }
 }
 
-/** The records of one stored batch, with absolute offsets and timestamps (decompressed when need be). */
-export function decodeStoredBatch(batch: Buffer): DecodedRecord[] {
-  const decoded = decodeBatch(batch, 0);
+/**
+ * The records of one stored batch, with absolute offsets and timestamps
+ * (inflated within `maxBytes` when compressed). Throws a DecodeError for a
+ * batch that cannot be read.
+ */
+export function decodeStoredBatch(batch: Buffer, maxBytes: number): DecodedRecord[] {
+  const decoded = decodeBatch(batch, 0, { maxBytes });
   if (decoded.isControl) return [];
   const baseOffset = Number(decoded.header.baseOffset);
   const baseTimestamp = Number(decoded.header.baseTimestamp);
@@ -94,4 +99,52 @@ export function decodeStoredBatch(batch: Buffer): DecodedRecord[] {
     value: record.value,
     headers: record.headers,
   }));
+}
+
+/** A stored batch as a native reader walks the log. */
+export interface StoredBatchRef {
+  nextOffset: number;
+  bytes: Buffer;
+}
+
+/**
+ * One pop's messages from a partition, collected batch by batch from the
+ * group's position. A batch nobody can decode is never a wall: met first, it
+ * is passed over (recorded in `unreadable`, `position` moved past it, so the
+ * engine moves the group there); met after some messages, it ends the pop, so
+ * those go out first and the next pop passes over it. Produce refuses such
+ * batches, so only an older version's writes or a disk fault leave one.
+ */
+export class PopCollector {
+  readonly messages: QueenMessage[] = [];
+  readonly unreadable: UnreadableRange[] = [];
+
+  constructor(
+    /** Where the group's records start; past any unreadable batch passed over. */
+    public position: number,
+    private readonly limit: number,
+    private readonly where: RecordLocation,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Takes the next stored batch; false once the pop is complete. */
+  take(batch: StoredBatchRef): boolean {
+    if (batch.nextOffset <= this.position) return true;
+    let records: DecodedRecord[];
+    try {
+      records = decodeStoredBatch(batch.bytes, this.maxBytes);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      if (this.messages.length > 0) return false;
+      this.unreadable.push({ partition: this.where.partition, fromOffset: this.position, toOffset: batch.nextOffset, reason: e.message });
+      this.position = batch.nextOffset;
+      return true;
+    }
+    for (const record of records) {
+      if (record.offset < this.position) continue;
+      this.messages.push(toQueenMessage(record, this.where));
+      if (this.messages.length === this.limit) return false;
+    }
+    return true;
+  }
 }

@@ -31,6 +31,7 @@ import type {
   PartitionRef,
   PopRequest,
   PopResult,
+  UnreadableRange,
   ProducerState,
   PushRequest,
   PushResult,
@@ -50,13 +51,13 @@ import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { appendLimitsOf, appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
+import { appendLimitsOf, appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
-import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
+import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
@@ -336,7 +337,8 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const { partition } = this.partition(req);
     requireInteger(req.timestamp, 'timestamp', -3);
-    const found = partition.log.offsetForTimestamp(req.timestamp, partition.log.highWatermark);
+    const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.appendLimits) };
+    const found = partition.log.offsetForTimestamp(req.timestamp, partition.log.highWatermark, read);
     return { queue: req.queue, partition: req.partition, ...found };
   }
 
@@ -615,6 +617,7 @@ export class MemoryCore implements Core {
   private tryPop(queue: QueueState, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): PopResult | null {
     const now = this.clock();
     const candidates = partitionName === undefined ? queue.partitions : [queue.byName.get(partitionName)!];
+    const unreadable: UnreadableRange[] = [];
     for (const partition of candidates) {
       const held = partition.leases.get(group);
       if (held && isLeaseLive(held, now)) continue;
@@ -622,29 +625,28 @@ export class MemoryCore implements Core {
       const log = partition.log;
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
       if (position >= log.highWatermark) continue;
-      const messages: QueenMessage[] = [];
-      for (const stored of log.batchesFrom(position)) {
-        for (const record of decodeStoredBatch(stored.bytes)) {
-          if (record.offset < position) continue;
-          messages.push(toQueenMessage(record, { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index }));
-          if (messages.length === batch) break;
-        }
-        if (messages.length === batch) break;
+      const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
+      const collected = new PopCollector(position, batch, where, storedBatchLimit(this.appendLimits));
+      for (const stored of log.batchesFrom(position)) if (!collected.take(stored)) break;
+      if (collected.unreadable.length > 0) {
+        unreadable.push(...collected.unreadable);
+        this.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: collected.position, leaderEpoch: -1, metadata: null });
       }
+      const { messages } = collected;
       if (messages.length === 0) continue;
       const lease: LeaseState & { acked: Set<number> } = {
         id: randomUUID(),
         owner,
         deadline: now + (leaseMs ?? queue.config.leaseMs),
-        fromOffset: position,
+        fromOffset: collected.position,
         toOffset: messages[messages.length - 1]!.offset + 1,
         acked: new Set(),
       };
       partition.leases.set(group, lease);
       this.leaseIndex.set(lease.id, { queue: queue.name, partition: partition.index, group });
-      return { messages, lease: this.leaseOf(queue, partition, group, lease) };
+      return { messages, lease: this.leaseOf(queue, partition, group, lease), ...(unreadable.length > 0 ? { unreadable } : {}) };
     }
-    return null;
+    return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
   }
 
   private leaseOf(queue: QueueState, partition: PartitionState, group: string, lease: LeaseState): Lease {
