@@ -76,7 +76,7 @@ describe('what an append refuses, in the core vocabulary', () => {
 
   it('maps each broken rule to the error Kafka gives and names the failing record', () => {
     const badCrc = batch(['a']);
-    badCrc[badCrc.length - 1] ^= 1;
+    badCrc.writeUInt8(badCrc.readUInt8(badCrc.length - 1) ^ 1, badCrc.length - 1);
     const bomb = buildBatch({ compression: CompressionCodec.Gzip, records: [{ value: Buffer.alloc(2 << 20) }] });
     const [good, garbled, corrupt, tooLarge] = parseAppend([{ records: batch(['a']) }, { records: poison() }, { records: badCrc }, { records: bomb }], limits);
     expect(good!.ok).toBe(true);
