@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js';
+import { CompressionCodec } from '../../protocol/records/compression.js';
+import { crc32c } from '../../protocol/records/crc32c.js';
 import type { Core, PushItem, QueueConfig } from '../../src/core/core.js';
 
 /**
@@ -605,6 +607,35 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         const res = await core.append({ partitions: [{ queue: q, partition: 0, records }] });
         expect(res.partitions[0]!.error).toBe('corrupt_message');
         expect(await highWatermark(core, q)).toBe(0);
+      });
+
+      it('refuses a batch whose CRC holds over garbled records with invalid_record, naming the record, and writes nothing', async () => {
+        const q = await newQueue();
+        const good = recordBatch(['kept']);
+        const garbled = recordBatch(['x', 'y']);
+        garbled.fill(0xc7, 61);
+        garbled.writeUInt32BE(crc32c(garbled.subarray(21)), 17);
+        const res = await core.append({ partitions: [{ queue: q, partition: 0, records: good }, { queue: q, partition: 0, records: garbled }] });
+        expect(res.partitions[0]!.error).toBeNull();
+        expect(res.partitions[1]).toMatchObject({ error: 'invalid_record', recordError: { index: 0, message: expect.stringMatching(/^record 0: /) } });
+        expect(await highWatermark(core, q)).toBe(1);
+      });
+
+      it('refuses a compressed batch that inflates past the limit with message_too_large, and writes nothing', async () => {
+        const q = await newQueue();
+        const bomb = buildBatch({ compression: CompressionCodec.Gzip, records: [{ value: Buffer.alloc(20 * 1024 * 1024) }] });
+        const res = await core.append({ partitions: [{ queue: q, partition: 0, records: bomb }] });
+        expect(res.partitions[0]).toMatchObject({ error: 'message_too_large', errorMessage: expect.stringMatching(/inflation limit for one batch/) });
+        expect(await highWatermark(core, q)).toBe(0);
+      });
+
+      it("stores the records' largest timestamp as the batch's max timestamp, as Kafka does, so a search by time finds every record", async () => {
+        const q = await newQueue();
+        const records = buildBatch({ records: [{ value: 'a', timestamp: 1_000 }, { value: 'b', timestamp: 9_000 }], maxTimestamp: 1_000 });
+        await core.append({ partitions: [{ queue: q, partition: 0, records }] });
+        const read = await core.read({ partitions: [{ queue: q, partition: 0, fetchOffset: 0, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_uncommitted' });
+        expect(decodeBatch(read.partitions[0]!.batches[0]!).header.maxTimestamp).toBe(9_000n);
+        expect(await core.offsetForTimestamp({ queue: q, partition: 0, timestamp: 5_000, isolation: 'read_uncommitted' })).toMatchObject({ offset: 1, timestamp: 9_000 });
       });
 
       it('stamps the append time on a LogAppendTime queue', async () => {
