@@ -891,6 +891,17 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         await expectCoreError(core.ack({ queue: q, partition: 'Default', consumerGroup: 'g', offset: 0, status: 'completed', leaseId: held.lease!.id }), 'unknown_lease');
       });
 
+      it('hands out at most 4 MiB of record bytes per pop, and always at least one message', async () => {
+        const q = await newQueue({ maxMessageBytes: 8 * 1024 * 1024 });
+        const big = (tag: string) => buildBatch({ records: [{ key: tag, value: Buffer.alloc(3 * 1024 * 1024, tag) }] });
+        for (const tag of ['a', 'b', 'c']) await core.append({ partitions: [{ queue: q, partition: 0, records: big(tag) }] });
+        const first = await core.pop({ queue: q, consumerGroup: 'g', owner: 'w', batch: 100, waitMs: 0 });
+        expect(first.messages.map((m) => m.key?.toString())).toEqual(['a', 'b']);
+        for (const m of first.messages) await core.ack({ queue: q, partition: m.partition, consumerGroup: 'g', offset: m.offset, status: 'completed', leaseId: first.lease!.id });
+        const second = await core.pop({ queue: q, consumerGroup: 'g', owner: 'w', batch: 100, waitMs: 0 });
+        expect(second.messages.map((m) => m.key?.toString())).toEqual(['c']);
+      });
+
       it('wakes a waiting pop when a message is pushed', async () => {
         const q = await newQueue();
         const waiting = core.pop({ queue: q, consumerGroup: 'g', owner: 'w', batch: 1, waitMs: 20_000 });

@@ -101,6 +101,15 @@ export function decodeStoredBatch(batch: Buffer, maxBytes: number): DecodedRecor
   }));
 }
 
+/**
+ * Record bytes (keys, values, header values) one pop hands out at most; the
+ * first message goes out whatever its size, so a pop always progresses. A
+ * pop's JSON answer can be several times its record bytes (a binary value
+ * escapes to up to six bytes a byte), so this keeps one pop's answer to tens
+ * of megabytes rather than whatever `batch` times the largest record is.
+ */
+export const POP_MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
 /** A stored batch as a native reader walks the log. */
 export interface StoredBatchRef {
   nextOffset: number;
@@ -109,7 +118,7 @@ export interface StoredBatchRef {
 
 /**
  * One pop's messages from a partition, collected batch by batch from the
- * group's position. A batch nobody can decode is never a wall: met first, it
+ * group's position, up to `limit` messages and POP_MAX_RECORD_BYTES. A batch nobody can decode is never a wall: met first, it
  * is passed over (recorded in `unreadable`, `position` moved past it, so the
  * engine moves the group there); met after some messages, it ends the pop, so
  * those go out first and the next pop passes over it. Produce refuses such
@@ -118,6 +127,7 @@ export interface StoredBatchRef {
 export class PopCollector {
   readonly messages: QueenMessage[] = [];
   readonly unreadable: UnreadableRange[] = [];
+  private recordBytes = 0;
 
   constructor(
     /** Where the group's records start; past any unreadable batch passed over. */
@@ -143,7 +153,8 @@ export class PopCollector {
     for (const record of records) {
       if (record.offset < this.position) continue;
       this.messages.push(toQueenMessage(record, this.where));
-      if (this.messages.length === this.limit) return false;
+      this.recordBytes += (record.key?.length ?? 0) + (record.value?.length ?? 0) + record.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
+      if (this.messages.length === this.limit || this.recordBytes >= POP_MAX_RECORD_BYTES) return false;
     }
     return true;
   }
