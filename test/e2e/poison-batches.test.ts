@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Consumer, Producer } from 'kafkajs';
+import kafkajs, { type Consumer, type Producer } from 'kafkajs';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
@@ -32,6 +32,7 @@ import { RawConnection } from '../support/raw-connection.js';
 import { createTopic } from '../support/rdkafka.js';
 import { uniqueTopic } from '../support/records.js';
 
+const { CompressionTypes } = kafkajs;
 const engines = await engineMatrix();
 afterAll(releaseEngines);
 
@@ -250,5 +251,42 @@ for (const engine of engines) {
         await client.end();
       }
     }
+  });
+}
+
+for (const engine of engines) {
+  const title = `the inflation limit is a setting, ${engine.name} engine` + (engine.skipReason ? ` (skipped: ${engine.skipReason})` : '');
+  describe.skipIf(engine.skipReason !== null)(title, () => {
+    let broker: Broker;
+    beforeAll(async () => {
+      const choice = engine.fresh();
+      broker = await startBroker({
+        host: '127.0.0.1',
+        port: 0,
+        ...(choice.engine === 'memory' ? { engine: 'memory' } : { engine: 'postgres', url: choice.url, schema: choice.schema }),
+        maxInflatedBatchBytes: 64 * 1024,
+        shutdownGraceMs: 2_000,
+      });
+    });
+    afterAll(() => broker?.stop());
+
+    it('a kafkajs producer compressing with gzip gets a batch under the limit stored and one over it refused as too large', async () => {
+      const topic = uniqueTopic('inflate-limit');
+      await createTopic(broker.bootstrap, topic, 1);
+      const producer = kafkajsClient(broker.bootstrap, { retries: 0 }).producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      try {
+        const small = await producer.send({ topic, acks: -1, compression: CompressionTypes.GZIP, messages: [{ value: 'y'.repeat(16 * 1024) }] });
+        expect(small[0]!.errorCode).toBe(0);
+        // About 100 bytes on the wire, 128 KiB inflated: over the 64 KiB this broker allows.
+        await expect(producer.send({ topic, acks: -1, compression: CompressionTypes.GZIP, messages: [{ value: 'z'.repeat(128 * 1024) }] })).rejects.toMatchObject({
+          type: 'MESSAGE_TOO_LARGE',
+        });
+      } finally {
+        await producer.disconnect();
+      }
+      const read = await kcatConsume(broker.bootstrap, topic, { partition: 0, timeoutMs: 20_000 });
+      expect(read.map((r) => r.value.length)).toEqual([16 * 1024]);
+    });
   });
 }

@@ -32,6 +32,8 @@ describe('queen-gateway serve: settings are validated before starting', () => {
     [['serve', '--default-partitions'], {}, 'The flag --default-partitions needs a value, e.g. --default-partitions <value>.'],
     [['serve'], { QUEEN_MAX_CONNECTIONS: 'lots' }, 'The environment variable QUEEN_MAX_CONNECTIONS must be a whole number from 1 to 1000000; got "lots".'],
     [['serve'], { QUEEN_AUTO_CREATE_TOPICS: 'maybe' }, 'The environment variable QUEEN_AUTO_CREATE_TOPICS must be true or false; got "maybe".'],
+    [['serve', '--max-inflated-batch-bytes', '10'], {}, 'The flag --max-inflated-batch-bytes must be a whole number from 1024 to 2147483647; got "10".'],
+    [['serve'], { QUEEN_MAX_INFLATED_REQUEST_BYTES: '64MB' }, 'The environment variable QUEEN_MAX_INFLATED_REQUEST_BYTES must be a whole number from 1024 to 2147483647; got "64MB".'],
     [['serve', '--engine', 'postgres'], {}, '--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.'],
   ])('%j %j stops with one sentence and exit code 2', async (args, env, sentence) => {
     const { code, stderr } = await run(args, env);
