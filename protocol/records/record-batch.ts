@@ -352,14 +352,14 @@ function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules
     const recordAt = r.pos;
     try {
       const record = readRecord(r, keep);
-      const delta = record.offsetDelta;
+      const delta = lastRead.offsetDelta;
       if (rules.contiguous ? delta !== i : delta <= lastOffsetDelta || delta > rules.lastOffsetDelta) {
         const expected = rules.contiguous ? `${i} (offset deltas run 0..n-1)` : `above ${lastOffsetDelta} and at most ${rules.lastOffsetDelta}`;
         throw new DecodeError(`offset delta ${delta} where ${expected}`, recordAt);
       }
       lastOffsetDelta = delta;
-      if (record.timestampDelta > maxTimestampDelta) maxTimestampDelta = record.timestampDelta;
-      if (records) records.push(record);
+      if (lastRead.timestampDelta > maxTimestampDelta) maxTimestampDelta = lastRead.timestampDelta;
+      if (records) records.push(record!);
     } catch (e) {
       if (e instanceof DecodeError && !(e instanceof InvalidBatchError)) {
         throw new InvalidBatchError('record', `record ${i}: ${e.message.replace(/ \(at byte \d+\)$/, '')}`, e.position, i);
@@ -373,45 +373,50 @@ function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules
   return { records, maxTimestampDelta };
 }
 
-/** Shared by every record walked without keeping: never handed out. */
-const NO_HEADERS: RecordHeader[] = [];
+/** The deltas of the record readRecord read last: the walk keeps no record object. */
+const lastRead = { timestampDelta: 0, offsetDelta: 0 };
 
-function readRecord(r: Reader, keep: boolean): BatchRecord {
+/**
+ * Reads one record, leaving the cursor after it. The fields must fill exactly
+ * the length the record declares; they are read with the batch's cursor and
+ * checked against that length afterwards, which spares a bounded cursor per
+ * record (a field that runs past the record's end fails the same check, and no
+ * read can pass the end of the records).
+ */
+function readRecord(r: Reader, keep: boolean): BatchRecord | null {
   const length = r.varint();
   if (length < 0 || length > r.remaining) r.fail(`record length ${length} is invalid with ${r.remaining} bytes left`);
   const end = r.pos + length;
-  // A reader bounded to this record, so no field can borrow bytes from the next.
-  const f: Reader = new Reader(r.buf, r.pos, end);
-  const attributes = f.int8();
-  const timestampDelta = f.varlongNumber();
-  const offsetDelta = f.varint();
+  const attributes = r.int8();
+  const timestampDelta = r.varlongNumber();
+  const offsetDelta = r.varint();
   let key: Buffer | null = null;
   let value: Buffer | null = null;
   if (keep) {
-    key = f.varintBytes();
-    value = f.varintBytes();
+    key = r.varintBytes();
+    value = r.varintBytes();
   } else {
-    f.skipVarintBytes();
-    f.skipVarintBytes();
+    r.skipVarintBytes();
+    r.skipVarintBytes();
   }
-  const headerCount = f.varint();
+  const headerCount = r.varint();
   // Each header takes at least two bytes (two length varints).
-  if (headerCount < 0 || headerCount > f.remaining / 2) f.fail(`record header count ${headerCount} is invalid with ${f.remaining} bytes left`);
-  const headers: RecordHeader[] = keep ? [] : NO_HEADERS;
+  if (headerCount < 0 || headerCount > (end - r.pos) / 2) r.fail(`record header count ${headerCount} is invalid with ${end - r.pos} bytes left`);
+  const headers: RecordHeader[] | null = keep ? [] : null;
   for (let i = 0; i < headerCount; i++) {
-    const keyLength = f.varint();
+    const keyLength = r.varint();
     // Kafka: "Invalid negative header key size".
-    if (keyLength < 0) f.fail(keyLength === -1 ? 'record header key is null' : `record header key length ${keyLength} is invalid`);
-    f.skip(keyLength);
-    if (keep) {
-      headers.push({ key: f.buf.toString('utf8', f.pos - keyLength, f.pos), value: f.varintBytes() });
-    } else {
-      f.skipVarintBytes();
-    }
+    if (keyLength < 0) r.fail(keyLength === -1 ? 'record header key is null' : `record header key length ${keyLength} is invalid`);
+    r.skip(keyLength);
+    if (headers) headers.push({ key: r.buf.toString('utf8', r.pos - keyLength, r.pos), value: r.varintBytes() });
+    else r.skipVarintBytes();
   }
-  if (f.pos !== end) f.fail(`record declares ${length} bytes but its fields end ${end - f.pos} bytes early`);
-  r.pos = end;
-  return { attributes, timestampDelta, offsetDelta, key, value, headers };
+  if (r.pos !== end) {
+    r.fail(r.pos < end ? `record declares ${length} bytes but its fields end ${end - r.pos} bytes early` : `record declares ${length} bytes but its fields run ${r.pos - end} bytes past them`);
+  }
+  lastRead.timestampDelta = timestampDelta;
+  lastRead.offsetDelta = offsetDelta;
+  return headers ? { attributes, timestampDelta, offsetDelta, key, value, headers } : null;
 }
 
 // ---------------------------------------------------------------- building
