@@ -31,6 +31,7 @@ import {
   DEFAULT_DECOMPRESSION_BUDGET,
   InflationLimitError,
   compress,
+  inflationBudget,
   decompress,
   isCompressionCodec,
   type InflationBudget,
@@ -268,8 +269,7 @@ export function decodeBatch(buf: Buffer, at = 0, options: DecodeBatchOptions = {
   const fromClient = options.fromClient ?? false;
   const batch = validateBatch(buf, at, { fromClient });
   const maxBytes = options.maxBytes ?? DEFAULT_DECOMPRESSION_BUDGET;
-  const budget: InflationBudget = { maxBatchBytes: maxBytes, maxRequestBytes: maxBytes, requestBytesLeft: maxBytes };
-  const { records, maxTimestampDelta } = readBatchRecords(buf, batch, budget, fromClient, true);
+  const { records, maxTimestampDelta } = readBatchRecords(buf, batch, inflationBudget(maxBytes, maxBytes), fromClient, true);
   return { ...batch, recordsMaxTimestamp: batch.header.baseTimestamp + BigInt(maxTimestampDelta), records: records! };
 }
 
@@ -337,7 +337,7 @@ interface RecordRules {
  * declares, key and value lengths -1 (null) or inside the record, a header
  * count that fits, no null header key, offset deltas as `rules` says, no
  * bytes after the last one. Keeps the records only when `keep`; otherwise
- * nothing per record is allocated beyond a bounded cursor.
+ * nothing is allocated per record.
  */
 function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules, keep: boolean): RecordsRead {
   const { count } = rules;
