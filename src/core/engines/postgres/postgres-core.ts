@@ -31,11 +31,9 @@ import type {
   PartitionRef,
   PopRequest,
   PopResult,
-  UnreadableRange,
   ProducerState,
   PushRequest,
   PushResult,
-  QueenMessage,
   QueueConfig,
   QueueInfo,
   ReadError,
@@ -45,6 +43,7 @@ import type {
   RenewLeaseRequest,
   TransactionRequest,
   TransactionResult,
+  UnreadableRange,
 } from '../../core.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
