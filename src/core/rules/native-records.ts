@@ -45,7 +45,11 @@ export interface RecordLocation {
   partitionIndex: number;
 }
 
-/** A stored record as a native consumer sees it. */
+/**
+ * A stored record as a native consumer sees it. Key and header values are
+ * copied out of the decoded batch, so a message kept across awaits does not
+ * pin the whole stored or inflated batch it came from (up to the read limit).
+ */
 export function toQueenMessage(record: DecodedRecord, where: RecordLocation): QueenMessage {
   let transactionId: string | null = null;
   let messageId: string | null = null;
@@ -53,7 +57,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
   for (const header of record.headers) {
     if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = header.value.toString('utf8');
     else if (header.key === MESSAGE_ID_HEADER && header.value) messageId = header.value.toString('utf8');
-    else headers.push(header);
+    else headers.push({ key: header.key, value: header.value && Buffer.from(header.value) });
   }
   messageId ??= kafkaRecordMessageId(where.queueId, where.partitionIndex, record.offset);
   return {
@@ -64,7 +68,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
     messageId,
     transactionId: transactionId ?? messageId,
     payload: payloadOf(record.value),
-    key: record.key,
+    key: record.key && Buffer.from(record.key),
     headers,
     timestamp: record.timestamp,
   };

@@ -64,6 +64,14 @@ describe('a pop over stored batches', () => {
     expect(c.messages.map((m) => m.payload)).toEqual(['after']);
   });
 
+  it('hands out keys and header values that do not pin the inflated batch they came from', () => {
+    const bytes = buildBatch({ compression: CompressionCodec.Gzip, records: [{ key: 'k', value: 'v'.repeat(2 * MIB), headers: [{ key: 'h', value: 'x' }] }] });
+    const [m] = collect(0, [{ nextOffset: 1, bytes }]).messages;
+    expect(m!.key!.toString()).toBe('k');
+    expect(m!.key!.buffer.byteLength).toBeLessThan(64 * 1024);
+    expect(m!.headers[0]!.value!.buffer.byteLength).toBeLessThan(64 * 1024);
+  });
+
   it('stops at the message limit', () => {
     expect(collect(0, [stored(0, ['a', 'b', 'c'])], 2).messages.map((m) => m.payload)).toEqual(['a', 'b']);
   });
