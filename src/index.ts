@@ -80,6 +80,10 @@ export interface StartBrokerOptions {
    */
   groups?: Partial<CoordinatorOptions>;
   core?: QueenCore;
+  /** Bytes one produced compressed batch may inflate to while the core checks it (default 16 MiB). */
+  maxInflatedBatchBytes?: number;
+  /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
+  maxInflatedRequestBytes?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
   http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number } | false;
   /**
@@ -190,12 +194,13 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
 
 function openEngine(options: StartBrokerOptions, log: Logger): Promise<QueenCore> {
   const engine = options.engine ?? 'memory';
+  const limits = { maxInflatedBatchBytes: options.maxInflatedBatchBytes, maxInflatedRequestBytes: options.maxInflatedRequestBytes };
   if (engine === 'memory') {
-    return openCore({ engine: 'memory', groups: options.groups, log, ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }) });
+    return openCore({ engine: 'memory', groups: options.groups, log, ...limits, ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }) });
   }
   if (engine === 'postgres') {
     if (!options.url) throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
-    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups, log, ...options.database });
+    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups, log, ...options.database, ...limits });
   }
   throw new Error(`Unknown engine ${JSON.stringify(engine)}; choose "memory" or "postgres".`);
 }

@@ -131,6 +131,21 @@ export class Reader {
 
   /** A varlong known to fit a JS number (record offset and timestamp deltas). */
   varlongNumber(): number {
+    // Record deltas are small: up to 7 bytes (49 bits) is exact in a double, so
+    // skip BigInt for them; only longer encodings take the exact path below.
+    const b = this.buf;
+    let pos = this.pos;
+    let u = 0;
+    let scale = 1;
+    for (let i = 0; i < 7 && pos < this.end; i++) {
+      const byte = b[pos++]!;
+      u += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) {
+        this.pos = pos;
+        return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+      }
+      scale *= 128;
+    }
     const v = this.varlong();
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
       this.fail(`varlong ${v} is outside the safe integer range`);
@@ -202,6 +217,14 @@ export class Reader {
     if (n === -1) return null;
     if (n < 0) this.fail(`record field length ${n} is invalid`);
     return this.view(n);
+  }
+
+  /** Skips varint-prefixed bytes inside a record (-1 = null) without making a view of them. */
+  skipVarintBytes(): void {
+    const n = this.varint();
+    if (n === -1) return;
+    if (n < 0) this.fail(`record field length ${n} is invalid`);
+    this.need(n, 'bytes');
   }
 
   /**

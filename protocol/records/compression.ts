@@ -49,6 +49,29 @@ export function isCompressionCodec(n: number): n is CompressionCodec {
  */
 export const DEFAULT_DECOMPRESSION_BUDGET = 64 * 1024 * 1024;
 
+/**
+ * The records would inflate past the budget. A DecodeError like any other, so
+ * callers that only care whether bytes decode need not know it; a Produce
+ * tells it apart, because the batch is too large rather than corrupt.
+ */
+export class InflationLimitError extends DecodeError {}
+
+/**
+ * How far the batches of one request may inflate: each batch up to
+ * `maxBatchBytes`, all of them together up to what `requestBytesLeft` holds
+ * (a counter the batches draw down as they inflate).
+ */
+export interface InflationBudget {
+  readonly maxBatchBytes: number;
+  readonly maxRequestBytes: number;
+  requestBytesLeft: number;
+}
+
+/** A fresh budget for one request. */
+export function inflationBudget(maxBatchBytes: number, maxRequestBytes: number): InflationBudget {
+  return { maxBatchBytes, maxRequestBytes, requestBytesLeft: maxRequestBytes };
+}
+
 export interface CompressOptions {
   /** Codec-specific level; the library default when absent. */
   level?: number;
@@ -112,7 +135,7 @@ class OutputBudget {
   }
 
   exceeded(): never {
-    throw new DecodeError(`${this.codec} decompression exceeds the ${this.maxBytes}-byte budget`, this.at);
+    throw new InflationLimitError(`${this.codec} decompression exceeds the ${this.maxBytes}-byte budget`, this.at);
   }
 
   corrupt(detail: string): never {

@@ -1,18 +1,18 @@
 /**
  * RecordBatch v2 (magic 2): validate, decode and build.
  *
- * Validation is the Produce hot path. It reads the fixed header, checks the
- * framing, the CRC-32C and Kafka's broker rules on the header fields, and never
- * decodes a record: the batch is stored as received. Kafka's broker also walks
- * every record (to check per-record rules and, for compressed batches, to
- * recompress on conversion); we do not, so a batch whose CRC is right but whose
- * records are garbled is only caught by whoever decodes it. What validation can
- * check cheaply it does: an uncompressed batch cannot hold more records than
- * its bytes allow (each record takes at least 7 bytes).
+ * Validation is the Produce path, and it checks what Kafka's broker checks
+ * (LogValidator) before anything is stored: the fixed header, the framing,
+ * the CRC-32C, the header's rules, and then every record: its length, the
+ * varint lengths of key, value and headers inside it, offset deltas 0..n-1,
+ * the record count, no bytes after the last record. A compressed batch is
+ * inflated to do so, within an InflationBudget. So whatever is stored can be
+ * decoded by every reader. The walk allocates nothing per record: the batch
+ * is stored as received, never re-encoded.
  *
- * Decoding (for native readers, tests and the bridge) splits out the attribute
- * bits, decompresses under a budget and reads each record strictly: a record's
- * fields must fill exactly the length it declares, as Kafka's reader insists.
+ * Decoding (for native readers, tests and the bridge) runs the same record
+ * walk and keeps what it reads: key, value and header values are views into
+ * the input or the inflated buffer.
  */
 import { DecodeError } from '../primitives/decode-error.js';
 import { Reader } from '../primitives/reader.js';
@@ -29,9 +29,12 @@ import {
 import {
   CompressionCodec,
   DEFAULT_DECOMPRESSION_BUDGET,
+  InflationLimitError,
   compress,
+  inflationBudget,
   decompress,
   isCompressionCodec,
+  type InflationBudget,
 } from './compression.js';
 import { crc32c } from './crc32c.js';
 
@@ -95,16 +98,23 @@ export type BatchRule =
   | 'record-count' // count negative, zero, or more than the bytes can hold
   | 'offset-range' // lastOffsetDelta disagrees with the count
   | 'control' // a client sent a control batch
-  | 'sequence'; // an idempotent batch without a base sequence
+  | 'sequence' // an idempotent batch without a base sequence
+  | 'producer' // a transactional batch without a producer id
+  | 'compressed' // the compressed records do not inflate (Kafka: CORRUPT_MESSAGE)
+  | 'inflated-size' // the records inflate past the budget (Kafka's nearest: MESSAGE_TOO_LARGE)
+  | 'record'; // a record breaks Kafka's record rules (Kafka: INVALID_RECORD); recordIndex says which
 
 export class InvalidBatchError extends DecodeError {
   readonly rule: BatchRule;
   /** The refused batch's ordinal among back-to-back batches (validateBatches), or -1. */
   batchIndex = -1;
+  /** For rule 'record': the failing record's ordinal inside its batch (Kafka's RecordError batch_index). */
+  readonly recordIndex: number;
 
-  constructor(rule: BatchRule, message: string, position: number) {
+  constructor(rule: BatchRule, message: string, position: number, recordIndex = -1) {
     super(message, position);
     this.rule = rule;
+    this.recordIndex = recordIndex;
   }
 }
 
@@ -117,6 +127,12 @@ export interface BatchRules {
    * the offset range and control batches are legitimate.
    */
   fromClient?: boolean;
+  /**
+   * Walk every record too (Kafka's per-record rules), inflating a compressed
+   * batch within this budget and drawing what it inflated from the request's
+   * share. Absent: the header and CRC only.
+   */
+  records?: InflationBudget;
 }
 
 export interface ValidBatch extends BatchAttributes {
@@ -124,11 +140,17 @@ export interface ValidBatch extends BatchAttributes {
   start: number;
   end: number;
   header: BatchHeader;
+  /**
+   * The largest record timestamp, when the records were walked: what Kafka's
+   * broker stores as the batch's maxTimestamp, whatever the producer wrote there.
+   */
+  recordsMaxTimestamp: bigint | null;
 }
 
 /**
- * Checks the batch at `at` without decoding its records and returns its span,
- * header and attributes, or throws InvalidBatchError naming the broken rule.
+ * Checks the batch at `at` (its records too when `rules.records` is given) and
+ * returns its span, header and attributes, or throws InvalidBatchError naming
+ * the broken rule.
  */
 export function validateBatch(buf: Buffer, at = 0, rules: BatchRules = {}): ValidBatch {
   const left = buf.length - at;
@@ -155,8 +177,14 @@ export function validateBatch(buf: Buffer, at = 0, rules: BatchRules = {}): Vali
   if (!isCompressionCodec(codec)) {
     throw new InvalidBatchError('compression', `record batch names compression codec ${codec}, which does not exist`, at);
   }
-  checkCounts(header, at, end, rules.fromClient ?? true);
-  return { start: at, end, header, ...splitAttributes(header.attributes) };
+  const fromClient = rules.fromClient ?? true;
+  checkCounts(header, at, end, fromClient);
+  const batch: ValidBatch = { start: at, end, header, ...splitAttributes(header.attributes), recordsMaxTimestamp: null };
+  if (rules.records) {
+    const walked = readBatchRecords(buf, batch, rules.records, fromClient, false);
+    batch.recordsMaxTimestamp = header.baseTimestamp + BigInt(walked.maxTimestampDelta);
+  }
+  return batch;
 }
 
 function checkCounts(h: BatchHeader, at: number, end: number, fromClient: boolean): void {
@@ -179,6 +207,9 @@ function checkCounts(h: BatchHeader, at: number, end: number, fromClient: boolea
   if (h.attributes & BatchAttr.Control) throw new InvalidBatchError('control', 'clients may not write control batches', at);
   if (h.producerId >= 0n && h.baseSequence < 0) {
     throw new InvalidBatchError('sequence', `base sequence ${h.baseSequence} is invalid for producer id ${h.producerId}`, at);
+  }
+  if (h.producerId < 0n && h.attributes & BatchAttr.Transactional) {
+    throw new InvalidBatchError('producer', 'a transactional batch needs a producer id', at);
   }
 }
 
@@ -235,24 +266,11 @@ export interface DecodeBatchOptions extends BatchRules {
  * decompressed buffer.
  */
 export function decodeBatch(buf: Buffer, at = 0, options: DecodeBatchOptions = {}): DecodedBatch {
-  const batch = validateBatch(buf, at, { fromClient: options.fromClient ?? false });
-  const count = batch.header.recordCount;
-  const recordsAt = at + BATCH_HEADER_SIZE;
-  if (batch.compression === CompressionCodec.None) {
-    return { ...batch, records: readRecords(new Reader(buf, recordsAt, batch.end), count) };
-  }
+  const fromClient = options.fromClient ?? false;
+  const batch = validateBatch(buf, at, { fromClient });
   const maxBytes = options.maxBytes ?? DEFAULT_DECOMPRESSION_BUDGET;
-  if (count > maxBytes / MIN_RECORD_SIZE) {
-    throw new InvalidBatchError('record-count', `record count ${count} cannot fit in the ${maxBytes}-byte decompression budget`, at);
-  }
-  const plain = decompress(batch.compression, buf.subarray(recordsAt, batch.end), maxBytes, recordsAt);
-  try {
-    return { ...batch, records: readRecords(new Reader(plain), count) };
-  } catch (e) {
-    if (!(e instanceof DecodeError)) throw e;
-    // Positions inside decompressed bytes mean nothing to the sender; name the batch instead.
-    throw new DecodeError(`in the decompressed records of the batch: ${e.message}`, at);
-  }
+  const { records, maxTimestampDelta } = readBatchRecords(buf, batch, inflationBudget(maxBytes, maxBytes), fromClient, true);
+  return { ...batch, recordsMaxTimestamp: batch.header.baseTimestamp + BigInt(maxTimestampDelta), records: records! };
 }
 
 /** Decodes back-to-back batches covering the whole buffer. */
@@ -266,37 +284,139 @@ export function decodeBatches(buf: Buffer, options: DecodeBatchOptions = {}): De
   return batches;
 }
 
-function readRecords(r: Reader, count: number): BatchRecord[] {
-  if (count > r.remaining / MIN_RECORD_SIZE) r.fail(`record count ${count} cannot fit in ${r.remaining} bytes of records`);
-  const records: BatchRecord[] = [];
-  for (let i = 0; i < count; i++) records.push(readRecord(r));
-  if (r.remaining !== 0) r.fail(`${r.remaining} bytes remain after the ${count} records the batch declares`);
-  return records;
+interface RecordsRead {
+  /** The records, when asked to keep them. */
+  records: BatchRecord[] | null;
+  /** The largest timestampDelta (0 for an empty batch). */
+  maxTimestampDelta: number;
 }
 
-function readRecord(r: Reader): BatchRecord {
+/** The records of a header-checked batch, inflated first when compressed. */
+function readBatchRecords(buf: Buffer, batch: ValidBatch, budget: InflationBudget, fromClient: boolean, keep: boolean): RecordsRead {
+  const at = batch.start;
+  const count = batch.header.recordCount;
+  const recordsAt = at + BATCH_HEADER_SIZE;
+  const rules: RecordRules = { count, lastOffsetDelta: batch.header.lastOffsetDelta, contiguous: fromClient };
+  if (batch.compression === CompressionCodec.None) return readRecords(buf, recordsAt, batch.end, rules, keep);
+  const maxBytes = Math.min(budget.maxBatchBytes, budget.requestBytesLeft);
+  const limit =
+    maxBytes < budget.maxBatchBytes
+      ? `the ${budget.maxRequestBytes}-byte inflation limit for all batches of one request`
+      : `the ${budget.maxBatchBytes}-byte inflation limit for one batch`;
+  if (count > maxBytes / MIN_RECORD_SIZE) {
+    throw new InvalidBatchError('inflated-size', `record count ${count} cannot fit in ${limit}`, at);
+  }
+  let plain: Buffer;
+  try {
+    plain = decompress(batch.compression, buf.subarray(recordsAt, batch.end), maxBytes, recordsAt);
+  } catch (e) {
+    if (e instanceof InflationLimitError) throw new InvalidBatchError('inflated-size', `the records inflate past ${limit} (${e.message})`, at);
+    if (e instanceof DecodeError) throw new InvalidBatchError('compressed', e.message, at);
+    throw e;
+  }
+  budget.requestBytesLeft -= plain.length;
+  try {
+    return readRecords(plain, 0, plain.length, rules, keep);
+  } catch (e) {
+    if (!(e instanceof InvalidBatchError)) throw e;
+    // Positions inside decompressed bytes mean nothing to the sender; name the batch instead.
+    throw new InvalidBatchError(e.rule, `in the decompressed records of the batch: ${e.message.replace(/ \(at byte \d+\)$/, '')}`, at, e.recordIndex);
+  }
+}
+
+interface RecordRules {
+  count: number;
+  lastOffsetDelta: number;
+  /** Offset deltas must be exactly 0..count-1 (a producer's batch), not merely increasing (a compacted log's). */
+  contiguous: boolean;
+}
+
+/**
+ * Reads the records in buf[start, end) by Kafka's record rules (DefaultRecord
+ * and LogValidator): `count` records, each filling exactly the length it
+ * declares, key and value lengths -1 (null) or inside the record, a header
+ * count that fits, no null header key, offset deltas as `rules` says, no
+ * bytes after the last one. Keeps the records only when `keep`; otherwise
+ * nothing is allocated per record.
+ */
+function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules, keep: boolean): RecordsRead {
+  const { count } = rules;
+  const r = new Reader(buf, start, end);
+  if (count > r.remaining / MIN_RECORD_SIZE) {
+    throw new InvalidBatchError('record', `record count ${count} cannot fit in ${r.remaining} bytes of records`, start);
+  }
+  const records: BatchRecord[] | null = keep ? [] : null;
+  let maxTimestampDelta = count > 0 ? -Infinity : 0;
+  let lastOffsetDelta = -1;
+  for (let i = 0; i < count; i++) {
+    const recordAt = r.pos;
+    try {
+      const record = readRecord(r, keep);
+      const delta = lastRead.offsetDelta;
+      if (rules.contiguous ? delta !== i : delta <= lastOffsetDelta || delta > rules.lastOffsetDelta) {
+        const expected = rules.contiguous ? `${i} (offset deltas run 0..n-1)` : `above ${lastOffsetDelta} and at most ${rules.lastOffsetDelta}`;
+        throw new DecodeError(`offset delta ${delta} where ${expected}`, recordAt);
+      }
+      lastOffsetDelta = delta;
+      if (lastRead.timestampDelta > maxTimestampDelta) maxTimestampDelta = lastRead.timestampDelta;
+      if (records) records.push(record!);
+    } catch (e) {
+      if (e instanceof DecodeError && !(e instanceof InvalidBatchError)) {
+        throw new InvalidBatchError('record', `record ${i}: ${e.message.replace(/ \(at byte \d+\)$/, '')}`, e.position, i);
+      }
+      throw e;
+    }
+  }
+  if (r.remaining !== 0) {
+    throw new InvalidBatchError('record', `${r.remaining} bytes remain after the ${count} records the batch declares`, r.pos, count);
+  }
+  return { records, maxTimestampDelta };
+}
+
+/** The deltas of the record readRecord read last: the walk keeps no record object. */
+const lastRead = { timestampDelta: 0, offsetDelta: 0 };
+
+/**
+ * Reads one record, leaving the cursor after it. The fields must fill exactly
+ * the length the record declares; they are read with the batch's cursor and
+ * checked against that length afterwards, which spares a bounded cursor per
+ * record (a field that runs past the record's end fails the same check, and no
+ * read can pass the end of the records).
+ */
+function readRecord(r: Reader, keep: boolean): BatchRecord | null {
   const length = r.varint();
   if (length < 0 || length > r.remaining) r.fail(`record length ${length} is invalid with ${r.remaining} bytes left`);
   const end = r.pos + length;
-  // A reader bounded to this record, so no field can borrow bytes from the next.
-  const f: Reader = new Reader(r.buf, r.pos, end);
-  const attributes = f.int8();
-  const timestampDelta = f.varlongNumber();
-  const offsetDelta = f.varint();
-  const key = f.varintBytes();
-  const value = f.varintBytes();
-  const headerCount = f.varint();
-  // Each header takes at least two bytes (two length varints).
-  if (headerCount < 0 || headerCount > f.remaining / 2) f.fail(`record header count ${headerCount} is invalid with ${f.remaining} bytes left`);
-  const headers: RecordHeader[] = [];
-  for (let i = 0; i < headerCount; i++) {
-    const headerKey = f.varintBytes();
-    if (headerKey === null) f.fail('record header key is null');
-    headers.push({ key: headerKey.toString('utf8'), value: f.varintBytes() });
+  const attributes = r.int8();
+  const timestampDelta = r.varlongNumber();
+  const offsetDelta = r.varint();
+  let key: Buffer | null = null;
+  let value: Buffer | null = null;
+  if (keep) {
+    key = r.varintBytes();
+    value = r.varintBytes();
+  } else {
+    r.skipVarintBytes();
+    r.skipVarintBytes();
   }
-  if (f.pos !== end) f.fail(`record declares ${length} bytes but its fields end ${end - f.pos} bytes early`);
-  r.pos = end;
-  return { attributes, timestampDelta, offsetDelta, key, value, headers };
+  const headerCount = r.varint();
+  // Each header takes at least two bytes (two length varints).
+  if (headerCount < 0 || headerCount > (end - r.pos) / 2) r.fail(`record header count ${headerCount} is invalid with ${end - r.pos} bytes left`);
+  const headers: RecordHeader[] | null = keep ? [] : null;
+  for (let i = 0; i < headerCount; i++) {
+    const keyLength = r.varint();
+    // Kafka: "Invalid negative header key size".
+    if (keyLength < 0) r.fail(keyLength === -1 ? 'record header key is null' : `record header key length ${keyLength} is invalid`);
+    r.skip(keyLength);
+    if (headers) headers.push({ key: r.buf.toString('utf8', r.pos - keyLength, r.pos), value: r.varintBytes() });
+    else r.skipVarintBytes();
+  }
+  if (r.pos !== end) {
+    r.fail(r.pos < end ? `record declares ${length} bytes but its fields end ${end - r.pos} bytes early` : `record declares ${length} bytes but its fields run ${r.pos - end} bytes past them`);
+  }
+  lastRead.timestampDelta = timestampDelta;
+  lastRead.offsetDelta = offsetDelta;
+  return headers ? { attributes, timestampDelta, offsetDelta, key, value, headers } : null;
 }
 
 // ---------------------------------------------------------------- building

@@ -39,6 +39,11 @@ function databaseOptions(config: ServeConfig) {
   };
 }
 
+/** How far produced batches may inflate while the core checks them. */
+function appendLimits(config: ServeConfig) {
+  return { maxInflatedBatchBytes: config.maxInflatedBatchBytes, maxInflatedRequestBytes: config.maxInflatedRequestBytes };
+}
+
 /** The Kafka listener's options, shared by serve and gateway. */
 function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
   return {
@@ -80,6 +85,7 @@ async function serve(config: ServeConfig): Promise<void> {
     database: databaseOptions(config),
     memoryMaxBytes: config.memoryMaxBytes,
     groups: groupOptions(config),
+    ...appendLimits(config),
   });
   log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   stopOnSignal(log, () => broker.stop());
@@ -91,8 +97,8 @@ async function runCore(config: ServeConfig): Promise<void> {
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: QueenCore = await openCore(
     config.engine === 'postgres'
-      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config) }
-      : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes },
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
+      : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
   );
   const server = new RpcServer({ core, secret: config.rpcSecret!, log });
   let bound;

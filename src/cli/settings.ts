@@ -59,6 +59,9 @@ export const SETTINGS = [
   { flag: 'group-min-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 6000, help: 'shortest session timeout a consumer may ask for' },
   { flag: 'group-max-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 1_800_000, help: 'longest session timeout a consumer may ask for' },
   { flag: 'group-max-size', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1000, help: 'members a consumer group may have' },
+  // Produce checks every record, inflating compressed batches; these bound that (src/core/rules/batches.ts).
+  { flag: 'max-inflated-batch-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 16 * MIB, help: 'bytes one produced compressed batch may inflate to; a larger one is refused with MESSAGE_TOO_LARGE' },
+  { flag: 'max-inflated-request-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 64 * MIB, help: "bytes all compressed batches of one Produce request may inflate to together" },
   { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
   { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
   { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
@@ -99,6 +102,8 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'group-min-session-timeout-ms',
   'group-max-session-timeout-ms',
   'group-max-size',
+  'max-inflated-batch-bytes',
+  'max-inflated-request-bytes',
 ];
 const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'shutdown-grace-ms', 'log-level'];
 const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket'];

@@ -129,8 +129,11 @@ export interface AppendPartitionResult extends PartitionRef {
   error: AppendError | null;
   /** Human-readable detail when `error` is set. */
   errorMessage?: string;
-  /** When one batch of the partition's records broke a rule: its ordinal (Kafka's record errors). */
-  batchIndex?: number;
+  /**
+   * When one record broke a rule: its ordinal inside its batch (Kafka's
+   * RecordError batch_index, which counts records) and what was wrong with it.
+   */
+  recordError?: { index: number; message: string };
   /** Offset of the first record appended, or of the original append for an exact resend. */
   baseOffset: number;
   /** Broker time of the append for LogAppendTime queues, else -1. */
@@ -400,6 +403,20 @@ export interface PopResult {
   messages: QueenMessage[];
   /** Null when nothing was popped. */
   lease: Lease | null;
+  /**
+   * Stored batches this pop could not read (written by an older version, or
+   * damaged on disk): the group's position moved past them, so the records
+   * after them flow. Absent when there were none.
+   */
+  unreadable?: UnreadableRange[];
+}
+
+/** Offsets [fromOffset, toOffset) of a partition that no reader can decode, and why. */
+export interface UnreadableRange {
+  partition: string;
+  fromOffset: number;
+  toOffset: number;
+  reason: string;
 }
 
 export interface AckRequest {

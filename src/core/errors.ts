@@ -13,6 +13,7 @@ export type CoreErrorCode =
   | 'invalid_config'
   | 'unknown_lease'
   | 'not_supported'
+  | 'corrupt_batch'         // a stored batch cannot be read (written by an older version, or a disk fault)
   | 'closed'
   // The store did not answer (database down, frozen or timing out): the call
   // may or may not have taken effect; retrying is safe where the call has a key.

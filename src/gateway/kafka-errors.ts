@@ -22,6 +22,8 @@ const CORE_ERRORS: Readonly<Record<CoreErrorCode, number>> = {
   invalid_config: ErrorCode.INVALID_CONFIG,
   unknown_lease: ErrorCode.INVALID_REQUEST,
   not_supported: ErrorCode.UNSUPPORTED_VERSION,
+  // Kafka answers a corrupt segment with CorruptRecordException's code.
+  corrupt_batch: ErrorCode.CORRUPT_MESSAGE,
   // A closing core is a transient condition for a client: it retries elsewhere or later.
   closed: ErrorCode.NOT_LEADER_OR_FOLLOWER,
   // The store did not answer. KAFKA_STORAGE_ERROR is Kafka's own answer when a

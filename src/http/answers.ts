@@ -1,4 +1,4 @@
-import type { KvEntry, Lease, PushItemResult, QueenMessage, QueueConfig, QueueInfo } from '../core/core.js';
+import type { KvEntry, Lease, PushItemResult, QueenMessage, QueueConfig, QueueInfo, UnreadableRange } from '../core/core.js';
 
 /**
  * The JSON the HTTP API answers with, built from the core's results. Answers
@@ -46,6 +46,11 @@ export function messageAnswer(message: QueenMessage, lease: Lease | null) {
     consumer_group: lease?.consumerGroup ?? null,
     lease_id: lease?.id ?? null,
   };
+}
+
+/** Offsets a pop passed over because their stored batch cannot be read, and why. */
+export function unreadableAnswer(range: UnreadableRange) {
+  return { partition: range.partition, from_offset: range.fromOffset, to_offset: range.toOffset, reason: range.reason };
 }
 
 export function kvEntryAnswer(entry: KvEntry) {

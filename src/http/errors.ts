@@ -28,6 +28,7 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = Object
   queue_exists: 409,
   unknown_lease: 409,
   not_supported: 501,
+  corrupt_batch: 500,
   closed: 503,
   unavailable: 503,
   storage_full: 507,

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js';
+import { CompressionCodec } from '../../protocol/records/compression.js';
+import { crc32c } from '../../protocol/records/crc32c.js';
 import type { Core, PushItem, QueueConfig } from '../../src/core/core.js';
 
 /**
@@ -607,6 +609,35 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(await highWatermark(core, q)).toBe(0);
       });
 
+      it('refuses a batch whose CRC holds over garbled records with invalid_record, naming the record, and writes nothing', async () => {
+        const q = await newQueue();
+        const good = recordBatch(['kept']);
+        const garbled = recordBatch(['x', 'y']);
+        garbled.fill(0xc7, 61);
+        garbled.writeUInt32BE(crc32c(garbled.subarray(21)), 17);
+        const res = await core.append({ partitions: [{ queue: q, partition: 0, records: good }, { queue: q, partition: 0, records: garbled }] });
+        expect(res.partitions[0]!.error).toBeNull();
+        expect(res.partitions[1]).toMatchObject({ error: 'invalid_record', recordError: { index: 0, message: expect.stringMatching(/^record 0: /) } });
+        expect(await highWatermark(core, q)).toBe(1);
+      });
+
+      it('refuses a compressed batch that inflates past the limit with message_too_large, and writes nothing', async () => {
+        const q = await newQueue();
+        const bomb = buildBatch({ compression: CompressionCodec.Gzip, records: [{ value: Buffer.alloc(20 * 1024 * 1024) }] });
+        const res = await core.append({ partitions: [{ queue: q, partition: 0, records: bomb }] });
+        expect(res.partitions[0]).toMatchObject({ error: 'message_too_large', errorMessage: expect.stringMatching(/inflation limit for one batch/) });
+        expect(await highWatermark(core, q)).toBe(0);
+      });
+
+      it("stores the records' largest timestamp as the batch's max timestamp, as Kafka does, so a search by time finds every record", async () => {
+        const q = await newQueue();
+        const records = buildBatch({ records: [{ value: 'a', timestamp: 1_000 }, { value: 'b', timestamp: 9_000 }], maxTimestamp: 1_000 });
+        await core.append({ partitions: [{ queue: q, partition: 0, records }] });
+        const read = await core.read({ partitions: [{ queue: q, partition: 0, fetchOffset: 0, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_uncommitted' });
+        expect(decodeBatch(read.partitions[0]!.batches[0]!).header.maxTimestamp).toBe(9_000n);
+        expect(await core.offsetForTimestamp({ queue: q, partition: 0, timestamp: 5_000, isolation: 'read_uncommitted' })).toMatchObject({ offset: 1, timestamp: 9_000 });
+      });
+
       it('stamps the append time on a LogAppendTime queue', async () => {
         const q = await newQueue({ timestampType: 'LogAppendTime' });
         const res = await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['x'], { timestamp: 1000 }) }] });
@@ -858,6 +889,17 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(again.messages.map((m) => m.messageId)).toEqual(held.messages.map((m) => m.messageId));
         await expectCoreError(core.renewLease({ leaseId: held.lease!.id, extendMs: 1000 }), 'unknown_lease');
         await expectCoreError(core.ack({ queue: q, partition: 'Default', consumerGroup: 'g', offset: 0, status: 'completed', leaseId: held.lease!.id }), 'unknown_lease');
+      });
+
+      it('hands out at most 4 MiB of record bytes per pop, and always at least one message', async () => {
+        const q = await newQueue({ maxMessageBytes: 8 * 1024 * 1024 });
+        const big = (tag: string) => buildBatch({ records: [{ key: tag, value: Buffer.alloc(3 * 1024 * 1024, tag) }] });
+        for (const tag of ['a', 'b', 'c']) await core.append({ partitions: [{ queue: q, partition: 0, records: big(tag) }] });
+        const first = await core.pop({ queue: q, consumerGroup: 'g', owner: 'w', batch: 100, waitMs: 0 });
+        expect(first.messages.map((m) => m.key?.toString())).toEqual(['a', 'b']);
+        for (const m of first.messages) await core.ack({ queue: q, partition: m.partition, consumerGroup: 'g', offset: m.offset, status: 'completed', leaseId: first.lease!.id });
+        const second = await core.pop({ queue: q, consumerGroup: 'g', owner: 'w', batch: 100, waitMs: 0 });
+        expect(second.messages.map((m) => m.key?.toString())).toEqual(['c']);
       });
 
       it('wakes a waiting pop when a message is pushed', async () => {

@@ -35,6 +35,8 @@ describe('queen-gateway serve: settings are validated before starting', () => {
     [['serve'], { QUEEN_AUTO_CREATE_TOPICS: 'maybe' }, 'The environment variable QUEEN_AUTO_CREATE_TOPICS must be true or false; got "maybe".'],
     [['serve', '--max-frame-bytes', '2000000', '--max-buffered-bytes', '1000000'], {}, '--max-frame-bytes (2000000) is above --max-buffered-bytes (1000000), so a frame of the largest size could never be read; raise --max-buffered-bytes or lower --max-frame-bytes.'],
     [['serve', '--database-statement-timeout-ms', '5'], {}, 'The flag --database-statement-timeout-ms must be a whole number from 100 to 2147483647; got "5".'],
+    [['serve', '--max-inflated-batch-bytes', '10'], {}, 'The flag --max-inflated-batch-bytes must be a whole number from 1024 to 2147483647; got "10".'],
+    [['serve'], { QUEEN_MAX_INFLATED_REQUEST_BYTES: '64MB' }, 'The environment variable QUEEN_MAX_INFLATED_REQUEST_BYTES must be a whole number from 1024 to 2147483647; got "64MB".'],
     [['serve', '--engine', 'postgres'], {}, '--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.'],
   ])('%j %j stops with one sentence and exit code 2', async (args, env, sentence) => {
     const { code, stderr } = await run(args, env);

@@ -100,6 +100,21 @@ describe('varlong (zig-zag, 64-bit)', () => {
     expect(() => reader('ff'.repeat(9) + '7f').varlong()).toThrow(/overflows 64 bits/);
   });
 
+  it('varlongNumber agrees with varlong for every safe integer, short encodings (its fast path) and long ones alike', () => {
+    const same = (v: bigint) => {
+      const w = new Writer();
+      w.varlong(v);
+      const bytes = w.toBuffer();
+      const r = new Reader(Buffer.concat([bytes, Buffer.from([0x55])]));
+      expect(r.varlongNumber()).toBe(Number(v));
+      expect(r.pos).toBe(bytes.length);
+    };
+    for (const v of [0n, -1n, 1n, -64n, 63n, 64n, -65n, 2n ** 48n - 1n, -(2n ** 48n), 2n ** 48n, -(2n ** 48n) - 1n]) same(v);
+    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 53n - 1n), max: 2n ** 53n - 1n }), same));
+    fc.assert(fc.property(fc.integer({ min: -1_000_000, max: 1_000_000 }), (n) => same(BigInt(n))));
+    expect(() => reader('80808080808080').varlongNumber()).toThrow(/truncated/);
+  });
+
   it('varlongNumber refuses values beyond the safe integer range', () => {
     expect(() => reader('feffffffffffffffff01').varlongNumber()).toThrow(/safe integer range/);
     const r = reader('feffffffffffff1f'); // 2^53 - 1

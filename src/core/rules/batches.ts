@@ -1,16 +1,45 @@
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { BatchAttr, BatchPos, CRC_START, setBaseOffset } from '../../../protocol/records/batch-header.js';
+import { DEFAULT_DECOMPRESSION_BUDGET, inflationBudget, type InflationBudget } from '../../../protocol/records/compression.js';
 import { InvalidBatchError, validateBatches, type BatchRule, type ValidBatch } from '../../../protocol/records/record-batch.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
-import type { AppendError } from '../core.js';
+import type { AppendError, AppendPartitionResult } from '../core.js';
 import type { SequencedBatch } from './producer-window.js';
 
 /**
- * What the core needs from an append's record batches, read from their
- * headers alone: the records are never decoded here. The gateway has already
- * checked them; the core checks again, because the RPC transport or a bug
- * upstream could hand it anything, and a stored batch is forever.
+ * What the core checks of an append's record batches before it stores them,
+ * and what it reads from them. This is the one place a produced batch is
+ * validated, for every caller (the gateway, the RPC, the bridge) and both
+ * engines: the header and CRC, then every record by Kafka's rules, inflating
+ * compressed batches within the append limits (protocol/records
+ * validateBatch). A batch that fails is refused, so every stored batch can be
+ * read. Nothing is re-encoded: the bytes stored are the bytes received, with
+ * only header fields outside the records rewritten (prepareForStorage).
+ *
+ * Inflation is synchronous (the bounded decoders of protocol/records), so at
+ * any moment the whole process inflates at most one batch: the per-batch limit
+ * is also the process-wide bound on bytes being inflated at once, and the
+ * per-request limit bounds what one request can make the core inflate in all.
  */
+
+export interface AppendLimits {
+  /** Bytes one compressed batch may inflate to. */
+  maxInflatedBatchBytes: number;
+  /** Bytes all compressed batches of one append may inflate to together. */
+  maxInflatedRequestBytes: number;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Producers batch about 16 KiB (Java) to 1 MB (librdkafka) before compression,
+ * so 16 MiB per batch leaves them ample room while a few kilobytes of gzip can
+ * no longer claim a gigabyte; 64 MiB per request is four such batches.
+ */
+export const DEFAULT_APPEND_LIMITS: Readonly<AppendLimits> = {
+  maxInflatedBatchBytes: 16 * MIB,
+  maxInflatedRequestBytes: 64 * MIB,
+};
 
 export interface IncomingBatch extends SequencedBatch {
   /** Where the batch lies in the append's `records` buffer. */
@@ -21,56 +50,71 @@ export interface IncomingBatch extends SequencedBatch {
   offsetCount: number;
   recordCount: number;
   baseTimestamp: number;
+  /** The largest record timestamp, read from the records (Kafka stores this, not the producer's claim). */
   maxTimestamp: number;
+  /** The header's maxTimestamp differs from the records' and is rewritten on storage. */
+  restampMax: boolean;
   attributes: number;
   isTransactional: boolean;
 }
 
 export type ParsedAppend =
   | { ok: true; batches: IncomingBatch[] }
-  | { ok: false; error: AppendError; message: string; batchIndex?: number };
-
-const CORRUPT_RULES: ReadonlySet<BatchRule> = new Set(['header', 'magic', 'length', 'crc']);
+  | { ok: false; error: AppendError; message: string; recordIndex?: number; recordMessage?: string };
 
 function ruleError(rule: BatchRule): AppendError {
-  if (rule === 'compression') return 'unsupported_compression';
-  return CORRUPT_RULES.has(rule) ? 'corrupt_message' : 'invalid_record';
+  switch (rule) {
+    case 'header':
+    case 'magic':
+    case 'length':
+    case 'crc':
+    case 'compressed':
+      return 'corrupt_message';
+    case 'compression':
+      return 'unsupported_compression';
+    case 'inflated-size':
+      return 'message_too_large';
+    default:
+      return 'invalid_record';
+  }
 }
 
 /**
- * Checks an append's batches by Kafka's rules for produced batches (one
- * validator for the gateway and the core: protocol/records) and reads what
- * decides offsets and producer state from their headers.
+ * Checks every partition's batches of one append, all of them drawing on one
+ * inflation budget, before any engine work (no lock is held while records
+ * inflate). The results line up with `partitions`.
  */
-export function parseAppendRecords(records: Buffer, maxMessageBytes: number): ParsedAppend {
+export function parseAppend(partitions: readonly { records: Buffer }[], limits: AppendLimits): ParsedAppend[] {
+  const budget = inflationBudget(limits.maxInflatedBatchBytes, limits.maxInflatedRequestBytes);
+  return partitions.map((p) => parseAppendRecords(p.records, budget));
+}
+
+/** Checks one partition's batches by Kafka's rules for produced batches and reads what decides offsets and producer state. */
+export function parseAppendRecords(records: Buffer, budget: InflationBudget): ParsedAppend {
   if (!Buffer.isBuffer(records) || records.length === 0) {
     return { ok: false, error: 'corrupt_message', message: 'The append carries no record batch.' };
   }
   let valid: ValidBatch[];
   try {
-    valid = validateBatches(records);
+    valid = validateBatches(records, { records: budget });
   } catch (e) {
-    if (e instanceof InvalidBatchError) {
-      return { ok: false, error: ruleError(e.rule), message: `Record batch ${e.batchIndex} was refused: ${e.message}.`, batchIndex: e.batchIndex };
-    }
+    if (e instanceof InvalidBatchError) return refusal(e);
     if (e instanceof DecodeError) return { ok: false, error: 'corrupt_message', message: `The record batches do not hold together: ${e.message}.` };
     throw e;
   }
   const batches: IncomingBatch[] = [];
-  for (const { start, end, header, isTransactional } of valid) {
-    const size = end - start;
-    if (size > maxMessageBytes) {
-      return { ok: false, error: 'message_too_large', message: `A record batch of ${size} bytes exceeds the queue's maxMessageBytes of ${maxMessageBytes}.` };
-    }
+  for (const { start, end, header, isTransactional, recordsMaxTimestamp } of valid) {
+    const maxTimestamp = recordsMaxTimestamp ?? header.maxTimestamp;
     batches.push({
       start,
       end,
-      size,
+      size: end - start,
       offsetCount: header.lastOffsetDelta + 1,
       recordCount: header.recordCount,
       lastOffsetDelta: header.lastOffsetDelta,
       baseTimestamp: Number(header.baseTimestamp),
-      maxTimestamp: Number(header.maxTimestamp),
+      maxTimestamp: Number(maxTimestamp),
+      restampMax: maxTimestamp !== header.maxTimestamp,
       attributes: header.attributes,
       isTransactional,
       producerId: Number(header.producerId),
@@ -81,11 +125,63 @@ export function parseAppendRecords(records: Buffer, maxMessageBytes: number): Pa
   return { ok: true, batches };
 }
 
+function refusal(e: InvalidBatchError): ParsedAppend {
+  const error = ruleError(e.rule);
+  const advice =
+    error === 'message_too_large'
+      ? ' Send smaller batches (the producer\'s batch.size), or raise --max-inflated-batch-bytes / --max-inflated-request-bytes.'
+      : error === 'invalid_record' || error === 'corrupt_message'
+        ? ' Nothing of this partition\'s records was stored; the producer must send a well-formed batch.'
+        : '';
+  const message = `Record batch ${e.batchIndex} was refused: ${e.message}.${advice}`;
+  if (e.recordIndex < 0) return { ok: false, error, message };
+  return { ok: false, error, message, recordIndex: e.recordIndex, recordMessage: e.message };
+}
+
+/**
+ * The inflation limit for reading a stored batch back (native pop, ListOffsets
+ * by time): what Produce allows now, and never less than the decoders'
+ * default, so lowering the flag does not make batches stored earlier unreadable.
+ */
+export function storedBatchLimit(limits: AppendLimits): number {
+  return Math.max(limits.maxInflatedBatchBytes, DEFAULT_DECOMPRESSION_BUDGET);
+}
+
+/** A refused partition's fields of its AppendPartitionResult. */
+export function appendRefusal(parsed: ParsedAppend & { ok: false }): Pick<AppendPartitionResult, 'error' | 'errorMessage' | 'recordError'> {
+  const refused = { error: parsed.error, errorMessage: parsed.message };
+  return parsed.recordIndex === undefined ? refused : { ...refused, recordError: { index: parsed.recordIndex, message: parsed.recordMessage! } };
+}
+
+/** Limits given as options, checked, with the defaults for those left out. */
+export function appendLimitsOf(options: { maxInflatedBatchBytes?: number | undefined; maxInflatedRequestBytes?: number | undefined }): AppendLimits {
+  const limits: AppendLimits = {
+    maxInflatedBatchBytes: options.maxInflatedBatchBytes ?? DEFAULT_APPEND_LIMITS.maxInflatedBatchBytes,
+    maxInflatedRequestBytes: options.maxInflatedRequestBytes ?? DEFAULT_APPEND_LIMITS.maxInflatedRequestBytes,
+  };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive whole number of bytes; got ${String(value)}.`);
+  }
+  return limits;
+}
+
+/** The queue's maxMessageBytes (Kafka's max.message.bytes) applies to each batch as received. */
+export function checkBatchSizes(parsed: ParsedAppend, maxMessageBytes: number): ParsedAppend {
+  if (!parsed.ok) return parsed;
+  for (const { size } of parsed.batches) {
+    if (size > maxMessageBytes) {
+      return { ok: false, error: 'message_too_large', message: `A record batch of ${size} bytes exceeds the queue's maxMessageBytes of ${maxMessageBytes}.` };
+    }
+  }
+  return parsed;
+}
+
 /**
  * One incoming batch as it is stored, with its baseOffset set. For a
  * LogAppendTime queue Kafka also stamps the append time as the batch's max
- * timestamp and flags it in the attributes; both lie inside the CRC, so the
- * CRC is recomputed. With `inPlace` (bytes handed over, see
+ * timestamp and flags it in the attributes; otherwise it sets the max
+ * timestamp to the records' largest when the producer wrote another. Both lie
+ * inside the CRC, so the CRC is recomputed then. With `inPlace` (bytes handed over, see
  * AppendRequest.recordsHandedOver) the batch is rewritten where it lies and
  * a view of it returned, as Kafka's broker assigns offsets in the request's
  * own buffer; otherwise it is a copy that shares no memory with the caller's.
@@ -101,6 +197,10 @@ export function prepareForStorage(records: Buffer, batch: IncomingBatch, baseOff
   if (logAppendTime !== null) {
     stored.writeInt16BE(batch.attributes | BatchAttr.TimestampLogAppend, BatchPos.Attributes);
     stored.writeBigInt64BE(BigInt(logAppendTime), BatchPos.MaxTimestamp);
+    stored.writeUInt32BE(crc32c(stored.subarray(CRC_START)), BatchPos.Crc);
+  } else if (batch.restampMax) {
+    // As Kafka's broker does: the batch says the largest timestamp its records really hold.
+    stored.writeBigInt64BE(BigInt(batch.maxTimestamp), BatchPos.MaxTimestamp);
     stored.writeUInt32BE(crc32c(stored.subarray(CRC_START)), BatchPos.Crc);
   }
   return stored;

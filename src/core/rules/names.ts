@@ -20,6 +20,10 @@ export const DEFAULT_PARTITION_NAME = 'Default';
 const KV_NAMESPACE = /^[A-Za-z0-9._:-]+$/;
 // Control characters would make names unprintable in logs and ambiguous over HTTP.
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// Bidirectional controls make a name display as another one (a Trojan Source look-alike).
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : `a ${value === null ? 'null' : typeof value}`;
@@ -51,7 +55,17 @@ export function validatePartitionName(name: unknown): string {
   if (CONTROL.test(name)) {
     throw new CoreError('invalid_name', `Partition name ${JSON.stringify(name)} contains control characters; use printable characters only.`);
   }
+  if (BIDI_CONTROL.test(name)) {
+    throw new CoreError('invalid_name', `Partition name ${JSON.stringify(name)} contains a bidirectional text control (U+${codePointOf(name, BIDI_CONTROL)}), which makes it display as a different name; remove it.`);
+  }
+  if (LONE_SURROGATE.test(name)) {
+    throw new CoreError('invalid_name', `Partition name ${JSON.stringify(name)} contains a lone UTF-16 surrogate, which no UTF-8 store or client can hold; send well-formed Unicode.`);
+  }
   return name;
+}
+
+function codePointOf(name: string, pattern: RegExp): string {
+  return name.match(pattern)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
 }
 
 export function validateGroupName(name: unknown): string {

@@ -1,5 +1,6 @@
+import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { buildBatch, decodeBatch, TimestampType, type RecordHeader } from '../../../protocol/records/record-batch.js';
-import type { QueenMessage } from '../core.js';
+import type { QueenMessage, UnreadableRange } from '../core.js';
 import type { PlannedPush } from './dedup.js';
 import { kafkaRecordMessageId } from './uuidv7.js';
 
@@ -44,7 +45,11 @@ export interface RecordLocation {
   partitionIndex: number;
 }
 
-/** A stored record as a native consumer sees it. */
+/**
+ * A stored record as a native consumer sees it. Key and header values are
+ * copied out of the decoded batch, so a message kept across awaits does not
+ * pin the whole stored or inflated batch it came from (up to the read limit).
+ */
 export function toQueenMessage(record: DecodedRecord, where: RecordLocation): QueenMessage {
   let transactionId: string | null = null;
   let messageId: string | null = null;
@@ -52,7 +57,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
   for (const header of record.headers) {
     if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = header.value.toString('utf8');
     else if (header.key === MESSAGE_ID_HEADER && header.value) messageId = header.value.toString('utf8');
-    else headers.push(header);
+    else headers.push({ key: header.key, value: header.value && Buffer.from(header.value) });
   }
   messageId ??= kafkaRecordMessageId(where.queueId, where.partitionIndex, record.offset);
   return {
@@ -63,7 +68,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
     messageId,
     transactionId: transactionId ?? messageId,
     payload: payloadOf(record.value),
-    key: record.key,
+    key: record.key && Buffer.from(record.key),
     headers,
     timestamp: record.timestamp,
   };
@@ -80,9 +85,13 @@ function payloadOf(value: Buffer | null): unknown {
   }
 }
 
-/** The records of one stored batch, with absolute offsets and timestamps (decompressed when need be). */
-export function decodeStoredBatch(batch: Buffer): DecodedRecord[] {
-  const decoded = decodeBatch(batch, 0);
+/**
+ * The records of one stored batch, with absolute offsets and timestamps
+ * (inflated within `maxBytes` when compressed). Throws a DecodeError for a
+ * batch that cannot be read.
+ */
+export function decodeStoredBatch(batch: Buffer, maxBytes: number): DecodedRecord[] {
+  const decoded = decodeBatch(batch, 0, { maxBytes });
   if (decoded.isControl) return [];
   const baseOffset = Number(decoded.header.baseOffset);
   const baseTimestamp = Number(decoded.header.baseTimestamp);
@@ -94,4 +103,63 @@ export function decodeStoredBatch(batch: Buffer): DecodedRecord[] {
     value: record.value,
     headers: record.headers,
   }));
+}
+
+/**
+ * Record bytes (keys, values, header values) one pop hands out at most; the
+ * first message goes out whatever its size, so a pop always progresses. A
+ * pop's JSON answer can be several times its record bytes (a binary value
+ * escapes to up to six bytes a byte), so this keeps one pop's answer to tens
+ * of megabytes rather than whatever `batch` times the largest record is.
+ */
+export const POP_MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+/** A stored batch as a native reader walks the log. */
+export interface StoredBatchRef {
+  nextOffset: number;
+  bytes: Buffer;
+}
+
+/**
+ * One pop's messages from a partition, collected batch by batch from the
+ * group's position, up to `limit` messages and POP_MAX_RECORD_BYTES. A batch nobody can decode is never a wall: met first, it
+ * is passed over (recorded in `unreadable`, `position` moved past it, so the
+ * engine moves the group there); met after some messages, it ends the pop, so
+ * those go out first and the next pop passes over it. Produce refuses such
+ * batches, so only an older version's writes or a disk fault leave one.
+ */
+export class PopCollector {
+  readonly messages: QueenMessage[] = [];
+  readonly unreadable: UnreadableRange[] = [];
+  private recordBytes = 0;
+
+  constructor(
+    /** Where the group's records start; past any unreadable batch passed over. */
+    public position: number,
+    private readonly limit: number,
+    private readonly where: RecordLocation,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Takes the next stored batch; false once the pop is complete. */
+  take(batch: StoredBatchRef): boolean {
+    if (batch.nextOffset <= this.position) return true;
+    let records: DecodedRecord[];
+    try {
+      records = decodeStoredBatch(batch.bytes, this.maxBytes);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      if (this.messages.length > 0) return false;
+      this.unreadable.push({ partition: this.where.partition, fromOffset: this.position, toOffset: batch.nextOffset, reason: e.message });
+      this.position = batch.nextOffset;
+      return true;
+    }
+    for (const record of records) {
+      if (record.offset < this.position) continue;
+      this.messages.push(toQueenMessage(record, this.where));
+      this.recordBytes += (record.key?.length ?? 0) + (record.value?.length ?? 0) + record.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
+      if (this.messages.length === this.limit || this.recordBytes >= POP_MAX_RECORD_BYTES) return false;
+    }
+    return true;
+  }
 }

@@ -2,22 +2,24 @@
 //
 // Bytes move, records stay packed: each partition's batches go to the core as
 // they came, compressed or not, in one append for the whole request. The core
-// checks them from their headers and CRC (protocol/records validateBatches:
-// magic, length, CRC-32C, codec, lastOffsetDelta against the record count) in
-// the same step that assigns offsets, so the check runs once per batch, and
-// whatever calls the core (this gateway, the RPC, the bridge) gets it.
+// checks them as Kafka's broker does (src/core/rules/batches.ts: header, CRC,
+// then every record, inflating compressed batches within its limits) before it
+// assigns offsets, so the check runs once per batch, and whatever calls the
+// core (this gateway, the RPC, the bridge) gets it.
 //
 // Choices:
 // - acks 0, 1 and -1 are all answered after the core's append returns (there
 //   are no followers, so 1 and -1 mean the same); acks=0 then sends nothing.
 //   Any other acks value fails every partition with INVALID_REQUIRED_ACKS.
-// - A batch that breaks a framing rule (header, length, CRC) answers
-//   CORRUPT_MESSAGE, an unknown codec UNSUPPORTED_COMPRESSION_TYPE, and a
-//   well-framed batch that breaks a producer rule (counts, control batch,
-//   sequence, magic) INVALID_RECORD (the core's verdicts, mapped in
-//   kafka-errors.ts). From v8 such an error also carries the sentence in
-//   ErrorMessage and a RecordErrors entry whose BatchIndex is the ordinal of
-//   the failing batch: records are not decoded, so no finer index is known.
+// - A batch that breaks a framing rule (header, length, CRC, compressed bytes
+//   that do not inflate) answers CORRUPT_MESSAGE, an unknown codec
+//   UNSUPPORTED_COMPRESSION_TYPE, records that inflate past the core's limit
+//   MESSAGE_TOO_LARGE (Kafka has no such limit; this is its code for a batch
+//   too large to accept, and clients do not retry it), and a well-framed batch
+//   that breaks a record or producer rule INVALID_RECORD (the core's verdicts,
+//   mapped in kafka-errors.ts). From v8 the sentence goes in ErrorMessage, and
+//   when one record is at fault a RecordErrors entry names it: BatchIndex is
+//   the record's ordinal inside its batch, as Kafka counts it.
 // - The idempotent producer's rules live in the core: an exact resend answers
 //   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
 //   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
@@ -63,7 +65,7 @@ interface PartitionAnswer {
   recordErrors: { batchIndex: number; batchIndexErrorMessage: string | null }[];
 }
 
-function failed(index: number, errorCode: number, errorMessage: string | null, batchIndex = -1): PartitionAnswer {
+function failed(index: number, errorCode: number, errorMessage: string | null, recordError?: { index: number; message: string }): PartitionAnswer {
   return {
     index,
     errorCode,
@@ -71,7 +73,7 @@ function failed(index: number, errorCode: number, errorMessage: string | null, b
     baseOffset: -1,
     logAppendTimeMs: -1,
     logStartOffset: -1,
-    recordErrors: batchIndex >= 0 ? [{ batchIndex, batchIndexErrorMessage: errorMessage }] : [],
+    recordErrors: recordError ? [{ batchIndex: recordError.index, batchIndexErrorMessage: recordError.message }] : [],
   };
 }
 
@@ -139,7 +141,7 @@ export const produce: ApiHandler = {
           slot.answers[slot.index] =
             errorCode === NONE
               ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
-              : failed(r.partition, errorCode, r.errorMessage ?? null, r.batchIndex ?? -1);
+              : failed(r.partition, errorCode, r.errorMessage ?? null, r.recordError);
         });
       } catch (e) {
         const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);

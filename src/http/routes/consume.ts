@@ -12,12 +12,19 @@
  *
  * POST /api/v1/ack acks one message completed (the group moves past it) or
  * failed (the lease ends; it and what follows are delivered again).
+ *
+ * A stored batch that cannot be read (written by an older version, or
+ * damaged on disk; Produce refuses such batches) never stops a pop: the core
+ * moves the group past it and the answer lists it under `unreadable`, with its
+ * offsets and the reason, beside the readable messages; it is logged as a
+ * warning too. The answer is still 200: the pop did its job.
  * POST /api/v1/lease/:leaseId/extend pushes the lease's deadline out.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AckRequest, PopResult } from '../../core/core.js';
-import { leaseAnswer, messageAnswer } from '../answers.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { leaseAnswer, messageAnswer, unreadableAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { ACK_FIELDS, ACK_REQUIRED, NAME } from '../schemas.js';
 
@@ -47,7 +54,7 @@ const POP_QUERY = {
 } as const;
 
 export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): void {
-  const pop = async (queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse) => {
+  const pop = async (queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) => {
     const cancel = new AbortController();
     let clientGone = false;
     raw.once('close', () => {
@@ -74,22 +81,27 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       return null;
     }
     if (result.messages.length > 0) metrics.popped.add({ queue }, result.messages.length);
+    const unreadable = result.unreadable ?? [];
+    for (const range of unreadable) {
+      log.warn({ queue, group: query.consumerGroup, ...range }, 'pop passed over a stored batch that cannot be read');
+    }
     return {
       messages: result.messages.map((m) => messageAnswer(m, result.lease)),
       lease: result.lease ? leaseAnswer(result.lease) : null,
+      ...(unreadable.length > 0 ? { unreadable: unreadable.map(unreadableAnswer) } : {}),
     };
   };
 
   app.get<{ Params: { queue: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue',
     { schema: { params: { type: 'object', required: ['queue'], properties: { queue: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(request.params.queue, undefined, request.query, reply.raw),
+    async (request, reply) => pop(request.params.queue, undefined, request.query, reply.raw, request.log),
   );
 
   app.get<{ Params: { queue: string; partition: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue/partition/:partition',
     { schema: { params: { type: 'object', required: ['queue', 'partition'], properties: { queue: NAME, partition: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(request.params.queue, request.params.partition, request.query, reply.raw),
+    async (request, reply) => pop(request.params.queue, request.params.partition, request.query, reply.raw, request.log),
   );
 
   app.post<{ Body: AckRequest }>(

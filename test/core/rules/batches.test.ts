@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch, validateBatches } from '../../../protocol/records/record-batch.js';
-import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
+import { CompressionCodec, inflationBudget } from '../../../protocol/records/compression.js';
+import { crc32c } from '../../../protocol/records/crc32c.js';
+import { keepInPlace, parseAppend, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
 
 const batch = (values: string[]) => buildBatch({ records: values.map((value) => ({ key: null, value, timestamp: 1_700_000_000_000 })) });
 
@@ -12,8 +14,13 @@ function own(...parts: Buffer[]): Buffer {
   return out;
 }
 
+function resignBatch(b: Buffer): Buffer {
+  b.writeUInt32BE(crc32c(b.subarray(21)), 17);
+  return b;
+}
+
 function parsed(records: Buffer) {
-  const result = parseAppendRecords(records, 1 << 20);
+  const result = parseAppendRecords(records, inflationBudget(1 << 20, 1 << 20));
   if (!result.ok) throw new Error(result.message);
   return result.batches;
 }
@@ -56,5 +63,35 @@ describe('storing handed-over batches', () => {
     const { header } = decodeBatch(view);
     expect(Number(header.maxTimestamp)).toBe(1_800_000_000_000);
     expect(Number(header.baseOffset)).toBe(3);
+  });
+});
+
+describe('what an append refuses, in the core vocabulary', () => {
+  const limits = { maxInflatedBatchBytes: 1 << 20, maxInflatedRequestBytes: 1 << 21 };
+  const poison = () => {
+    const b = batch(['abc']);
+    b.fill(0xee, 61);
+    return resignBatch(b);
+  };
+
+  it('maps each broken rule to the error Kafka gives and names the failing record', () => {
+    const badCrc = batch(['a']);
+    badCrc.writeUInt8(badCrc.readUInt8(badCrc.length - 1) ^ 1, badCrc.length - 1);
+    const bomb = buildBatch({ compression: CompressionCodec.Gzip, records: [{ value: Buffer.alloc(2 << 20) }] });
+    const [good, garbled, corrupt, tooLarge] = parseAppend([{ records: batch(['a']) }, { records: poison() }, { records: badCrc }, { records: bomb }], limits);
+    expect(good!.ok).toBe(true);
+    expect(garbled).toMatchObject({ ok: false, error: 'invalid_record', recordIndex: 0 });
+    expect(corrupt).toMatchObject({ ok: false, error: 'corrupt_message' });
+    expect(tooLarge).toMatchObject({ ok: false, error: 'message_too_large' });
+    expect(tooLarge!.ok || tooLarge!.message).toMatch(/Record batch 0 was refused: .*1048576-byte inflation limit for one batch.*--max-inflated-batch-bytes/);
+  });
+
+  it('stores the largest record timestamp as the batch max when the producer wrote another, with a CRC that holds', () => {
+    const frame = own(buildBatch({ records: [{ value: 'a', timestamp: 1_000 }, { value: 'b', timestamp: 9_000 }], maxTimestamp: 1_000 }));
+    const [only] = parsed(frame);
+    expect(only!.maxTimestamp).toBe(9_000);
+    const stored = prepareForStorage(frame, only!, 0, null, false);
+    expect(() => validateBatches(stored)).not.toThrow();
+    expect(decodeBatch(stored).header.maxTimestamp).toBe(9_000n);
   });
 });

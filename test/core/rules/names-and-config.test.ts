@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeQueueConfig, resolveQueueConfig } from '../../../src/core/rules/config.js';
-import { validateKvKey, validateQueueName } from '../../../src/core/rules/names.js';
+import { validateKvKey, validatePartitionName, validateQueueName } from '../../../src/core/rules/names.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../../src/core/core.js';
 
 describe('names', () => {
@@ -9,6 +9,15 @@ describe('names', () => {
     expect(validateQueueName('x'.repeat(249))).toHaveLength(249);
     for (const bad of ['', '.', '..', 'x'.repeat(250), 'a b', 'a/b', 'é', 7]) {
       expect(() => validateQueueName(bad)).toThrow(expect.objectContaining({ code: 'invalid_name' }));
+    }
+  });
+
+  it('accepts any printable Unicode partition name, and refuses bidi controls and lone surrogates with a sentence saying which', () => {
+    for (const good of ['customer-42', 'Kunde äöü', 'клиент', '客户 7', 'emoji 🚀 ok']) expect(validatePartitionName(good)).toBe(good);
+    expect(() => validatePartitionName('invoice\u202Egpj.exe')).toThrow(expect.objectContaining({ code: 'invalid_name', message: expect.stringMatching(/bidirectional text control \(U\+202E\)/) }));
+    for (const bidi of ['a\u2066b', 'a\u200Fb', 'a\u061Cb']) expect(() => validatePartitionName(bidi)).toThrow(/bidirectional/);
+    for (const lone of ['a\uD800', '\uDC00b', 'x\uD83D y']) {
+      expect(() => validatePartitionName(lone)).toThrow(expect.objectContaining({ code: 'invalid_name', message: expect.stringMatching(/lone UTF-16 surrogate/) }));
     }
   });
 

@@ -146,3 +146,82 @@ export const CODECS = [
   ['lz4', CompressionCodec.Lz4],
   ['zstd', CompressionCodec.Zstd],
 ] as const;
+
+/** Kafka's zig-zag varint (also varlong), written out here, independent of protocol/primitives. */
+export function zigzag(n: bigint | number): Buffer {
+  let u = BigInt.asUintN(64, (BigInt(n) << 1n) ^ (BigInt(n) >> 63n));
+  const out: number[] = [];
+  while (u >= 0x80n) {
+    out.push(Number(u & 0x7fn) | 0x80);
+    u >>= 7n;
+  }
+  out.push(Number(u));
+  return Buffer.from(out);
+}
+
+/** A varint-length-prefixed field: null is -1. */
+export function varintField(v: Buffer | string | null): Buffer {
+  if (v === null) return zigzag(-1);
+  const b = Buffer.from(v);
+  return Buffer.concat([zigzag(b.length), b]);
+}
+
+export interface RecordSpec {
+  timestampDelta?: number;
+  offsetDelta: number;
+  key?: Buffer | string | null;
+  value?: Buffer | string | null;
+  headers?: { key: Buffer | string | null; value: Buffer | string | null }[];
+  /** Raw bytes instead of the header list (count included). */
+  rawHeaders?: Buffer;
+  /** Added to the declared length (a lie about the record's size). */
+  lengthLie?: number;
+}
+
+/** One v2 record as the format documents it: length, attributes, deltas, key, value, headers. */
+export function recordBytes(spec: RecordSpec): Buffer {
+  const headers =
+    spec.rawHeaders ??
+    Buffer.concat([zigzag((spec.headers ?? []).length), ...(spec.headers ?? []).flatMap((h) => [varintField(h.key), varintField(h.value)])]);
+  const body = Buffer.concat([
+    Buffer.from([0]),
+    zigzag(spec.timestampDelta ?? 0),
+    zigzag(spec.offsetDelta),
+    varintField(spec.key ?? null),
+    varintField(spec.value ?? null),
+    headers,
+  ]);
+  return Buffer.concat([zigzag(body.length + (spec.lengthLie ?? 0)), body]);
+}
+
+export interface BatchSpec {
+  /** The records section as sent (compressed already when `codec` says so). */
+  records: Buffer;
+  count: number;
+  lastOffsetDelta?: number;
+  codec?: CompressionCodec;
+  attributes?: number;
+  baseTimestamp?: bigint;
+  maxTimestamp?: bigint;
+  producerId?: bigint;
+  producerEpoch?: number;
+  baseSequence?: number;
+}
+
+/** A v2 batch around a records section, header laid out by hand, CRC-32C filled in. */
+export function batchBytes(spec: BatchSpec): Buffer {
+  const h = Buffer.alloc(61);
+  h.writeBigInt64BE(0n, 0);
+  h.writeInt32BE(61 - 12 + spec.records.length, 8);
+  h.writeInt32BE(-1, 12);
+  h.writeInt8(2, 16);
+  h.writeInt16BE((spec.attributes ?? 0) | (spec.codec ?? CompressionCodec.None), 21);
+  h.writeInt32BE(spec.lastOffsetDelta ?? spec.count - 1, 23);
+  h.writeBigInt64BE(spec.baseTimestamp ?? 1_700_000_000_000n, 27);
+  h.writeBigInt64BE(spec.maxTimestamp ?? spec.baseTimestamp ?? 1_700_000_000_000n, 35);
+  h.writeBigInt64BE(spec.producerId ?? -1n, 43);
+  h.writeInt16BE(spec.producerEpoch ?? -1, 51);
+  h.writeInt32BE(spec.baseSequence ?? -1, 53);
+  h.writeInt32BE(spec.count, 57);
+  return resign(Buffer.concat([h, spec.records]));
+}

@@ -36,7 +36,6 @@ import type {
   ProducerState,
   PushRequest,
   PushResult,
-  QueenMessage,
   QueueConfig,
   QueueInfo,
   ReadError,
@@ -46,19 +45,20 @@ import type {
   RenewLeaseRequest,
   TransactionRequest,
   TransactionResult,
+  UnreadableRange,
 } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/batches.js';
+import { appendLimitsOf, appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
-import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
+import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
@@ -89,6 +89,10 @@ export interface MemoryCoreOptions {
   maxStoredBytes?: number;
   /** pino logger: says once when the limit starts refusing writes, once when there is room again. */
   log?: Logger;
+  /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
+  maxInflatedBatchBytes?: number;
+  /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
+  maxInflatedRequestBytes?: number;
 }
 
 /**
@@ -146,6 +150,7 @@ export class MemoryCore implements Core {
   private readonly kv = new Map<string, KvEntry>();
   private readonly appendLedger = new Map<string, AppendResult>();
   private readonly appendLedgerSize: number;
+  private readonly appendLimits: AppendLimits;
   private readonly leaseIndex = new Map<string, { queue: string; partition: number; group: string }>();
   private readonly transactionalProducers = new Map<string, ProducerIdentity>();
   private readonly producerEpochs = new Map<number, number>();
@@ -165,6 +170,7 @@ export class MemoryCore implements Core {
     this.log = options.log ?? null;
     this.clock = options.clock ?? Date.now;
     this.appendLedgerSize = options.appendLedgerSize ?? 10_000;
+    this.appendLimits = appendLimitsOf(options);
     const interval = options.maintenanceIntervalMs ?? 30_000;
     this.maintenanceTimer = interval > 0 ? setInterval(() => this.runMaintenance(), interval) : null;
     this.maintenanceTimer?.unref();
@@ -254,7 +260,8 @@ export class MemoryCore implements Core {
     // every partition this request wrote, not only the first.
     const touched: [QueueState, PartitionState][] = [];
     const inPlace = keepInPlace(req);
-    const results: AppendPartitionResult[] = parts.map((p) => this.appendPartition(p.queue, p.partition, p.records, now, touched, inPlace));
+    const parsed = parseAppend(parts, this.appendLimits);
+    const results: AppendPartitionResult[] = parts.map((p, i) => this.appendPartition(p.queue, p.partition, p.records, parsed[i]!, now, touched, inPlace));
     for (const [queue, partition] of touched) this.wakePartition(queue, partition);
     const result: AppendResult = { partitions: results };
     if (req.requestId !== undefined) {
@@ -264,7 +271,15 @@ export class MemoryCore implements Core {
     return result;
   }
 
-  private appendPartition(queueName: string, index: number, records: Buffer, now: number, touched: [QueueState, PartitionState][], inPlace: boolean): AppendPartitionResult {
+  private appendPartition(
+    queueName: string,
+    index: number,
+    records: Buffer,
+    checked: ParsedAppend,
+    now: number,
+    touched: [QueueState, PartitionState][],
+    inPlace: boolean,
+  ): AppendPartitionResult {
     const base = { queue: queueName, partition: index, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     const queue = this.queues.get(queueName);
     if (!queue) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${queueName}" does not exist.` };
@@ -273,8 +288,8 @@ export class MemoryCore implements Core {
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${queueName}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${index}.` };
     }
     const log = partition.log;
-    const parsed = parseAppendRecords(records, queue.config.maxMessageBytes);
-    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
+    const parsed = checkBatchSizes(checked, queue.config.maxMessageBytes);
+    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, ...appendRefusal(parsed) };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
@@ -361,7 +376,8 @@ export class MemoryCore implements Core {
     this.checkOpen();
     const { partition } = this.partition(req);
     requireInteger(req.timestamp, 'timestamp', -3);
-    const found = partition.log.offsetForTimestamp(req.timestamp, partition.log.highWatermark);
+    const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.appendLimits) };
+    const found = partition.log.offsetForTimestamp(req.timestamp, partition.log.highWatermark, read);
     return { queue: req.queue, partition: req.partition, ...found };
   }
 
@@ -700,6 +716,7 @@ export class MemoryCore implements Core {
   private tryPop(queue: QueueState, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): PopResult | null {
     const now = this.clock();
     const candidates = partitionName === undefined ? queue.partitions : [queue.byName.get(partitionName)!];
+    const unreadable: UnreadableRange[] = [];
     for (const partition of candidates) {
       const held = partition.leases.get(group);
       if (held && isLeaseLive(held, now)) continue;
@@ -707,29 +724,28 @@ export class MemoryCore implements Core {
       const log = partition.log;
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
       if (position >= log.highWatermark) continue;
-      const messages: QueenMessage[] = [];
-      for (const stored of log.batchesFrom(position)) {
-        for (const record of decodeStoredBatch(stored.bytes)) {
-          if (record.offset < position) continue;
-          messages.push(toQueenMessage(record, { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index }));
-          if (messages.length === batch) break;
-        }
-        if (messages.length === batch) break;
+      const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
+      const collected = new PopCollector(position, batch, where, storedBatchLimit(this.appendLimits));
+      for (const stored of log.batchesFrom(position)) if (!collected.take(stored)) break;
+      if (collected.unreadable.length > 0) {
+        unreadable.push(...collected.unreadable);
+        this.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: collected.position, leaderEpoch: -1, metadata: null });
       }
+      const { messages } = collected;
       if (messages.length === 0) continue;
       const lease: LeaseState & { acked: Set<number> } = {
         id: randomUUID(),
         owner,
         deadline: now + (leaseMs ?? queue.config.leaseMs),
-        fromOffset: position,
+        fromOffset: collected.position,
         toOffset: messages[messages.length - 1]!.offset + 1,
         acked: new Set(),
       };
       partition.leases.set(group, lease);
       this.leaseIndex.set(lease.id, { queue: queue.name, partition: partition.index, group });
-      return { messages, lease: this.leaseOf(queue, partition, group, lease) };
+      return { messages, lease: this.leaseOf(queue, partition, group, lease), ...(unreadable.length > 0 ? { unreadable } : {}) };
     }
-    return null;
+    return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
   }
 
   private leaseOf(queue: QueueState, partition: PartitionState, group: string, lease: LeaseState): Lease {

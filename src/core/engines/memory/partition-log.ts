@@ -1,5 +1,5 @@
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
-import { recordAtOrAfter } from '../../rules/timestamps.js';
+import { recordAtOrAfter, type StoredBatchRead } from '../../rules/timestamps.js';
 import { retentionStartOffset } from '../../rules/retention.js';
 
 /**
@@ -93,18 +93,18 @@ export class PartitionLog {
    * timestamp is at or after the one asked for. Batches are found by their max
    * timestamp; only the one batch that holds the answer is decoded.
    */
-  offsetForTimestamp(timestamp: number, lastStableOffset: number): { offset: number; timestamp: number } {
+  offsetForTimestamp(timestamp: number, lastStableOffset: number, read: StoredBatchRead): { offset: number; timestamp: number } {
     if (timestamp === LATEST_TIMESTAMP) return { offset: lastStableOffset, timestamp: -1 };
     if (timestamp === EARLIEST_TIMESTAMP) return { offset: this.logStartOffset, timestamp: -1 };
     if (timestamp === MAX_TIMESTAMP) {
       let best: StoredBatch | null = null;
       for (const batch of this.batches) if (!best || batch.maxTimestamp > best.maxTimestamp) best = batch;
-      return (best && recordAtOrAfter(best.bytes, best.maxTimestamp, this.logStartOffset)) ?? { offset: -1, timestamp: -1 };
+      return (best && recordAtOrAfter(best.bytes, best.maxTimestamp, this.logStartOffset, read)) ?? { offset: -1, timestamp: -1 };
     }
     for (const batch of this.batches) {
       if (batch.nextOffset <= this.logStartOffset || batch.baseOffset >= lastStableOffset) continue;
       if (batch.maxTimestamp < timestamp) continue;
-      const found = recordAtOrAfter(batch.bytes, timestamp, this.logStartOffset);
+      const found = recordAtOrAfter(batch.bytes, timestamp, this.logStartOffset, read);
       if (found) return found;
     }
     return { offset: -1, timestamp: -1 };

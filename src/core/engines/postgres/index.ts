@@ -10,6 +10,7 @@ import { isUnavailableError } from './availability.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
 import { PostgresCore } from './postgres-core.js';
+import { appendLimitsOf } from '../../rules/batches.js';
 import { Wakeups } from './wakeups.js';
 
 export { PostgresCore } from './postgres-core.js';
@@ -44,6 +45,10 @@ export interface PostgresCoreOptions {
   statementTimeoutMs?: number;
   /** pino logger for the database's fault episodes (one line when it stops answering, one when it is back). */
   log?: Logger;
+  /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
+  maxInflatedBatchBytes?: number;
+  /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
+  maxInflatedRequestBytes?: number;
 }
 
 /**
@@ -73,6 +78,7 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     throw new Error('openPostgresCore needs a url, such as postgres://postgres@127.0.0.1:5432/queen.');
   }
   const schema = checkSchemaName(options.schema ?? 'queen');
+  const appendLimits = appendLimitsOf(options);
   const timeouts = {
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs,
     statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs,
@@ -107,5 +113,6 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     groupCommit: options.groupCommit ?? true,
     maxGroupSize: options.maxGroupSize ?? 256,
     notifyAppends: options.notifyAppends ?? true,
+    appendLimits,
   });
 }

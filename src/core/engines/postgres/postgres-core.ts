@@ -34,7 +34,6 @@ import type {
   ProducerState,
   PushRequest,
   PushResult,
-  QueenMessage,
   QueueConfig,
   QueueInfo,
   ReadError,
@@ -44,6 +43,7 @@ import type {
   RenewLeaseRequest,
   TransactionRequest,
   TransactionResult,
+  UnreadableRange,
 } from '../../core.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
@@ -52,13 +52,13 @@ import { requireArray, requireInteger, requirePartitionCount } from '../../rules
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
-import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend } from '../../rules/batches.js';
+import { appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, requireCurrentLease } from '../../rules/leases.js';
 import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
-import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
+import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
 import { retentionStartOffset } from '../../rules/retention.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
@@ -89,6 +89,8 @@ export interface PostgresEngineOptions {
   maxGroupSize: number;
   /** NOTIFY other processes of appends (their long-polls wake). */
   notifyAppends: boolean;
+  /** How far produced batches may inflate while they are checked. */
+  appendLimits: AppendLimits;
 }
 
 interface PartitionRow {
@@ -143,6 +145,8 @@ interface LeaseRow {
 interface AppendCall {
   partitions: AppendRequest['partitions'];
   requestId: string | undefined;
+  /** The partitions' batches, checked before the call joins a transaction (parseAppend). */
+  parsed: ParsedAppend[];
 }
 
 interface PushTargets {
@@ -280,7 +284,8 @@ export class PostgresCore implements Core {
   async append(req: AppendRequest): Promise<AppendResult> {
     this.checkOpen();
     const { partitions: parts } = checkAppendRequest(req);
-    return this.appends.submit({ partitions: parts, requestId: req.requestId });
+    // Records are checked (and inflated) here, outside the transaction, so no partition lock waits on them.
+    return this.appends.submit({ partitions: parts, requestId: req.requestId, parsed: parseAppend(parts, this.options.appendLimits) });
   }
 
   /**
@@ -312,11 +317,11 @@ export class PostgresCore implements Core {
         for (const row of await tx.run<{ request_id: string; result: AppendResult }>('append-ledger', [requestIds])) ledger.set(row.request_id, row.result);
       }
 
-      // Parse first: the windows to read are those of the producers in the batches.
+      // The windows to read are those of the producers in the batches.
       const parsed = calls.map((call) =>
-        call.partitions.map((p): ParsedAppend | null => {
+        call.partitions.map((p, i): ParsedAppend | null => {
           const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-          return row ? parseAppendRecords(p.records, row.config.maxMessageBytes) : null;
+          return row ? checkBatchSizes(call.parsed[i]!, row.config.maxMessageBytes) : null;
         }),
       );
       const windowKeys = new Map<string, [number, number]>();
@@ -382,7 +387,7 @@ export class PostgresCore implements Core {
       if (count === undefined) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
     }
-    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
+    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, ...appendRefusal(parsed) };
     const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
@@ -490,11 +495,12 @@ export class PostgresCore implements Core {
     const row = await this.partition(req);
     const timestamp = requireInteger(req.timestamp, 'timestamp', -3);
     const answer = (offset: number, ts: number): OffsetForTimestampResult => ({ queue: req.queue, partition: req.partition, offset, timestamp: ts });
+    const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.options.appendLimits) };
     if (timestamp === LATEST_TIMESTAMP) return answer(row.next_offset, -1);
     if (timestamp === EARLIEST_TIMESTAMP) return answer(row.log_start_offset, -1);
     if (timestamp === MAX_TIMESTAMP) {
       const best = await this.db.statements.one<{ max_timestamp: number; bytes: Buffer }>('max-timestamp-batch', [row.id]);
-      const found = best && recordAtOrAfter(best.bytes, best.max_timestamp, row.log_start_offset);
+      const found = best && recordAtOrAfter(best.bytes, best.max_timestamp, row.log_start_offset, read);
       return found ? answer(found.offset, found.timestamp) : answer(-1, -1);
     }
     // Batches are found by their max timestamp; only the one holding the answer is decoded.
@@ -502,7 +508,7 @@ export class PostgresCore implements Core {
     for (;;) {
       const batch = await this.db.statements.one<{ next_offset: number; bytes: Buffer }>('batch-at-timestamp', [row.id, from, row.next_offset, timestamp]);
       if (!batch) return answer(-1, -1);
-      const found = recordAtOrAfter(batch.bytes, timestamp, row.log_start_offset);
+      const found = recordAtOrAfter(batch.bytes, timestamp, row.log_start_offset, read);
       if (found) return answer(found.offset, found.timestamp);
       from = batch.next_offset;
     }
@@ -859,6 +865,7 @@ export class PostgresCore implements Core {
       const now = this.clock();
       const all = await tx.run<PartitionRow>('queue-partitions', [queue.id]);
       const candidates = partitionName === undefined ? all : all.filter((p) => p.name === partitionName);
+      const unreadable: UnreadableRange[] = [];
       for (const partition of candidates) {
         // Another popper on this partition and group: leave it to them.
         const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
@@ -869,31 +876,30 @@ export class PostgresCore implements Core {
         const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
         const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
         if (position >= partition.next_offset) continue;
-        const messages = await this.readMessages(tx, queue, partition, position, batch);
+        const collected = await this.readMessages(tx, queue, partition, position, batch);
+        if (collected.unreadable.length > 0) {
+          unreadable.push(...collected.unreadable);
+          await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
+        }
+        const { messages } = collected;
         if (messages.length === 0) continue;
         const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
-        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, position, messages[messages.length - 1]!.offset + 1]);
-        return { messages, lease };
+        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, collected.position, messages[messages.length - 1]!.offset + 1]);
+        return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
       }
-      return null;
+      return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number): Promise<QueenMessage[]> {
-    const messages: QueenMessage[] = [];
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number): Promise<PopCollector> {
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
+    const collected = new PopCollector(position, batch, where, storedBatchLimit(this.options.appendLimits));
     let from = position;
     for (;;) {
-      const rows = await tx.run<{ base_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
-      for (const row of rows) {
-        for (const record of decodeStoredBatch(row.bytes)) {
-          if (record.offset < position) continue;
-          messages.push(toQueenMessage(record, where));
-          if (messages.length === batch) return messages;
-        }
-      }
-      if (rows.length < POP_BATCH_ROWS) return messages;
-      from = messages.length > 0 ? messages[messages.length - 1]!.offset + 1 : rows[rows.length - 1]!.base_offset + 1;
+      const rows = await tx.run<{ next_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
+      for (const row of rows) if (!collected.take({ nextOffset: row.next_offset, bytes: row.bytes })) return collected;
+      if (rows.length < POP_BATCH_ROWS) return collected;
+      from = rows[rows.length - 1]!.next_offset;
     }
   }
 

@@ -90,7 +90,7 @@ ORDER BY base_offset;
 
 -- name: native-batches
 -- Batches for a native reader from `position`, a bounded number at a time.
-SELECT base_offset, bytes FROM batches
+SELECT base_offset, next_offset, bytes FROM batches
 WHERE partition_id = $1 AND next_offset > $2
 ORDER BY base_offset
 LIMIT $3;
