@@ -32,6 +32,13 @@ export interface QueueConfig {
   timestampType: TimestampType;
   /** Lease length for native pops. */
   leaseMs: number;
+  /**
+   * Kafka topic configs set on the topic, by name, as the gateway normalized
+   * them. The core keeps them (so DescribeConfigs can tell a set value from a
+   * default) and acts on none: keys that take effect are mirrored into the
+   * settings above by the gateway.
+   */
+  topicConfigs: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -41,6 +48,7 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   maxMessageBytes: 1024 * 1024 + 12,
   timestampType: 'CreateTime',
   leaseMs: 30_000,
+  topicConfigs: Object.freeze({}),
 });
 
 export interface PartitionInfo {

@@ -33,7 +33,7 @@ interface ConfigsResource {
 
 interface BrokerConfig {
   name: string;
-  value: string;
+  value: string | null;
   type: number;
   source: number;
   documentation: string;
@@ -44,13 +44,21 @@ function brokerConfigs(ctx: HandlerContext): BrokerConfig[] {
   const fromSettings = (name: string, value: string, type: number, documentation: string): BrokerConfig => ({
     name, value, type, source: ConfigSource.STATIC_BROKER_CONFIG, documentation,
   });
+  const builtIn = (name: string, value: string, type: number, documentation: string): BrokerConfig => ({
+    name, value, type, source: ConfigSource.DEFAULT_CONFIG, documentation,
+  });
   return [
     fromSettings('auto.create.topics.enable', String(settings.autoCreateTopics), ConfigType.BOOLEAN, 'Whether Metadata and Produce create unknown topics (--auto-create-topics).'),
     fromSettings('broker.id', String(settings.advertised.nodeId), ConfigType.INT, 'This gateway\'s node id.'),
-    { name: 'default.replication.factor', value: '1', type: ConfigType.INT, source: ConfigSource.DEFAULT_CONFIG, documentation: 'Every partition has one replica here; Queen\'s storage keeps the data durable.' },
+    builtIn('default.replication.factor', '1', ConfigType.INT, 'The replication factor of topics created without one. Partitions list one replica, this gateway; Queen\'s storage keeps the data durable.'),
+    builtIn('delete.topic.enable', 'true', ConfigType.BOOLEAN, 'Topics can be deleted (DeleteTopics).'),
+    fromSettings('node.id', String(settings.advertised.nodeId), ConfigType.INT, 'This gateway\'s node id.'),
     fromSettings('num.partitions', String(settings.defaultPartitions), ConfigType.INT, 'The partition count of topics created without one (--default-partitions).'),
     ...topicDefaultsAsBrokerConfigs().map((c) => ({ ...c, source: ConfigSource.DEFAULT_CONFIG })),
-  ].sort((a, b) => a.name.localeCompare(b.name));
+  ]
+    // min.insync.replicas and a few others are both a topic key's synonym and a broker key: list each once.
+    .filter((c, i, all) => all.findIndex((o) => o.name === c.name) === i)
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function describeBroker(ctx: HandlerContext, options: Required<DescribeOptions>): DescribedConfig[] {
@@ -64,7 +72,7 @@ function describeBroker(ctx: HandlerContext, options: Required<DescribeOptions>)
       isDefault: c.source === ConfigSource.DEFAULT_CONFIG,
       configSource: c.source,
       isSensitive: false,
-      synonyms: options.includeSynonyms ? [{ name: c.name, value: c.value, source: c.source }] : [],
+      synonyms: options.includeSynonyms && c.value !== null ? [{ name: c.name, value: c.value, source: c.source }] : [],
       configType: c.type,
       documentation: options.includeDocumentation ? c.documentation : null,
     }));
