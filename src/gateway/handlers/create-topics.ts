@@ -99,7 +99,17 @@ function alreadyExists(name: string): Refusal {
   return new Refusal(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
 }
 
-function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig }) {
+/**
+ * The configs a v5+ answer lists: every key as DescribeConfigs would, except
+ * that a key given in the request shows the text as given (" delete ",
+ * "TRUE"), as Kafka's answer does; DescribeConfigs shows it normalized.
+ */
+function answeredConfigs(config: QueueConfig, given: CreatableTopic['configs']) {
+  const asGiven = new Map(given.filter((c) => c.value !== null).map((c) => [c.name, c.value]));
+  return describeTopicConfig(config).map((c) => (asGiven.has(c.name) ? { ...c, value: asGiven.get(c.name)! } : c));
+}
+
+function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig; given: CreatableTopic['configs'] }) {
   if (outcome instanceof Refusal) {
     return { name, topicId: ZERO_UUID, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
   }
@@ -110,7 +120,7 @@ function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; part
     errorMessage: null,
     numPartitions: outcome.partitions,
     replicationFactor: 1,
-    configs: describeTopicConfig(outcome.config),
+    configs: answeredConfigs(outcome.config, outcome.given),
   };
 }
 
@@ -129,11 +139,11 @@ export const createTopics: ApiHandler = {
         if (planned instanceof Refusal) return answer(t.name, planned);
         if (existing.get(t.name)) return answer(t.name, alreadyExists(t.name));
         const config = { ...DEFAULT_QUEUE_CONFIG, ...planned.config };
-        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config });
+        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config, given: t.configs });
         try {
           const queue = await ctx.core.createQueue({ name: t.name, partitions: planned.partitions, config: planned.config });
           ctx.log.info({ topic: t.name, partitions: planned.partitions }, 'topic created');
-          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config });
+          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config, given: t.configs });
         } catch (e) {
           // Another client may have created it since the lookup above.
           const { errorCode, errorMessage } = kafkaErrorOf(e);
