@@ -156,6 +156,15 @@ const maxMessageBytesSetting: Setting = {
 const DELETES_NOTHING: Partial<QueueConfig> = { retentionMs: -1, retentionBytes: -1 };
 const deletesByRetention = (policy: string) => parseList(policy).includes('delete');
 
+const timestampBeforeSetting: Setting = {
+  toSetting: (v) => ({ timestampBeforeMaxMs: clampToSafe(v) }),
+  fromSetting: (c) => String(c.timestampBeforeMaxMs),
+};
+const timestampAfterSetting: Setting = {
+  toSetting: (v) => ({ timestampAfterMaxMs: clampToSafe(v) }),
+  fromSetting: (c) => String(c.timestampAfterMaxMs),
+};
+
 const timestampTypeSetting: Setting = {
   toSetting: (v) => ({ timestampType: v as TimestampType }),
   fromSetting: (c) => c.timestampType,
@@ -246,10 +255,10 @@ export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
     'The most bytes a compressed batch may inflate to; no effect here: the gateway checks batches under its own fixed budget of 64 MiB.'),
   key('max.message.bytes', INT, String(DEFAULT_QUEUE_CONFIG.maxMessageBytes), atLeast(0n), ...synonyms(['message.max.bytes'], String(DEFAULT_QUEUE_CONFIG.maxMessageBytes)), maxMessageBytesSetting,
     'The largest record batch a producer may write to this topic, in bytes; a larger one is refused with MESSAGE_TOO_LARGE.'),
-  key('message.timestamp.after.max.ms', LONG, '3600000', atLeast(0n), ...synonyms(['log.message.timestamp.after.max.ms'], '3600000'), { none: 'Not checked yet: records are stored with any timestamp.' },
-    'How far in the future a record\'s CreateTime may be; not checked by this gateway yet.'),
-  key('message.timestamp.before.max.ms', LONG, MAX_LONG, atLeast(0n), ...synonyms(['log.message.timestamp.before.max.ms'], MAX_LONG), { none: 'Not checked yet: records are stored with any timestamp.' },
-    'How far in the past a record\'s CreateTime may be; not checked by this gateway yet.'),
+  key('message.timestamp.after.max.ms', LONG, '3600000', atLeast(0n), ...synonyms(['log.message.timestamp.after.max.ms'], '3600000'), timestampAfterSetting,
+    'How far after the time of append a CreateTime timestamp may be, in milliseconds; a batch beyond it is refused with INVALID_TIMESTAMP (checked on each batch\'s first and largest timestamps).'),
+  key('message.timestamp.before.max.ms', LONG, MAX_LONG, atLeast(0n), ...synonyms(['log.message.timestamp.before.max.ms'], MAX_LONG), timestampBeforeSetting,
+    'How far before the time of append a CreateTime timestamp may be, in milliseconds; a batch beyond it is refused with INVALID_TIMESTAMP (checked on each batch\'s first and largest timestamps).'),
   key('message.timestamp.type', STRING, 'CreateTime', oneOf('CreateTime', 'LogAppendTime'), ...synonyms(['log.message.timestamp.type'], 'CreateTime'), timestampTypeSetting,
     'Whether record timestamps are the producer\'s (CreateTime) or the time of append (LogAppendTime, stamped on every batch as it is stored).'),
   key('min.cleanable.dirty.ratio', DOUBLE, '0.5', ratio, ...synonyms(['log.cleaner.min.cleanable.ratio'], '0.5'), { none: NO_COMPACTION }, 'How much of a log must be uncompacted before the cleaner runs; no effect here. ' + NO_COMPACTION),

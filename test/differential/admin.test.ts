@@ -428,6 +428,32 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
     };
   },
 
+  async 'timestamp rules'(t) {
+    await createTopics(t, [
+      creatable('ts-defaults'),
+      creatable('ts-narrow', { configs: [{ name: 'message.timestamp.before.max.ms', value: '60000' }, { name: 'message.timestamp.after.max.ms', value: '60000' }] }),
+      creatable('ts-append-time', { configs: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }, { name: 'message.timestamp.after.max.ms', value: '0' }] }),
+    ]);
+    const producer = t.kafkajs.producer({ retry: { retries: 0 } });
+    await producer.connect();
+    const now = Date.now();
+    const send = (topic: string, timestamp: number) =>
+      producer.send({ topic, messages: [{ value: 'x', timestamp: String(timestamp) }] }).then(() => 'ok', (e: Error & { type?: string }) => e.type ?? e.name);
+    const hour = 3_600_000;
+    const outcome = {
+      defaultsTwoHoursAhead: await send('ts-defaults', now + 2 * hour),
+      defaultsAYearAgo: await send('ts-defaults', now - 365 * 24 * hour),
+      defaultsNow: await send('ts-defaults', now),
+      narrowTenMinutesAgo: await send('ts-narrow', now - 10 * 60_000),
+      narrowTenMinutesAhead: await send('ts-narrow', now + 10 * 60_000),
+      narrowNow: await send('ts-narrow', now),
+      appendTimeAhead: await send('ts-append-time', now + 2 * hour),
+    };
+    await producer.disconnect();
+    const offsets = async (topic: string) => (await t.admin.fetchTopicOffsets(topic)).map((o) => o.high).join(',');
+    return { ...outcome, stored: { defaults: await offsets('ts-defaults'), narrow: await offsets('ts-narrow'), appendTime: await offsets('ts-append-time') } };
+  },
+
   async 'compaction'(t) {
     const created = firstOf(await createTopics(t, [creatable('compacted', { configs: [{ name: 'cleanup.policy', value: 'compact' }] })]));
     await createTopics(t, [creatable('appended')]);
@@ -473,6 +499,8 @@ describe('admin APIs against Apache Kafka', () => {
     const observed = new Map<string, Observation>();
     for (const t of targets) observed.set(t.name, await SCENARIOS[scenario]!(t));
     const fromKafka = observed.get('kafka')!;
+    // ADMIN_DIFF_PRINT=1 shows what each side answered, to read a new scenario's results.
+    if (process.env.ADMIN_DIFF_PRINT) console.log(scenario, JSON.stringify(Object.fromEntries(observed), null, 1));
     for (const t of targets.filter((x) => x.name !== 'kafka')) {
       const { unexcused, stale } = compareWithKafka(scenario, fromKafka, observed.get(t.name)!);
       expect({ target: t.name, unexcused }).toEqual({ target: t.name, unexcused: [] });

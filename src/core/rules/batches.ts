@@ -2,7 +2,7 @@ import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { BatchAttr, BatchPos, CRC_START, setBaseOffset } from '../../../protocol/records/batch-header.js';
 import { InvalidBatchError, validateBatches, type BatchRule, type ValidBatch } from '../../../protocol/records/record-batch.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
-import type { AppendError } from '../core.js';
+import type { AppendError, QueueConfig } from '../core.js';
 import type { SequencedBatch } from './producer-window.js';
 
 /**
@@ -42,7 +42,32 @@ function ruleError(rule: BatchRule): AppendError {
  * validator for the gateway and the core: protocol/records) and reads what
  * decides offsets and producer state from their headers.
  */
-export function parseAppendRecords(records: Buffer, maxMessageBytes: number): ParsedAppend {
+/** The queue settings an append is checked against. */
+export type AppendRules = Pick<QueueConfig, 'maxMessageBytes' | 'timestampType' | 'timestampBeforeMaxMs' | 'timestampAfterMaxMs'>;
+
+/** Kafka's "no timestamp" (-1), which the timestamp rules let through. */
+const NO_TIMESTAMP = -1;
+
+/**
+ * Kafka's timestamp rules (message.timestamp.before.max.ms and
+ * .after.max.ms) for a CreateTime queue, held to the batch's first and
+ * largest timestamps as its header gives them: the records are not decoded
+ * here, so a record inside a batch with an earlier timestamp than the first
+ * is not seen (producers write records in time order).
+ */
+function timestampProblem(batch: { baseTimestamp: number; maxTimestamp: number }, rules: AppendRules, now: number): string | null {
+  if (rules.timestampType !== 'CreateTime') return null;
+  for (const ts of [batch.baseTimestamp, batch.maxTimestamp]) {
+    if (ts === NO_TIMESTAMP) continue;
+    if (now - ts > rules.timestampBeforeMaxMs || ts - now > rules.timestampAfterMaxMs) {
+      return `Timestamp ${ts} is out of range: the topic takes timestamps from ${now - rules.timestampBeforeMaxMs} to ${now + rules.timestampAfterMaxMs} (message.timestamp.before.max.ms, message.timestamp.after.max.ms). Fix the producer's clock or timestamps, or widen those topic configs.`;
+    }
+  }
+  return null;
+}
+
+export function parseAppendRecords(records: Buffer, rules: AppendRules, now: number): ParsedAppend {
+  const { maxMessageBytes } = rules;
   if (!Buffer.isBuffer(records) || records.length === 0) {
     return { ok: false, error: 'corrupt_message', message: 'The append carries no record batch.' };
   }
@@ -62,6 +87,9 @@ export function parseAppendRecords(records: Buffer, maxMessageBytes: number): Pa
     if (size > maxMessageBytes) {
       return { ok: false, error: 'message_too_large', message: `A record batch of ${size} bytes exceeds the queue's maxMessageBytes of ${maxMessageBytes}.` };
     }
+    const timestamps = { baseTimestamp: Number(header.baseTimestamp), maxTimestamp: Number(header.maxTimestamp) };
+    const outOfRange = timestampProblem(timestamps, rules, now);
+    if (outOfRange) return { ok: false, error: 'invalid_timestamp', message: outOfRange, batchIndex: batches.length };
     batches.push({
       start,
       end,

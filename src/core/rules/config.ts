@@ -36,6 +36,8 @@ const RULES: Record<keyof QueueConfig, Rule> = {
   maxMessageBytes: integerAtLeast(0, 'of 0 or more bytes'),
   timestampType: (value) =>
     TIMESTAMP_TYPES.includes(value as TimestampType) ? null : `must be one of ${TIMESTAMP_TYPES.join(', ')}`,
+  timestampBeforeMaxMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+  timestampAfterMaxMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   leaseMs: integerAtLeast(1, 'of 1 or more milliseconds'),
   topicConfigs: topicConfigsRule,
 };

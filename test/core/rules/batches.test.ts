@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch, validateBatches } from '../../../protocol/records/record-batch.js';
+import { DEFAULT_QUEUE_CONFIG } from '../../../src/core/core.js';
 import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
 
 const batch = (values: string[]) => buildBatch({ records: values.map((value) => ({ key: null, value, timestamp: 1_700_000_000_000 })) });
@@ -13,7 +14,7 @@ function own(...parts: Buffer[]): Buffer {
 }
 
 function parsed(records: Buffer) {
-  const result = parseAppendRecords(records, 1 << 20);
+  const result = parseAppendRecords(records, { ...DEFAULT_QUEUE_CONFIG, maxMessageBytes: 1 << 20 }, 1_700_000_000_000);
   if (!result.ok) throw new Error(result.message);
   return result.batches;
 }
@@ -56,5 +57,27 @@ describe('storing handed-over batches', () => {
     const { header } = decodeBatch(view);
     expect(Number(header.maxTimestamp)).toBe(1_800_000_000_000);
     expect(Number(header.baseOffset)).toBe(3);
+  });
+});
+
+describe('timestamp rules (message.timestamp.before.max.ms, message.timestamp.after.max.ms)', () => {
+  const now = 1_700_000_000_000;
+  const at = (timestamp: number) => buildBatch({ records: [{ key: null, value: 'x', timestamp }] });
+  const rules = { ...DEFAULT_QUEUE_CONFIG, timestampBeforeMaxMs: 60_000, timestampAfterMaxMs: 1_000 };
+
+  it('refuses a CreateTime batch outside the window with invalid_timestamp, naming the window', () => {
+    expect(parseAppendRecords(at(now - 60_000), rules, now).ok).toBe(true);
+    expect(parseAppendRecords(at(now + 1_000), rules, now).ok).toBe(true);
+    const early = parseAppendRecords(own(at(now), at(now - 60_001)), rules, now);
+    expect(early).toMatchObject({ ok: false, error: 'invalid_timestamp', batchIndex: 1 });
+    expect(early.ok ? '' : early.message).toContain(`from ${now - 60_000} to ${now + 1_000}`);
+    expect(parseAppendRecords(at(now + 1_001), rules, now)).toMatchObject({ ok: false, error: 'invalid_timestamp' });
+  });
+
+  it('lets anything through on a LogAppendTime queue, and Kafka 4 defaults refuse only more than an hour ahead', () => {
+    expect(parseAppendRecords(at(now + 10_000), { ...rules, timestampType: 'LogAppendTime' }, now).ok).toBe(true);
+    expect(parseAppendRecords(at(0), DEFAULT_QUEUE_CONFIG, now).ok).toBe(true);
+    expect(parseAppendRecords(at(now + 3_600_000), DEFAULT_QUEUE_CONFIG, now).ok).toBe(true);
+    expect(parseAppendRecords(at(now + 3_600_001), DEFAULT_QUEUE_CONFIG, now).ok).toBe(false);
   });
 });

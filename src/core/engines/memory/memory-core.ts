@@ -233,7 +233,7 @@ export class MemoryCore implements Core {
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${queueName}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${index}.` };
     }
     const log = partition.log;
-    const parsed = parseAppendRecords(records, queue.config.maxMessageBytes);
+    const parsed = parseAppendRecords(records, queue.config, now);
     if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, error: parsed.error, errorMessage: parsed.message, batchIndex: parsed.batchIndex };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);

@@ -315,7 +315,7 @@ export class PostgresCore implements Core {
       const parsed = calls.map((call) =>
         call.partitions.map((p): ParsedAppend | null => {
           const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-          return row ? parseAppendRecords(p.records, row.config.maxMessageBytes) : null;
+          return row ? parseAppendRecords(p.records, row.config, now) : null;
         }),
       );
       const windowKeys = new Map<string, [number, number]>();
