@@ -3,6 +3,7 @@
  * AlterConfigs through kafkajs 2.2.4, and raw for DescribeConfigs v3-v4
  * (types, documentation) and IncrementalAlterConfigs, which kafkajs lacks.
  */
+import { readFileSync } from 'node:fs';
 import { ConfigResourceTypes } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/api-keys.js';
@@ -42,6 +43,13 @@ describe('admin: configs', () => {
     h.request(ApiKey.IncrementalAlterConfigs, 1, { resources, validateOnly }).then((r) => r.responses as Message[]);
 
   const topicChange = (name: string, configs: { name: string; configOperation: number; value: string | null }[]) => ({ resourceType: TOPIC, resourceName: name, configs });
+
+  it('README\'s table of topic configs has a row for every config the gateway accepts, and no other', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Topic and broker configs'), readme.indexOf('## Differences from Apache Kafka'));
+    const rows = [...section.matchAll(/^\| `([a-z0-9.]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(TOPIC_CONFIG_KEYS.map((k) => k.name));
+  });
 
   describe('DescribeConfigs', () => {
     it('describes a topic\'s configs: values set on the topic and defaults, with their sources', async () => {
