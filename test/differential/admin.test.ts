@@ -139,6 +139,11 @@ async function describeConfigs(t: Target, resourceType: number, resourceName: st
   };
 }
 
+/** Kafka's broker applies a config change a moment after answering it: wait until DescribeConfigs shows it (at once on the gateway). */
+async function configShows(t: Target, topic: string, key: string, value: string): Promise<void> {
+  await waitFor(async () => (await describeConfigs(t, TOPIC, topic, [key])).configs[0]?.value === value, { what: `${topic} ${key}=${value} on ${t.name}`, timeoutMs: 20_000 });
+}
+
 const incremental = async (t: Target, resourceType: number, resourceName: string, configs: Message[], validateOnly = false) =>
   (await request(t, ApiKey.IncrementalAlterConfigs, 1, { resources: [{ resourceType, resourceName, configs }], validateOnly })).responses[0].errorCode as number;
 
@@ -267,6 +272,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
     ];
     const outcome: Message = {};
     for (const [label, configs] of steps) outcome[label] = await incremental(t, TOPIC, 'stepwise', configs);
+    if (outcome['append throttled'] === 0) await configShows(t, 'stepwise', 'leader.replication.throttled.replicas', '0:1');
     outcome.validateOnly = await incremental(t, TOPIC, 'stepwise', [{ name: 'retention.bytes', configOperation: SET, value: '77' }], true);
     outcome.unknownTopic = await incremental(t, TOPIC, 'no-such-topic', [{ name: 'retention.ms', configOperation: SET, value: '1' }]);
     outcome.badTopicName = await incremental(t, TOPIC, 'bad name!', [{ name: 'retention.ms', configOperation: SET, value: '1' }]);
@@ -277,6 +283,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
   async 'alter configs (replace)'(t) {
     await createTopics(t, [creatable('replaced', { configs: [{ name: 'retention.ms', value: '60000' }, { name: 'segment.ms', value: '1000' }] })]);
     await t.admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'replaced', configEntries: [{ name: 'retention.bytes', value: '100' }, { name: 'unclean.leader.election.enable', value: 'true' }] }] });
+    await configShows(t, 'replaced', 'retention.bytes', '100');
     const alter = async (configs: Message[]) =>
       (await request(t, ApiKey.AlterConfigs, 2, { resources: [{ resourceType: TOPIC, resourceName: 'replaced', configs }], validateOnly: false })).responses[0].errorCode;
     const { resources } = await t.admin.describeConfigs({ resources: [{ type: TOPIC, name: 'replaced', configNames: ['retention.ms', 'segment.ms', 'retention.bytes', 'unclean.leader.election.enable'] }], includeSynonyms: false });
@@ -304,13 +311,23 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
   },
 
   async 'partition counts and replication factors'(t) {
-    return codes(await createTopics(t, [
+    await createTopics(t, [creatable('existing')]);
+    // The answer is keyed by topic name, so its order means nothing.
+    const named = (results: Message[]) => results.map((r) => `${r.name}:${r.errorCode}`).sort();
+    const again = named(await createTopics(t, [creatable('existing'), creatable('named-twice'), creatable('named-twice'), creatable('bad name!')], true));
+    return { again, ...codes(await createTopics(t, [
       creatable('p-zero', { numPartitions: 0 }),
       creatable('p-minus-two', { numPartitions: -2 }),
       creatable('rf-zero', { replicationFactor: 0 }),
       creatable('rf-minus-two', { replicationFactor: -2 }),
       creatable('defaults-both', { numPartitions: -1, replicationFactor: -1 }),
-    ], true));
+    ], true)) };
+  },
+
+  async 'describe with an empty key list'(t) {
+    await createTopics(t, [creatable('keyless')]);
+    const { configs } = await describeConfigs(t, TOPIC, 'keyless', []);
+    return { described: configs.filter((c: Message) => c.name !== 'queen.dedup.window.seconds').length };
   },
 
   async 'manual assignments'(t) {
@@ -458,6 +475,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
     const created = firstOf(await createTopics(t, [creatable('compacted', { configs: [{ name: 'cleanup.policy', value: 'compact' }] })]));
     await createTopics(t, [creatable('appended')]);
     const append = await incremental(t, TOPIC, 'appended', [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }]);
+    if (append === 0) await configShows(t, 'appended', 'cleanup.policy', 'delete,compact');
     return {
       create: { errorCode: created.errorCode },
       describe: created.errorCode === 0 ? (await describeConfigs(t, TOPIC, 'compacted', ['cleanup.policy'])).configs : [],

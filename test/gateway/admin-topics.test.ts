@@ -86,7 +86,8 @@ describe('admin: topics', () => {
       expect(byName('doubled')[0].errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
       expect(byName('gap')[0].errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
       expect(byName('counted-too')[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
-      expect(byName('repeated').map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
+      // Answered once, as Kafka does: the answer is keyed by topic name.
+      expect(byName('repeated').map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_REQUEST]);
 
       const names = (await h.broker.core.listQueues()).map((q) => q.name);
       for (const name of ['zero-partitions', 'minus-two', 'zero-replicas', 'elsewhere', 'doubled', 'gap', 'counted-too', 'repeated']) expect(names).not.toContain(name);

@@ -3,7 +3,8 @@
 //
 // Choices:
 // - Names follow Kafka's rule; a bad one answers INVALID_TOPIC_EXCEPTION.
-//   A name given twice in one request answers INVALID_REQUEST for each entry.
+//   A name given twice in one request answers INVALID_REQUEST, once: the
+//   answer is keyed by topic name, as Kafka's is.
 // - NumPartitions -1 means the gateway's default (--default-partitions);
 //   otherwise 1 up to the core's limit, else INVALID_PARTITIONS.
 // - Any replication factor of 1 or more (or -1) is accepted: copies on
@@ -151,6 +152,7 @@ export const createTopics: ApiHandler = {
         }
       }),
     );
-    return { throttleTimeMs: 0, topics };
+    // One answer per name: a repeated name's first entry speaks for it.
+    return { throttleTimeMs: 0, topics: topics.filter((t, i) => asked.findIndex((a) => a.name === t.name) === i) };
   },
 };

@@ -13,7 +13,8 @@
 //   Another broker id answers INVALID_REQUEST, as in Kafka.
 // - Other resource types answer INVALID_REQUEST.
 // - ConfigurationKeys filters by name; names this gateway does not know are
-//   left out of the answer rather than failing it, as in Kafka.
+//   left out of the answer rather than failing it, as in Kafka. Null or an
+//   empty list asks for every config, as in Kafka.
 //
 // Versions: v0 answers IsDefault; v1+ ConfigSource and, when asked,
 // synonyms (the topic's own value, then the broker-wide default); v3+
@@ -112,7 +113,7 @@ export const describeConfigs: ApiHandler = {
     const results = await Promise.all(
       request.resources.map((resource: ConfigsResource) =>
         describeResource(ctx, resource, {
-          keys: resource.configurationKeys,
+          keys: resource.configurationKeys?.length ? resource.configurationKeys : null,
           includeSynonyms: request.includeSynonyms,
           includeDocumentation: request.includeDocumentation,
         }),
