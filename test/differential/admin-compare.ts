@@ -45,9 +45,19 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     reason: 'Kafka 4.4 formats its storage with a cluster-wide dynamic min.insync.replicas=1 (source DYNAMIC_DEFAULT_BROKER_CONFIG); the gateway has no dynamic broker configs, so the same value is the built-in default.',
   },
   {
+    scenario: 'incremental alter configs',
+    field: /^unknown operation$/,
+    reason: 'An operation code IncrementalAlterConfigs does not define: Kafka fails with UNKNOWN_SERVER_ERROR; the gateway answers INVALID_REQUEST naming the four operations.',
+  },
+  {
     scenario: 'broker configs',
     field: /^configs\.[^.]+(\.[^.]+)*\.readOnly$/,
     reason: 'Broker configs are fixed when the gateway starts (flags and environment), so every one is read-only; Kafka can change some dynamically.',
+  },
+  {
+    scenario: 'incremental alter configs',
+    field: /^unknown operation$/,
+    reason: 'An operation code IncrementalAlterConfigs does not define: Kafka fails with UNKNOWN_SERVER_ERROR; the gateway answers INVALID_REQUEST naming the four operations.',
   },
   {
     scenario: 'broker configs',

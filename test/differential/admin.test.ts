@@ -268,6 +268,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
       ['set null', [{ name: 'retention.bytes', configOperation: SET, value: null }]],
       ['set out of range', [{ name: 'segment.ms', configOperation: SET, value: '0' }]],
       ['key twice', [{ name: 'retention.bytes', configOperation: SET, value: '1' }, { name: 'retention.bytes', configOperation: SET, value: '2' }]],
+      ['unknown operation', [{ name: 'retention.bytes', configOperation: 9, value: '1' }]],
       ['compaction lags cross', [{ name: 'min.compaction.lag.ms', configOperation: SET, value: '50' }, { name: 'max.compaction.lag.ms', configOperation: SET, value: '10' }]],
     ];
     const outcome: Message = {};
@@ -352,6 +353,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
     const outcome = {
       dry: await grow([{ name: 'growing', count: 5, assignments: null }], true),
       grown: await grow([{ name: 'growing', count: 3, assignments: null }, { name: 'growing-assigned', count: 3, assignments: [{ brokerIds: [NODE_ID] }, { brokerIds: [NODE_ID] }] }]),
+      namedTwice: await grow([{ name: 'not-growing', count: 5, assignments: null }, { name: 'not-growing', count: 6, assignments: null }], true),
       refused: await grow([
         { name: 'not-growing', count: 2, assignments: null },
         { name: 'growing', count: 2, assignments: null },
@@ -363,12 +365,14 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
         { name: 'growing-assigned', count: 4, assignments: [{ brokerIds: [] }] },
       ]),
     };
+    const viaKafkajs = await t.admin.createPartitions({ topicPartitions: [{ topic: 'growing-assigned', count: 4, assignments: [[NODE_ID]] }] }).then(() => 'ok', (e: Error) => e.name);
     const rdkafka = createAdmin(t.bootstrap);
     const viaLibrdkafka = await adminCall<void>((cb) => rdkafka.createPartitions('growing', 4, 15_000, cb))
       .then(() => 0, (e: { code?: number }) => e.code ?? -1)
       .finally(() => rdkafka.disconnect());
     await waitFor(async () => (await partitionsListed(t, ['growing'])).growing.partitions.length === 4, { what: `four partitions of growing on ${t.name}`, timeoutMs: 20_000 });
-    return { ...outcome, librdkafka: viaLibrdkafka, metadata: await partitionsListed(t, ['growing', 'growing-assigned', 'not-growing']) };
+    await waitFor(async () => (await partitionsListed(t, ['growing-assigned']))['growing-assigned'].partitions.length === 4, { what: `four partitions of growing-assigned on ${t.name}`, timeoutMs: 20_000 });
+    return { ...outcome, kafkajs: viaKafkajs, librdkafka: viaLibrdkafka, metadata: await partitionsListed(t, ['growing', 'growing-assigned', 'not-growing']) };
   },
 
   async 'partition reassignments'(t) {
@@ -389,6 +393,11 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
       topics: [{ name: 'moved', partitions: [{ partitionIndex: 0, replicas: [NODE_ID, NODE_ID] }] }],
     });
     const partitionCodes = (rs: Message[]) => Object.fromEntries(rs.flatMap((r: Message) => r.partitions.map((p: Message) => [`${r.name}-${p.partitionIndex}`, p.errorCode])));
+    const kafkajsMove = await t.admin.alterPartitionReassignments({ topics: [{ topic: 'moved', partitionAssignment: [{ partition: 1, replicas: [NODE_ID] }] }] })
+      .then(() => 'ok', (e: Error) => e.name);
+    const kafkajsMoveElsewhere = await t.admin.alterPartitionReassignments({ topics: [{ topic: 'moved', partitionAssignment: [{ partition: 1, replicas: [NODE_ID + 1] }] }] })
+      .then(() => 'ok', (e: Error & { errors?: { type?: string }[] }) => `${e.name}: ${(e.errors ?? []).map((x) => x.type).join(',')}`);
+    const kafkajsList = (await t.admin.listPartitionReassignments({})).topics.length;
     const listAll = await request(t, ApiKey.ListPartitionReassignments, 0, { timeoutMs: 30_000, topics: null });
     const listSome = await request(t, ApiKey.ListPartitionReassignments, 0, { timeoutMs: 30_000, topics: [{ name: 'moved', partitionIndexes: [0, 1] }, { name: 'no-such-topic', partitionIndexes: [0] }] });
     return {
@@ -396,6 +405,7 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
       alter: partitionCodes(responses),
       refused: partitionCodes(refusals.responses),
       refusedTwice: partitionCodes(refusalsTwice.responses),
+      kafkajs: { move: kafkajsMove, moveElsewhere: kafkajsMoveElsewhere, listed: kafkajsList },
       listAll: { errorCode: listAll.errorCode, topics: listAll.topics.length },
       listSome: { errorCode: listSome.errorCode, topics: listSome.topics.length },
       metadata: await partitionsListed(t, ['moved']),
