@@ -453,39 +453,43 @@ function checkedSettingsFor(set: Record<string, string>): Partial<QueueConfig> {
   return settingsFor(set);
 }
 
-/**
- * Configs given at creation (CreateTopics): a key given twice takes its last
- * value, as in Kafka; a null value is refused with INVALID_CONFIG, as Kafka
- * does there. Throws TopicConfigError.
- */
-export function topicConfigFromEntries(entries: readonly { name: string; value: string | null }[]): Partial<QueueConfig> {
-  const set: Record<string, string> = {};
-  for (const { name, value } of entries) {
-    const key = keyNamed(name);
-    if (value === null) throw invalid(`Null value not supported for topic configs: ${name}`);
-    set[name] = normalizedValue(key, value);
-  }
-  return checkedSettingsFor(set);
-}
+/** A null value in CreateTopics: Kafka refuses it as a bad config. */
+const nullAtCreation = (name: string) => invalid(`Null value not supported for topic configs: ${name}. Give a value, or leave the config out for its default.`);
 
 /** A null value in AlterConfigs or an IncrementalAlterConfigs SET: Kafka refuses it as a bad request. */
-function nullValue(name: string): TopicConfigError {
-  return new TopicConfigError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${name}. Give a value, or delete the config to return it to its default.`);
+const nullInAlter = (name: string) =>
+  new TopicConfigError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${name}. Give a value, or delete the config to return it to its default.`);
+
+/** One key's value as given, checked: the normalized value, or a TopicConfigError. */
+function checkedValue(name: string, value: string | null, nullValue: (name: string) => TopicConfigError): string {
+  const key = keyNamed(name);
+  if (value === null) throw nullValue(name);
+  return normalizedValue(key, value);
+}
+
+/** The set a list of entries makes; a key given twice keeps its last value. */
+function setOf(entries: readonly { name: string; value: string | null }[], nullValue: (name: string) => TopicConfigError): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const { name, value } of entries) set[name] = checkedValue(name, value, nullValue);
+  return set;
+}
+
+/**
+ * Configs given at creation (CreateTopics): a key given twice takes its last
+ * value, as in Kafka. Throws TopicConfigError.
+ */
+export function topicConfigFromEntries(entries: readonly { name: string; value: string | null }[]): Partial<QueueConfig> {
+  return checkedSettingsFor(setOf(entries, nullAtCreation));
 }
 
 /**
  * AlterConfigs: the given configs replace the topic's whole set, so every
- * key not listed returns to its default, as in Kafka.
+ * key not listed returns to its default, as in Kafka; a key given twice is
+ * refused, as Kafka does here.
  */
 export function replacedTopicConfig(entries: readonly { name: string; value: string | null }[]): Partial<QueueConfig> {
   refuseDuplicates(entries.map((e) => e.name));
-  const set: Record<string, string> = {};
-  for (const { name, value } of entries) {
-    const key = keyNamed(name);
-    if (value === null) throw nullValue(name);
-    set[name] = normalizedValue(key, value);
-  }
-  return checkedSettingsFor(set);
+  return checkedSettingsFor(setOf(entries, nullInAlter));
 }
 
 export interface ConfigChange {
@@ -516,12 +520,9 @@ export function incrementalTopicConfig(current: QueueConfig, changes: readonly C
   const set: Record<string, string> = { ...current.topicConfigs };
   for (const change of changes) {
     switch (change.configOperation) {
-      case ConfigOperation.SET: {
-        const key = keyNamed(change.name);
-        if (change.value === null) throw nullValue(change.name);
-        set[change.name] = normalizedValue(key, change.value);
+      case ConfigOperation.SET:
+        set[change.name] = checkedValue(change.name, change.value, nullInAlter);
         break;
-      }
       case ConfigOperation.DELETE:
         delete set[change.name];
         break;

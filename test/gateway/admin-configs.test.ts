@@ -272,6 +272,10 @@ describe('admin: configs', () => {
 
       await incremental([topicChange('inert', [{ name: 'cleanup.policy', configOperation: DELETE, value: null }])]);
       expect((await h.broker.core.describeQueue({ name: 'inert' }))?.config).toMatchObject({ retentionMs: 60000, retentionBytes: -1 });
+
+      // Changed natively (Queen's HTTP API alters the same setting): Kafka sees the new value, as set on the topic.
+      await h.broker.core.alterQueue({ name: 'inert', config: { retentionBytes: 5000 } });
+      expect((await describedValues('inert'))['retention.bytes']).toBe('5000');
     });
 
     it('takes effect for producers: a lowered max.message.bytes refuses a larger batch with MESSAGE_TOO_LARGE', async () => {
