@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# Brings Apache Kafka's broker and tools from Maven Central into
-# .cache/apache-kafka/<version>/libs (the jars listed by
-# test/apache-kafka/pom.xml and everything they depend on), for the tests that
-# compare the gateway with the real thing and for `npm run apache-kafka`.
+# Apache Kafka's Java side of the tests, from Maven Central, into .cache/:
 #
-# Idempotent and quick when the cache is complete: the jars are copied into a
-# scratch folder and renamed into place only once all of them are there, with
-# a stamp of the pom they came from, so an interrupted run or a changed pom
-# fetches again and anything else returns at once. Several callers at once
-# (parallel test files) wait for each other on a lock.
+#   broker       the broker and tools (test/apache-kafka/pom.xml and everything
+#                they depend on) in .cache/apache-kafka/<version>/libs, for
+#                startApacheKafka() and `npm run apache-kafka`;
+#   java-client  the Java client driver of the end-to-end suite
+#                (test/java-client), compiled against kafka-clients of the same
+#                version, in .cache/java-client.
 #
-# Prints `kafka_libs=<absolute folder>` on stdout when done; what it is doing
-# goes to stderr. Needs java (17 or later) and mvn; as root, installs Debian's
-# packages for them when they are missing.
+# `bash scripts/apache-kafka-fetch.sh [broker|java-client]...` (default: both)
+# prints `kafka_libs=<folder>` and `java_client=<classpath>` on stdout; what it
+# does goes to stderr.
+#
+# Idempotent and quick when the cache is complete: each part is built into a
+# scratch folder and renamed into place only when whole, with a stamp of the
+# files it came from, so an interrupted run or a changed pom or source builds
+# again and anything else returns at once. Several callers at once (parallel
+# test files) wait for each other on a lock. Needs java (17 or later) and
+# mvn; as root, installs Debian's packages for them when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 say() { printf '== %s\n' "$*" >&2; }
 die() { printf 'apache-kafka-fetch: %s\n' "$*" >&2; exit 1; }
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(broker java-client)
+for target in "${targets[@]}"; do
+  case "$target" in broker | java-client) ;; *) die "unknown part \"$target\": name broker, java-client or nothing for both." ;; esac
+done
 
 if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -30,28 +41,47 @@ if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
   fi
 fi
 
-POM=test/apache-kafka/pom.xml
-VERSION=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$POM" | head -n 1)
-[ -n "$VERSION" ] || die "$POM names no <kafka.version>."
-CACHE=$ROOT/.cache/apache-kafka/$VERSION
-LIBS=$CACHE/libs
-STAMP=$(sha256sum "$POM" | cut -d' ' -f1)
+BROKER_POM=test/apache-kafka/pom.xml
+VERSION=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$BROKER_POM" | head -n 1)
+[ -n "$VERSION" ] || die "$BROKER_POM names no <kafka.version>."
 
-mkdir -p "$CACHE"
-exec 9>"$CACHE/.lock"
+mkdir -p .cache
+exec 9>.cache/.apache-kafka.lock
 flock 9
 
-if [ ! -f "$CACHE/pom.sha256" ] || [ "$(cat "$CACHE/pom.sha256")" != "$STAMP" ] || [ ! -d "$LIBS" ]; then
-  say "fetching Apache Kafka $VERSION from Maven Central into ${LIBS#"$ROOT"/} (about 55 MB, once)"
-  started=$(date +%s)
-  rm -rf "$LIBS" "$LIBS.partial" "$CACHE/pom.sha256"
-  mvn -q -B -f "$POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS.partial" >"$CACHE/fetch.log" 2>&1 \
-    || { tail -n 30 "$CACHE/fetch.log" >&2; die "Maven could not fetch Apache Kafka $VERSION (log above, whole log in ${CACHE#"$ROOT"/}/fetch.log)."; }
-  ls "$LIBS.partial"/kafka_2.13-"$VERSION".jar >/dev/null 2>&1 || die "Maven finished without kafka_2.13-$VERSION.jar in ${LIBS#"$ROOT"/}.partial."
-  mv "$LIBS.partial" "$LIBS"
-  echo "$STAMP" >"$CACHE/pom.sha256"
-  rm -f "$CACHE/fetch.log"
-  say "Apache Kafka $VERSION fetched in $(( $(date +%s) - started )) s"
-fi
+# build NAME FOLDER STAMP COMMAND...: runs COMMAND (which writes into FOLDER.partial)
+# unless FOLDER holds a build of STAMP already; logs to FOLDER.log, shown on failure.
+build() {
+  local name=$1 folder=$2 stamp=$3
+  shift 3
+  [ -d "$folder" ] && [ "$(cat "$folder/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  say "$name"
+  local started=$SECONDS
+  rm -rf "$folder" "$folder.partial"
+  mkdir -p "$(dirname "$folder")"
+  "$@" >"$folder.log" 2>&1 || { tail -n 30 "$folder.log" >&2; die "$name failed (log above, whole log in ${folder#"$ROOT"/}.log)."; }
+  echo "$stamp" >"$folder.partial/.stamp"
+  mv "$folder.partial" "$folder"
+  rm -f "$folder.log"
+  say "$name: done in $((SECONDS - started)) s"
+}
 
-echo "kafka_libs=$LIBS"
+for target in "${targets[@]}"; do
+  case "$target" in
+    broker)
+      LIBS=$ROOT/.cache/apache-kafka/$VERSION/libs
+      build "fetching Apache Kafka $VERSION from Maven Central into ${LIBS#"$ROOT"/} (about 55 MB)" "$LIBS" "$(sha256sum "$BROKER_POM" | cut -d' ' -f1)" \
+        mvn -q -B -f "$BROKER_POM" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS.partial"
+      [ -f "$LIBS/kafka_2.13-$VERSION.jar" ] || die "${LIBS#"$ROOT"/} lacks kafka_2.13-$VERSION.jar: remove that folder and run this again."
+      echo "kafka_libs=$LIBS"
+      ;;
+    java-client)
+      DRIVER=$ROOT/.cache/java-client
+      stamp=$( (echo "$VERSION"; find test/java-client -type f -not -path '*/target/*' | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)
+      build "building the Java client driver against kafka-clients $VERSION into ${DRIVER#"$ROOT"/}" "$DRIVER" "$stamp" \
+        mvn -q -B -f test/java-client/pom.xml -Dkafka.version="$VERSION" -Dbuild.folder="$DRIVER.partial/target" \
+          compile dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$DRIVER.partial/libs"
+      echo "java_client=$DRIVER/target/classes:$DRIVER/libs/*"
+      ;;
+  esac
+done

@@ -81,6 +81,8 @@ describe('admin: cluster', () => {
         replicaNodes: [NODE_ID],
         isrNodes: [NODE_ID],
         offlineReplicas: [],
+        eligibleLeaderReplicas: [],
+        lastKnownElr: [],
       });
       expect(answer.nextCursor).toBeNull();
     });

@@ -93,29 +93,31 @@ let install: Promise<ApacheKafkaInstall> | null = null;
 
 /** Makes sure Apache Kafka's jars are in the cache (fetching them if not) and says where. */
 export function apacheKafkaInstall(): Promise<ApacheKafkaInstall> {
-  install ??= runFetchScript().catch((e: unknown) => {
-    install = null;
-    throw e;
-  });
+  install ??= runFetchScript('broker', 'kafka_libs')
+    .then((libs) => ({ version: libs.split('/').at(-2) ?? 'unknown', libs }))
+    .catch((e: unknown) => {
+      install = null;
+      throw e;
+    });
   return install;
 }
 
-function runFetchScript(): Promise<ApacheKafkaInstall> {
+/**
+ * Runs scripts/apache-kafka-fetch.sh for one part (`broker` or `java-client`)
+ * and answers the value it prints for `key`: a folder or a classpath.
+ */
+export function runFetchScript(part: 'broker' | 'java-client', key: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [FETCH_SCRIPT], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [FETCH_SCRIPT, part], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
     child.once('exit', (code) => {
-      const libs = stdout.match(/^kafka_libs=(.+)$/m)?.[1];
-      if (code !== 0 || !libs) {
-        reject(new Error(`scripts/apache-kafka-fetch.sh failed (exit ${code}), so Apache Kafka cannot start:\n${stderr.trim()}`));
-        return;
-      }
-      const version = libs.split('/').at(-2) ?? 'unknown';
-      resolve({ version, libs });
+      const value = stdout.match(new RegExp(`^${key}=(.+)$`, 'm'))?.[1];
+      if (code !== 0 || !value) reject(new Error(`scripts/apache-kafka-fetch.sh ${part} failed (exit ${code}):\n${stderr.trim()}`));
+      else resolve(value);
     });
   });
 }

@@ -3,7 +3,9 @@
 //
 // One broker: this gateway leads every partition with leader epoch 0 and is
 // its only replica and ISR member, as in Metadata; no eligible leader
-// replicas are kept (null).
+// replicas are kept, answered as empty lists as Kafka's broker does (the
+// fields are nullable, but the Java admin client 4.x fails with a
+// NullPointerException in describeTopics on a null).
 //
 // Choices, following Kafka's broker:
 // - An empty topic list means every topic. Topics are answered in name order,
@@ -36,7 +38,7 @@ interface Cursor {
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function describedPartition(nodeId: number, partition: PartitionInfo) {
-  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: null, lastKnownElr: null };
+  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: [], lastKnownElr: [] };
 }
 
 function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
