@@ -1,5 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DEFAULT_QUEUE_CONFIG, type QueueConfig, type TimestampType } from '../core/core.js';
+import { KAFKA_QUEUE_CONFIG } from './topics.js';
 
 /**
  * Kafka's topic configs on a queue. CreateTopics, DescribeConfigs,
@@ -393,16 +394,23 @@ function describeKey(key: TopicConfigKey, config: QueueConfig, options: Describe
   };
 }
 
+/**
+ * The dedup window as a read-only config. Off (0) is what topics created
+ * through Kafka have, so it reads as a default there: tools that list the
+ * configs set on a topic (kafka-configs.sh, Terraform's drift check) must not
+ * find a key they never set. A window set natively reads as set.
+ */
 function describeDedupWindow(config: QueueConfig, options: DescribeOptions): DescribedConfig {
   const value = String(config.dedupWindowSeconds);
+  const source = config.dedupWindowSeconds === KAFKA_QUEUE_CONFIG.dedupWindowSeconds ? ConfigSource.DEFAULT_CONFIG : ConfigSource.DYNAMIC_TOPIC_CONFIG;
   return {
     name: DEDUP_WINDOW_KEY,
     value,
     readOnly: true,
-    isDefault: false,
-    configSource: ConfigSource.DYNAMIC_TOPIC_CONFIG,
+    isDefault: source === ConfigSource.DEFAULT_CONFIG,
+    configSource: source,
     isSensitive: false,
-    synonyms: options.includeSynonyms ? [{ name: DEDUP_WINDOW_KEY, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }] : [],
+    synonyms: options.includeSynonyms ? [{ name: DEDUP_WINDOW_KEY, value, source }] : [],
     configType: ConfigType.LONG,
     documentation: options.includeDocumentation
       ? 'Queen\'s native deduplication window for pushes over HTTP, in seconds (0 = off, as on topics created through Kafka). Not a Kafka config; read-only here, set it with Queen\'s HTTP API.'

@@ -50,6 +50,16 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     reason: 'An operation code IncrementalAlterConfigs does not define: Kafka fails with UNKNOWN_SERVER_ERROR; the gateway answers INVALID_REQUEST naming the four operations.',
   },
   {
+    scenario: "Kafka's own tools",
+    field: /^threeReplicas\./,
+    reason: 'kafka-topics.sh --create --replication-factor 3: a one-broker Kafka fails; the gateway creates the topic (see "replication factor 3").',
+  },
+  {
+    scenario: "Kafka's own tools",
+    field: /^described\.Configs$/,
+    reason: 'kafka-topics.sh --describe lists min.insync.replicas=1 on Kafka 4.4, set cluster-wide when its storage is formatted; the gateway has no dynamic broker configs, so nothing is set.',
+  },
+  {
     scenario: 'broker configs',
     field: /^configs\.[^.]+(\.[^.]+)*\.readOnly$/,
     reason: 'Broker configs are fixed when the gateway starts (flags and environment), so every one is read-only; Kafka can change some dynamically.',

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/api-keys.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { startBroker, type Broker } from '../../src/index.js';
-import { startApacheKafka, type ApacheKafka } from '../support/apache-kafka.js';
+import { execFile } from 'node:child_process';
+import { apacheKafkaInstall, startApacheKafka, type ApacheKafka } from '../support/apache-kafka.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { adminCall, createAdmin } from '../support/rdkafka.js';
@@ -150,6 +151,28 @@ const incremental = async (t: Target, resourceType: number, resourceName: string
 const firstOf = (results: Message[]): Message => results[0]!;
 
 const codes = (results: Message[]) => Object.fromEntries(results.map((r) => [r.name, r.errorCode]));
+
+/**
+ * One of Apache Kafka's own command-line tools (kafka-topics.sh is
+ * TopicCommand, kafka-configs.sh is ConfigCommand) run against a target: its
+ * exit code and output lines.
+ */
+async function kafkaTool(t: Target, tool: 'TopicCommand' | 'ConfigCommand', args: string[]): Promise<{ exit: number; lines: string[] }> {
+  const { libs } = await apacheKafkaInstall();
+  const argv = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${libs}/*`, `org.apache.kafka.tools.${tool}`, '--bootstrap-server', t.bootstrap, ...args];
+  // Asynchronous on purpose: the gateway under test runs in this process and must keep answering.
+  const outcome = await new Promise<{ exit: number; stdout: string }>((resolve) => {
+    execFile('java', argv, { encoding: 'utf8', timeout: 90_000 }, (error, stdout) => resolve({ exit: error ? Number(error.code ?? -1) : 0, stdout }));
+  });
+  return { exit: outcome.exit, lines: outcome.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '') };
+}
+
+/** kafka-topics.sh --describe as fields: the topic line's "Key: value" pairs (the id left out) and the partition lines. */
+function topicDescription(lines: string[]): Message {
+  const [head, ...partitions] = lines;
+  const fields = Object.fromEntries((head ?? '').split('\t').map((f) => f.split(': ')).filter(([k]) => k !== 'TopicId'));
+  return { ...fields, partitions };
+}
 
 // ─── Scenarios ────────────────────────────────────────────────────────────────
 
@@ -481,6 +504,31 @@ const SCENARIOS: Record<string, (t: Target) => Promise<Observation>> = {
     return { ...outcome, stored: { defaults: await offsets('ts-defaults'), narrow: await offsets('ts-narrow'), appendTime: await offsets('ts-append-time') } };
   },
 
+  async "Kafka's own tools"(t) {
+    const created = await kafkaTool(t, 'TopicCommand', ['--create', '--topic', 'tools', '--partitions', '2', '--replication-factor', '1', '--config', 'segment.ms=1000', '--config', 'retention.bytes=4096']);
+    await visible(t, 'tools');
+    const described = topicDescription((await kafkaTool(t, 'TopicCommand', ['--describe', '--topic', 'tools'])).lines);
+    const altered = await kafkaTool(t, 'ConfigCommand', ['--alter', '--entity-type', 'topics', '--entity-name', 'tools', '--add-config', 'retention.ms=1000,cleanup.policy=[delete]', '--delete-config', 'segment.ms']);
+    await configShows(t, 'tools', 'retention.ms', '1000');
+    const configs = await kafkaTool(t, 'ConfigCommand', ['--describe', '--entity-type', 'topics', '--entity-name', 'tools']);
+    const broker = await kafkaTool(t, 'ConfigCommand', ['--describe', '--entity-type', 'brokers', '--entity-name', String(NODE_ID)]);
+    const grown = await kafkaTool(t, 'TopicCommand', ['--alter', '--topic', 'tools', '--partitions', '3']);
+    await waitFor(async () => (await partitionsListed(t, ['tools'])).tools.partitions.length === 3, { what: `three partitions of tools on ${t.name}`, timeoutMs: 20_000 });
+    const deleted = await kafkaTool(t, 'TopicCommand', ['--delete', '--topic', 'tools']);
+    const threeReplicas = await kafkaTool(t, 'TopicCommand', ['--create', '--topic', 'tools-rf3', '--partitions', '1', '--replication-factor', '3']);
+    return {
+      threeReplicas,
+      created,
+      described,
+      altered,
+      // One line per config set on the topic, keyed by its name.
+      configs: { exit: configs.exit, lines: Object.fromEntries(configs.lines.map((l) => [l.split('=')[0], l])) },
+      broker,
+      grown,
+      deleted,
+    };
+  },
+
   async 'compaction'(t) {
     const created = firstOf(await createTopics(t, [creatable('compacted', { configs: [{ name: 'cleanup.policy', value: 'compact' }] })]));
     await createTopics(t, [creatable('appended')]);
@@ -535,5 +583,5 @@ describe('admin APIs against Apache Kafka', () => {
       expect({ target: t.name, stale }).toEqual({ target: t.name, stale: [] });
     }
     if (postgres.skipReason) console.log(`PostgreSQL gateway not compared: ${postgres.skipReason}`);
-  }, 120_000);
+  }, 240_000);
 });
