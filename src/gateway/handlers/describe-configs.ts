@@ -2,15 +2,17 @@
 // ../topic-configs.ts) and this gateway's broker configs.
 //
 // Choices:
-// - TOPIC: cleanup.policy (always delete), max.message.bytes,
-//   message.timestamp.type, retention.bytes, retention.ms, and the read-only
-//   queen.dedup.window.seconds. A value other than the default is reported as
-//   set on the topic (DYNAMIC_TOPIC_CONFIG), else as the default.
-// - BROKER (name "" or this gateway's node id): a small fixed set, all
-//   read-only: broker.id, num.partitions and auto.create.topics.enable (from
-//   the gateway's settings), default.replication.factor=1, and the broker-wide
-//   names of the topic defaults (log.retention.ms, message.max.bytes, ...).
-//   Another broker id answers INVALID_REQUEST, as in Kafka.
+// - TOPIC: every Kafka topic config (../topic-configs.ts), a value set on
+//   the topic as DYNAMIC_TOPIC_CONFIG, else Kafka's default as
+//   DEFAULT_CONFIG, with Kafka's synonyms; and the read-only
+//   queen.dedup.window.seconds.
+// - BROKER (name "" or this gateway's node id): a fixed set, all read-only:
+//   broker.id, node.id, num.partitions and auto.create.topics.enable (from
+//   the gateway's settings), default.replication.factor=1,
+//   delete.topic.enable=true, and the broker-wide keys behind every topic
+//   config with Kafka's built-in values (log.retention.hours=168,
+//   log.retention.ms null, ...). Another broker id answers INVALID_REQUEST,
+//   as in Kafka.
 // - Other resource types answer INVALID_REQUEST.
 // - ConfigurationKeys filters by name; names this gateway does not know are
 //   left out of the answer rather than failing it, as in Kafka. Null or an
