@@ -33,6 +33,8 @@ import { SaslAuthenticate } from './sasl-authenticate.js';
 import { CreatePartitions } from './create-partitions.js';
 import { DeleteGroups } from './delete-groups.js';
 import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
+import { AlterPartitionReassignments } from './alter-partition-reassignments.js';
+import { ListPartitionReassignments } from './list-partition-reassignments.js';
 import { OffsetDelete } from './offset-delete.js';
 import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
@@ -78,6 +80,8 @@ export {
   CreatePartitions,
   DeleteGroups,
   IncrementalAlterConfigs,
+  AlterPartitionReassignments,
+  ListPartitionReassignments,
   OffsetDelete,
   DescribeUserScramCredentials,
   AlterUserScramCredentials,
@@ -124,6 +128,8 @@ export const apis: readonly ApiDef[] = [
   CreatePartitions,
   DeleteGroups,
   IncrementalAlterConfigs,
+  AlterPartitionReassignments,
+  ListPartitionReassignments,
   OffsetDelete,
   DescribeUserScramCredentials,
   AlterUserScramCredentials,

@@ -30,8 +30,22 @@ export interface QueueConfig {
   /** Largest record batch accepted, in bytes. */
   maxMessageBytes: number;
   timestampType: TimestampType;
+  /**
+   * Kafka's timestamp rules for CreateTime queues: a batch whose timestamps lie
+   * more than this far before (after) the time of append is refused with
+   * invalid_timestamp. Kafka 4's defaults: no limit before, one hour after.
+   */
+  timestampBeforeMaxMs: number;
+  timestampAfterMaxMs: number;
   /** Lease length for native pops. */
   leaseMs: number;
+  /**
+   * Kafka topic configs set on the topic, by name, as the gateway normalized
+   * them. The core keeps them (so DescribeConfigs can tell a set value from a
+   * default) and acts on none: keys that take effect are mirrored into the
+   * settings above by the gateway.
+   */
+  topicConfigs: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -40,7 +54,10 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   retentionBytes: -1,
   maxMessageBytes: 1024 * 1024 + 12,
   timestampType: 'CreateTime',
+  timestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+  timestampAfterMaxMs: 3_600_000,
   leaseMs: 30_000,
+  topicConfigs: Object.freeze({}),
 });
 
 export interface PartitionInfo {
@@ -123,7 +140,8 @@ export type AppendError =
   | 'message_too_large'       // Kafka 10
   | 'corrupt_message'         // Kafka 2: the batch framing does not hold together
   | 'unsupported_compression' // Kafka 76: a codec that does not exist
-  | 'invalid_record';         // Kafka 87
+  | 'invalid_record'          // Kafka 87
+  | 'invalid_timestamp';      // Kafka 32: a CreateTime outside the queue's timestamp rules
 
 export interface AppendPartitionResult extends PartitionRef {
   error: AppendError | null;

@@ -60,6 +60,7 @@ const APPEND_ERRORS: Readonly<Record<AppendError, number>> = {
   corrupt_message: ErrorCode.CORRUPT_MESSAGE,
   unsupported_compression: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
   invalid_record: ErrorCode.INVALID_RECORD,
+  invalid_timestamp: ErrorCode.INVALID_TIMESTAMP,
 };
 
 const READ_ERRORS: Readonly<Record<ReadError, number>> = {

@@ -47,6 +47,30 @@ if (found.database === null) {
       }
     });
 
+    it('gives queues made before migration 002 no topic configs and Kafka 4\'s timestamp rules', async () => {
+      const schema = database.freshSchema();
+      const [core] = await openCores(1, schema);
+      const q = uniqueName('q');
+      await core!.createQueue({ name: q, partitions: 1, config: { retentionMs: 1234 } });
+      await Promise.all(opened.splice(0).map((c) => c.close()));
+      // Make the row as migration 001 left it, and forget that 002 ran.
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        await client.query(`UPDATE "${schema}".queues SET config = config - 'topicConfigs' - 'timestampBeforeMaxMs' - 'timestampAfterMaxMs'`);
+        await client.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 2`);
+      } finally {
+        await client.end();
+      }
+      const [reopened] = await openCores(1, schema);
+      expect((await reopened!.describeQueue({ name: q }))?.config).toMatchObject({
+        retentionMs: 1234,
+        topicConfigs: {},
+        timestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+        timestampAfterMaxMs: 3_600_000,
+      });
+    });
+
     it('wakes a long-poll read in one core when another core appends', async () => {
       const [writer, reader] = await openCores(2);
       const q = uniqueName('q');

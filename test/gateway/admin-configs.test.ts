@@ -3,11 +3,13 @@
  * AlterConfigs through kafkajs 2.2.4, and raw for DescribeConfigs v3-v4
  * (types, documentation) and IncrementalAlterConfigs, which kafkajs lacks.
  */
+import { readFileSync } from 'node:fs';
 import { ConfigResourceTypes } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/api-keys.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { TOPIC_CONFIG_KEYS } from '../../src/gateway/topic-configs.js';
 import { configNamed, DEFAULT_PARTITIONS, failureTypes, NODE_ID, startAdminHarness, type AdminHarness } from './admin-support.js';
 
 const TOPIC = ConfigResourceTypes.TOPIC;
@@ -42,6 +44,13 @@ describe('admin: configs', () => {
 
   const topicChange = (name: string, configs: { name: string; configOperation: number; value: string | null }[]) => ({ resourceType: TOPIC, resourceName: name, configs });
 
+  it('README\'s table of topic configs has a row for every config the gateway accepts, and no other', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Topic and broker configs'), readme.indexOf('## Differences from Apache Kafka'));
+    const rows = [...section.matchAll(/^\| `([a-z0-9.]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(TOPIC_CONFIG_KEYS.map((k) => k.name));
+  });
+
   describe('DescribeConfigs', () => {
     it('describes a topic\'s configs: values set on the topic and defaults, with their sources', async () => {
       await createTopic('described', [{ name: 'retention.ms', value: '60000' }]);
@@ -49,9 +58,10 @@ describe('admin: configs', () => {
       const entries = resources[0]!.configEntries;
       const entry = (name: string) => entries.find((e) => e.configName === name);
 
-      expect(entries.map((e) => e.configName).sort()).toEqual(
-        ['cleanup.policy', 'max.message.bytes', 'message.timestamp.type', 'queen.dedup.window.seconds', 'retention.bytes', 'retention.ms'],
-      );
+      // Every Kafka topic config (the differential tests hold the list to Apache Kafka's), and Queen's dedup window.
+      expect(entries).toHaveLength(TOPIC_CONFIG_KEYS.length + 1);
+      expect(entries.map((e) => e.configName)).toEqual(expect.arrayContaining(['segment.ms', 'min.insync.replicas', 'unclean.leader.election.enable', 'queen.dedup.window.seconds']));
+      expect(entry('segment.ms')).toMatchObject({ configValue: DEFAULT_RETENTION_MS, configSource: 5, readOnly: false });
       expect(entry('retention.ms')).toMatchObject({ configValue: '60000', configSource: 1, isDefault: false, readOnly: false });
       expect(entry('max.message.bytes')).toMatchObject({ configValue: DEFAULT_MAX_MESSAGE_BYTES, configSource: 5, isDefault: true });
       expect(entry('retention.bytes')?.configValue).toBe('-1');
@@ -73,7 +83,8 @@ describe('admin: configs', () => {
         ['retention.bytes', '4096', 1],
         ['log.retention.bytes', '-1', 5],
       ]);
-      expect(synonyms('retention.ms')).toEqual([['log.retention.ms', DEFAULT_RETENTION_MS, 5]]);
+      // As in Kafka: retention.ms has three broker keys behind it (ms, minutes, hours), and none is listed.
+      expect(synonyms('retention.ms')).toEqual([]);
     });
 
     it('describes this broker\'s configs, read-only, by its id or the cluster default', async () => {
@@ -84,7 +95,9 @@ describe('admin: configs', () => {
       expect(value('auto.create.topics.enable')).toBe('false');
       expect(value('default.replication.factor')).toBe('1');
       expect(value('broker.id')).toBe(String(NODE_ID));
-      expect(value('log.retention.ms')).toBe(DEFAULT_RETENTION_MS);
+      // As in Kafka: the unset millisecond key is null, the hours key carries the built-in value.
+      expect(value('log.retention.ms')).toBeNull();
+      expect(value('log.retention.hours')).toBe('168');
       expect(value('message.max.bytes')).toBe(DEFAULT_MAX_MESSAGE_BYTES);
       expect(entries.every((e) => e.readOnly)).toBe(true);
 
@@ -115,7 +128,9 @@ describe('admin: configs', () => {
       expect(configNamed(configs, 'max.message.bytes').configType).toBe(3);
       expect(configNamed(configs, 'message.timestamp.type').configType).toBe(2);
       expect(configNamed(configs, 'cleanup.policy').configType).toBe(7);
-      expect(configNamed(configs, 'cleanup.policy').documentation).toMatch(/compaction is not/);
+      expect(configNamed(configs, 'cleanup.policy').documentation).toMatch(/compact.*not supported/);
+      expect(configNamed(configs, 'min.cleanable.dirty.ratio').configType).toBe(6);
+      expect(configNamed(configs, 'min.insync.replicas').documentation).toMatch(/no effect here/);
 
       const v0 = await h.request(ApiKey.DescribeConfigs, 0, { resources: [{ resourceType: TOPIC, resourceName: 'typed', configurationKeys: ['retention.ms'] }] });
       expect(v0.results[0].configs).toEqual([expect.objectContaining({ name: 'retention.ms', value: DEFAULT_RETENTION_MS, isDefault: true })]);
@@ -150,7 +165,8 @@ describe('admin: configs', () => {
       const alter = (configEntries: { name: string; value: string }[]) =>
         h.admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'guarded', configEntries }] });
       expect(await failureTypes(alter([{ name: 'cleanup.policy', value: 'compact' }]))).toContain('INVALID_CONFIG');
-      expect(await failureTypes(alter([{ name: 'min.insync.replicas', value: '2' }]))).toContain('INVALID_CONFIG');
+      expect(await failureTypes(alter([{ name: 'min.insync.replicas', value: '0' }]))).toContain('INVALID_CONFIG');
+      expect(await failureTypes(alter([{ name: 'no.such.key', value: '2' }]))).toContain('INVALID_CONFIG');
       expect(await failureTypes(alter([{ name: 'message.timestamp.type', value: 'Sometime' }]))).toContain('INVALID_CONFIG');
 
       const { responses } = await h.request(ApiKey.AlterConfigs, 1, {
@@ -219,7 +235,7 @@ describe('admin: configs', () => {
       const responses = await incremental([
         topicChange('strict', [
           { name: 'retention.ms', configOperation: SET, value: '1000' },
-          { name: 'segment.ms', configOperation: SET, value: '1000' },
+          { name: 'segment.ms', configOperation: SET, value: '0' },
         ]),
         topicChange('absent', [{ name: 'retention.ms', configOperation: SET, value: '1' }]),
       ]);
@@ -235,6 +251,31 @@ describe('admin: configs', () => {
       const [readOnly] = await incremental([topicChange('strict', [{ name: 'queen.dedup.window.seconds', configOperation: SET, value: '60' }])]);
       expect(readOnly!.errorCode).toBe(ErrorCode.INVALID_CONFIG);
       expect((await h.broker.core.describeQueue({ name: 'strict' }))?.config.dedupWindowSeconds).toBe(0);
+    });
+
+    it('keeps keys that have no effect here, with their sources, and an empty cleanup.policy turns deletion off', async () => {
+      await createTopic('inert', [{ name: 'retention.ms', value: '60000' }, { name: 'min.insync.replicas', value: '2' }]);
+      await incremental([topicChange('inert', [
+        { name: 'segment.ms', configOperation: SET, value: ' 1000 ' },
+        { name: 'unclean.leader.election.enable', configOperation: SET, value: 'TRUE' },
+        { name: 'cleanup.policy', configOperation: 3 /* SUBTRACT */, value: 'delete' },
+      ])]);
+      const { resources } = await h.admin.describeConfigs({ resources: [{ type: TOPIC, name: 'inert' }], includeSynonyms: false });
+      const entry = (name: string) => resources[0]!.configEntries.find((e) => e.configName === name);
+      expect(entry('segment.ms')).toMatchObject({ configValue: '1000', configSource: 1 });
+      expect(entry('unclean.leader.election.enable')).toMatchObject({ configValue: 'true', configSource: 1 });
+      expect(entry('min.insync.replicas')).toMatchObject({ configValue: '2', configSource: 1 });
+      expect(entry('cleanup.policy')).toMatchObject({ configValue: '', configSource: 1 });
+      // retention.ms still reads as set, but with nothing to delete by, the queue keeps everything.
+      expect(entry('retention.ms')).toMatchObject({ configValue: '60000', configSource: 1 });
+      expect((await h.broker.core.describeQueue({ name: 'inert' }))?.config).toMatchObject({ retentionMs: -1, retentionBytes: -1 });
+
+      await incremental([topicChange('inert', [{ name: 'cleanup.policy', configOperation: DELETE, value: null }])]);
+      expect((await h.broker.core.describeQueue({ name: 'inert' }))?.config).toMatchObject({ retentionMs: 60000, retentionBytes: -1 });
+
+      // Changed natively (Queen's HTTP API alters the same setting): Kafka sees the new value, as set on the topic.
+      await h.broker.core.alterQueue({ name: 'inert', config: { retentionBytes: 5000 } });
+      expect((await describedValues('inert'))['retention.bytes']).toBe('5000');
     });
 
     it('takes effect for producers: a lowered max.message.bytes refuses a larger batch with MESSAGE_TOO_LARGE', async () => {

@@ -69,24 +69,40 @@ describe('admin: topics', () => {
       const { topics } = await createRaw(7, [
         creatable('zero-partitions', { numPartitions: 0 }),
         creatable('minus-two', { numPartitions: -2 }),
-        creatable('three-replicas', { replicationFactor: 3 }),
-        creatable('assigned', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID] }] }),
+        creatable('zero-replicas', { replicationFactor: 0 }),
+        creatable('elsewhere', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID + 1] }] }),
+        creatable('doubled', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID, NODE_ID] }] }),
+        creatable('gap', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 1, brokerIds: [NODE_ID] }] }),
+        creatable('counted-too', { numPartitions: 2, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID] }] }),
         creatable('repeated'),
         creatable('repeated'),
       ]);
       const byName = (name: string) => topics.filter((t: Message) => t.name === name);
       expect(byName('zero-partitions')[0]).toMatchObject({ errorCode: ErrorCode.INVALID_PARTITIONS, numPartitions: -1 });
       expect(byName('minus-two')[0].errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
-      expect(byName('three-replicas')[0].errorCode).toBe(ErrorCode.INVALID_REPLICATION_FACTOR);
-      expect(byName('three-replicas')[0].errorMessage).toMatch(/one replica/);
-      expect(byName('assigned')[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
-      expect(byName('assigned')[0].errorMessage).toMatch(/assignments are not supported/);
-      expect(byName('repeated').map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_REQUEST]);
+      expect(byName('zero-replicas')[0].errorCode).toBe(ErrorCode.INVALID_REPLICATION_FACTOR);
+      expect(byName('elsewhere')[0].errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+      expect(byName('elsewhere')[0].errorMessage).toContain(`broker ${NODE_ID + 1}, but no such broker is registered`);
+      expect(byName('doubled')[0].errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+      expect(byName('gap')[0].errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+      expect(byName('counted-too')[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
+      // Answered once, as Kafka does: the answer is keyed by topic name.
+      expect(byName('repeated').map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_REQUEST]);
 
       const names = (await h.broker.core.listQueues()).map((q) => q.name);
-      for (const name of ['zero-partitions', 'minus-two', 'three-replicas', 'assigned', 'repeated']) expect(names).not.toContain(name);
+      for (const name of ['zero-partitions', 'minus-two', 'zero-replicas', 'elsewhere', 'doubled', 'gap', 'counted-too', 'repeated']) expect(names).not.toContain(name);
+    });
 
-      expect(await failureTypes(h.admin.createTopics({ topics: [{ topic: 'rf-two', replicationFactor: 2 }] }))).toContain('INVALID_REPLICATION_FACTOR');
+    it('creates topics asked for with replication factor 3, or assigned to this broker, listing the one replica it has', async () => {
+      await h.admin.createTopics({ topics: [{ topic: 'rf-three', numPartitions: 2, replicationFactor: 3 }] });
+      const { topics } = await createRaw(7, [creatable('assigned', { numPartitions: -1, replicationFactor: -1, assignments: [0, 1, 2].map((i) => ({ partitionIndex: i, brokerIds: [NODE_ID] })) })]);
+      expect(topics[0]).toMatchObject({ errorCode: 0, numPartitions: 3, replicationFactor: 1 });
+      const metadata = await h.admin.fetchTopicMetadata({ topics: ['rf-three', 'assigned'] });
+      const listed = metadata.topics.map((t) => [t.name, t.partitions.length, t.partitions.every((p) => p.replicas.length === 1 && p.replicas[0] === NODE_ID)]);
+      expect(listed.sort()).toEqual([
+        ['assigned', 3, true],
+        ['rf-three', 2, true],
+      ]);
     });
 
     it('refuses unknown configs and compaction with INVALID_CONFIG naming the key', async () => {
@@ -96,7 +112,7 @@ describe('admin: topics', () => {
 
       const { topics } = await createRaw(7, [
         creatable('compacted', { configs: [{ name: 'cleanup.policy', value: 'compact' }] }),
-        creatable('segmented', { configs: [{ name: 'segment.bytes', value: '1024' }] }),
+        creatable('segmented', { configs: [{ name: 'segment.bytes', value: '1024' }] }), // below Kafka's 1 MiB minimum
         creatable('bad-retention', { configs: [{ name: 'retention.ms', value: 'a week' }] }),
       ]);
       expect(topics.map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG]);
@@ -218,18 +234,18 @@ describe('admin: topics', () => {
       expect((await h.broker.core.describeQueue({ name: 'fixed' }))?.partitions).toHaveLength(3);
     });
 
-    it('validateOnly changes nothing; manual assignments are refused', async () => {
+    it('validateOnly changes nothing; manual assignments are taken for this broker only, one per new partition', async () => {
       await h.admin.createTopics({ topics: [{ topic: 'checked', numPartitions: 1 }] });
       await h.admin.createPartitions({ validateOnly: true, topicPartitions: [{ topic: 'checked', count: 4 }] });
       expect((await h.broker.core.describeQueue({ name: 'checked' }))?.partitions).toHaveLength(1);
 
-      const { results } = await h.request(ApiKey.CreatePartitions, 1, {
-        topics: [{ name: 'checked', count: 2, assignments: [{ brokerIds: [NODE_ID] }] }],
-        timeoutMs: 1000,
-        validateOnly: false,
-      });
-      expect(results[0].errorCode).toBe(ErrorCode.INVALID_REQUEST);
+      const grow = async (count: number, brokerIds: number[][]) =>
+        (await h.request(ApiKey.CreatePartitions, 1, { topics: [{ name: 'checked', count, assignments: brokerIds.map((ids) => ({ brokerIds: ids })) }], timeoutMs: 1000, validateOnly: false })).results[0];
+      expect((await grow(3, [[NODE_ID]])).errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
+      expect((await grow(2, [[NODE_ID + 1]])).errorCode).toBe(ErrorCode.INVALID_REPLICA_ASSIGNMENT);
       expect((await h.broker.core.describeQueue({ name: 'checked' }))?.partitions).toHaveLength(1);
+      expect((await grow(3, [[NODE_ID], [NODE_ID]])).errorCode).toBe(0);
+      expect((await h.broker.core.describeQueue({ name: 'checked' }))?.partitions).toHaveLength(3);
     });
   });
 });

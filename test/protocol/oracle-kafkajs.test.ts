@@ -43,6 +43,23 @@ async function readWithKafkajs(response: KafkajsResponse, bytes: Buffer): Promis
   }
 }
 
+/**
+ * kafkajs's decoders for these flexible responses read the response header's
+ * tagged fields (header v1) themselves, as the first thing in the bytes they
+ * are given, and stop before the body's own closing tag section (the last
+ * thing in the frame, so nothing is misread); the others of kafkajs get the
+ * body alone and read all of it.
+ */
+const READS_HEADER_TAGS = new Set(['AlterPartitionReassignments', 'ListPartitionReassignments']);
+
+/** The bytes kafkajs's decoder is given, and the reads it must make: the body's, after the header's empty tag section where it reads that. */
+function asKafkajsGetsIt(apiName: string, body: Buffer, reads: string[]): { bytes: Buffer; reads: string[] } {
+  if (!READS_HEADER_TAGS.has(apiName)) return { bytes: body, reads };
+  expect(reads[reads.length - 1]).toBe('tags');
+  // They read each tag section as its count (readTaggedFields), logged as the number.
+  return { bytes: Buffer.concat([Buffer.from([0]), body]), reads: ['tags', ...reads.slice(0, -1)].map((r) => (r === 'tags' ? '0' : r)) };
+}
+
 const cases = kafkajsVersions().map((c) => [`${c.api.name} v${c.version}`, c] as const);
 
 describe('kafkajs decodes the responses we encode', () => {
@@ -66,17 +83,17 @@ describe('kafkajs decodes the responses we encode', () => {
 
     it('error-free: read field for field, and parse accepts it', async () => {
       const body = sampleMessage(api.response, version, { errors: 'none', tagged: false, records: batch });
-      const bytes = encodeResponse(api.apiKey, version, body);
+      const { bytes, reads } = asKafkajsGetsIt(api.name, encodeResponse(api.apiKey, version, body), expectedReads(api.response, version, body, { records: 'bytes' }));
       const { decoded, log } = await readWithKafkajs(response, bytes);
-      expect(log).toEqual(expectedReads(api.response, version, body, { records: 'bytes' }));
+      expect(log).toEqual(reads);
       await expect(Promise.resolve().then(() => response.parse(decoded))).resolves.toBeDefined();
     });
 
     it('with error codes: read field for field', async () => {
       const body = sampleMessage(api.response, version, { errors: 'distinct', tagged: false, records: batch });
-      const bytes = encodeResponse(api.apiKey, version, body);
+      const { bytes, reads } = asKafkajsGetsIt(api.name, encodeResponse(api.apiKey, version, body), expectedReads(api.response, version, body, { records: 'bytes' }));
       const { log } = await readWithKafkajs(response, bytes);
-      expect(log).toEqual(expectedReads(api.response, version, body, { records: 'bytes' }));
+      expect(log).toEqual(reads);
     });
   });
 });

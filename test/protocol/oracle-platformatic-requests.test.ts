@@ -425,6 +425,20 @@ const PLATFORMATIC: Record<string, Row[]> = {
     },
   ],
   DeleteGroups: [{ versions: [2], args: [['billing', 'shipping']], sent: () => ({ groupsNames: ['billing', 'shipping'] }) }],
+  AlterPartitionReassignments: [
+    {
+      versions: [0],
+      args: [20_000, false, [{ name: 'orders', partitions: [{ partitionIndex: 0, replicas: [1, 2] }, { partitionIndex: 3, replicas: [3] }] }]],
+      sent: () => ({ timeoutMs: 20_000, topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, replicas: [1, 2] }, { partitionIndex: 3, replicas: [3] }] }] }),
+    },
+  ],
+  ListPartitionReassignments: [
+    {
+      versions: [0],
+      args: [20_000, [{ name: 'orders', partitionIndexes: [2, 0] }]],
+      sent: () => ({ timeoutMs: 20_000, topics: [{ name: 'orders', partitionIndexes: [2, 0] }] }),
+    },
+  ],
   IncrementalAlterConfigs: [
     {
       versions: [1],

@@ -217,7 +217,8 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   const port = options.port ?? (await freePort());
   let controllerPort = await freePort();
   while (controllerPort === port) controllerPort = await freePort();
-  const clusterId = randomBytes(16).toString('base64url');
+  // Base64url of 16 bytes, as Kafka's own ids; one that starts with '-' would read as an option to the storage tool.
+  const clusterId = `A${randomBytes(16).toString('base64url').slice(1)}`;
   const propertiesFile = join(dir, 'server.properties');
   const logFile = join(dir, 'server.log');
   const log4jFile = join(dir, 'log4j2.properties');

@@ -3,7 +3,7 @@ import { BatchAttr, BatchPos, CRC_START, setBaseOffset } from '../../../protocol
 import { DEFAULT_DECOMPRESSION_BUDGET, inflationBudget, type InflationBudget } from '../../../protocol/records/compression.js';
 import { InvalidBatchError, validateBatches, type BatchRule, type ValidBatch } from '../../../protocol/records/record-batch.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
-import type { AppendError, AppendPartitionResult } from '../core.js';
+import type { AppendError, AppendPartitionResult, QueueConfig } from '../core.js';
 import type { SequencedBatch } from './producer-window.js';
 
 /**
@@ -165,13 +165,41 @@ export function appendLimitsOf(options: { maxInflatedBatchBytes?: number | undef
   return limits;
 }
 
-/** The queue's maxMessageBytes (Kafka's max.message.bytes) applies to each batch as received. */
-export function checkBatchSizes(parsed: ParsedAppend, maxMessageBytes: number): ParsedAppend {
-  if (!parsed.ok) return parsed;
-  for (const { size } of parsed.batches) {
-    if (size > maxMessageBytes) {
-      return { ok: false, error: 'message_too_large', message: `A record batch of ${size} bytes exceeds the queue's maxMessageBytes of ${maxMessageBytes}.` };
+/** The queue settings an append is checked against once the queue is known. */
+export type AppendRules = Pick<QueueConfig, 'maxMessageBytes' | 'timestampType' | 'timestampBeforeMaxMs' | 'timestampAfterMaxMs'>;
+
+/** Kafka's "no timestamp" (-1), which the timestamp rules let through. */
+const NO_TIMESTAMP = -1;
+
+/**
+ * Kafka's timestamp rules (message.timestamp.before.max.ms and
+ * .after.max.ms) for a CreateTime queue, held to the batch's first and
+ * largest record timestamps (the largest as read from the records).
+ */
+function timestampProblem(batch: { baseTimestamp: number; maxTimestamp: number }, rules: AppendRules, now: number): string | null {
+  if (rules.timestampType !== 'CreateTime') return null;
+  for (const ts of [batch.baseTimestamp, batch.maxTimestamp]) {
+    if (ts === NO_TIMESTAMP) continue;
+    if (now - ts > rules.timestampBeforeMaxMs || ts - now > rules.timestampAfterMaxMs) {
+      return `Timestamp ${ts} is out of range: the topic takes timestamps from ${now - rules.timestampBeforeMaxMs} to ${now + rules.timestampAfterMaxMs} (message.timestamp.before.max.ms, message.timestamp.after.max.ms). Fix the producer's clock or timestamps, or widen those topic configs.`;
     }
+  }
+  return null;
+}
+
+/**
+ * The queue's own rules for batches already checked by parseAppend: its
+ * maxMessageBytes (Kafka's max.message.bytes) on each batch as received, and
+ * its timestamp window.
+ */
+export function checkQueueRules(parsed: ParsedAppend, rules: AppendRules, now: number): ParsedAppend {
+  if (!parsed.ok) return parsed;
+  for (const batch of parsed.batches) {
+    if (batch.size > rules.maxMessageBytes) {
+      return { ok: false, error: 'message_too_large', message: `A record batch of ${batch.size} bytes exceeds the queue's maxMessageBytes of ${rules.maxMessageBytes}.` };
+    }
+    const outOfRange = timestampProblem(batch, rules, now);
+    if (outOfRange) return { ok: false, error: 'invalid_timestamp', message: outOfRange };
   }
   return parsed;
 }

@@ -12,16 +12,34 @@ type Rule = (value: unknown) => string | null; // null = fine, else what is wron
 const integerAtLeast = (min: number, hint: string): Rule => (value) =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= min ? null : `must be an integer ${hint}`;
 
+/** Bounds on topicConfigs, so a client cannot make a queue's row grow without limit. */
+const TOPIC_CONFIGS_MAX_KEYS = 100;
+const TOPIC_CONFIG_MAX_CHARS = 32_768;
+
+const topicConfigsRule: Rule = (value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of names to text values';
+  const entries = Object.entries(value);
+  if (entries.length > TOPIC_CONFIGS_MAX_KEYS) return `must have at most ${TOPIC_CONFIGS_MAX_KEYS} entries`;
+  for (const [name, v] of entries) {
+    if (typeof v !== 'string') return `must map each name to text; ${name} is not text`;
+    if (name.length > 255 || v.length > TOPIC_CONFIG_MAX_CHARS) return `must have names of at most 255 and values of at most ${TOPIC_CONFIG_MAX_CHARS} characters; ${name.slice(0, 40)} is longer`;
+  }
+  return null;
+};
+
 const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
 
 const RULES: Record<keyof QueueConfig, Rule> = {
   dedupWindowSeconds: integerAtLeast(0, 'of 0 or more seconds (0 turns deduplication off)'),
   retentionMs: integerAtLeast(-1, 'of 0 or more milliseconds, or -1 to keep records forever'),
   retentionBytes: integerAtLeast(-1, 'of 0 or more bytes, or -1 for no limit'),
-  maxMessageBytes: integerAtLeast(1, 'of 1 or more bytes'),
+  maxMessageBytes: integerAtLeast(0, 'of 0 or more bytes'),
   timestampType: (value) =>
     TIMESTAMP_TYPES.includes(value as TimestampType) ? null : `must be one of ${TIMESTAMP_TYPES.join(', ')}`,
+  timestampBeforeMaxMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+  timestampAfterMaxMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   leaseMs: integerAtLeast(1, 'of 1 or more milliseconds'),
+  topicConfigs: topicConfigsRule,
 };
 
 export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
@@ -40,7 +58,7 @@ export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
     if (problem) {
       throw new CoreError('invalid_config', `Queue setting ${key} ${problem}; got ${JSON.stringify(value)}.`);
     }
-    (out as Record<string, unknown>)[key] = value;
+    (out as Record<string, unknown>)[key] = key === 'topicConfigs' ? { ...(value as object) } : value;
   }
   return out;
 }

@@ -4,11 +4,10 @@
 // per-resource loop below.)
 //
 // Choices:
-// - Keys and values go through ../topic-configs.ts: retention.ms,
-//   retention.bytes, max.message.bytes, message.timestamp.type, and
-//   cleanup.policy=delete. cleanup.policy=compact, unknown keys and bad
-//   values answer INVALID_CONFIG with a sentence naming the key; nothing
-//   changes for that resource.
+// - Keys and values go through ../topic-configs.ts: every Kafka topic
+//   config, with Kafka's validation. cleanup.policy=compact, unknown keys
+//   and bad values answer INVALID_CONFIG naming the key; a null value or a
+//   key given twice, INVALID_REQUEST; nothing changes for that resource.
 // - Only TOPIC resources can change. BROKER configs are fixed at start (flags
 //   and environment), so altering them answers INVALID_REQUEST, as do other
 //   resource types and a resource named twice in one request.

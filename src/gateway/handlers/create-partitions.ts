@@ -4,9 +4,10 @@
 // Choices:
 // - The count only grows: a count at or below the current one answers
 //   INVALID_PARTITIONS saying how many partitions the topic has.
-// - Manual assignments are refused with INVALID_REQUEST: this gateway leads
-//   every partition itself. (Kafka answers INVALID_REPLICA_ASSIGNMENT for
-//   assignments it cannot meet; none can be met here, so none are taken.)
+// - Manual assignments are taken when there is one per new partition and
+//   each names this gateway's node id alone (../replica-assignments.ts), the
+//   one replica every partition lists; otherwise INVALID_REPLICA_ASSIGNMENT,
+//   as Kafka answers assignments its registered brokers cannot meet.
 // - A topic named twice in one request answers INVALID_REQUEST for each entry.
 // - ValidateOnly checks everything and changes nothing.
 //
@@ -16,6 +17,7 @@ import { CreatePartitions } from '../../../protocol/messages/index.js';
 import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { replicaListProblem } from '../replica-assignments.js';
 import { topicNameProblem } from '../topics.js';
 import { repeatedNames } from './create-topics.js';
 
@@ -36,9 +38,6 @@ async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicat
   if (duplicated) return refuse(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in this request; name each topic once.`);
   const queue = topicNameProblem(topic.name) === null ? await ctx.core.describeQueue({ name: topic.name }) : null;
   if (!queue) return refuse(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${topic.name}' does not exist.`);
-  if (topic.assignments !== null && topic.assignments.length > 0) {
-    return refuse(ErrorCode.INVALID_REQUEST, 'Manual partition assignments are not supported: this gateway leads every partition itself. Give the new count and no assignments.');
-  }
   const current = queue.partitions.length;
   if (topic.count <= current) {
     return refuse(
@@ -50,6 +49,16 @@ async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicat
   }
   if (topic.count > MAX_PARTITIONS) {
     return refuse(ErrorCode.INVALID_PARTITIONS, `A topic can have at most ${MAX_PARTITIONS} partitions; ${topic.count} were asked for.`);
+  }
+  if (topic.assignments !== null) {
+    const added = topic.count - current;
+    if (topic.assignments.length !== added) {
+      return refuse(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${added} additional partition(s), but ${topic.assignments.length} assignment(s) were given; give one replica list per new partition.`);
+    }
+    for (const { brokerIds } of topic.assignments) {
+      const problem = replicaListProblem(brokerIds, ctx.settings.advertised.nodeId);
+      if (problem) return refuse(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem);
+    }
   }
   if (validateOnly) return { name: topic.name, errorCode: NONE, errorMessage: null };
   try {

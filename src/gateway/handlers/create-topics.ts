@@ -3,14 +3,20 @@
 //
 // Choices:
 // - Names follow Kafka's rule; a bad one answers INVALID_TOPIC_EXCEPTION.
-//   A name given twice in one request answers INVALID_REQUEST for each entry.
+//   A name given twice in one request answers INVALID_REQUEST, once: the
+//   answer is keyed by topic name, as Kafka's is.
 // - NumPartitions -1 means the gateway's default (--default-partitions);
 //   otherwise 1 up to the core's limit, else INVALID_PARTITIONS.
-// - One replica: ReplicationFactor must be -1 or 1, else
-//   INVALID_REPLICATION_FACTOR saying so. Manual replica assignments are
-//   refused with INVALID_REQUEST: this gateway leads every partition.
-// - Configs go through ../topic-configs.ts: unknown keys and
-//   cleanup.policy=compact answer INVALID_CONFIG naming the key.
+// - Any replication factor of 1 or more (or -1) is accepted: copies on
+//   brokers are not how this gateway keeps data durable (the core is), so a
+//   tool asking for 3 gets its topic. Every partition is listed with one
+//   replica, this gateway, and the answer says replication factor 1: what
+//   Metadata will list. 0 and below -1 answer INVALID_REPLICATION_FACTOR.
+// - Manual assignments are taken when they name only this gateway's node id
+//   (../replica-assignments.ts); NumPartitions and ReplicationFactor must
+//   then be -1 (INVALID_REQUEST otherwise), as in Kafka.
+// - Configs go through ../topic-configs.ts: every Kafka topic key; unknown
+//   keys, bad values and cleanup.policy=compact answer INVALID_CONFIG.
 // - ValidateOnly (v1+) checks everything, including that the topic does not
 //   exist yet, and creates nothing.
 //
@@ -24,6 +30,7 @@ import { DEFAULT_QUEUE_CONFIG } from '../../core/core.js';
 import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
 import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
 import { describeTopics, KAFKA_QUEUE_CONFIG, topicNameProblem, ZERO_UUID } from '../topics.js';
 
@@ -55,23 +62,30 @@ function plan(topic: CreatableTopic, ctx: HandlerContext, duplicated: boolean): 
   if (duplicated) {
     return new Refusal(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in this request; name each topic once.`);
   }
+  let partitions: number;
   if (topic.assignments.length > 0) {
-    return new Refusal(
-      ErrorCode.INVALID_REQUEST,
-      'Manual partition assignments are not supported: this gateway leads every partition itself. Give a partition count (or -1) and no assignments.',
-    );
+    if (topic.numPartitions !== -1) {
+      return new Refusal(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was given, but numPartitions was not set to -1; give one or the other.');
+    }
+    if (topic.replicationFactor !== -1) {
+      return new Refusal(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was given, but replicationFactor was not set to -1; give one or the other.');
+    }
+    try {
+      partitions = checkNewTopicAssignments(topic.assignments, ctx.settings.advertised.nodeId);
+    } catch (e) {
+      if (e instanceof ReplicaAssignmentError) return new Refusal(e.errorCode, e.message);
+      throw e;
+    }
+  } else {
+    partitions = topic.numPartitions === -1 ? ctx.settings.defaultPartitions : topic.numPartitions;
+    if (topic.replicationFactor === 0 || topic.replicationFactor < -1) {
+      return new Refusal(ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor ${topic.replicationFactor} is not valid: it must be larger than 0, or -1 to use the default value.`);
+    }
   }
-  const partitions = topic.numPartitions === -1 ? ctx.settings.defaultPartitions : topic.numPartitions;
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
     return new Refusal(
       ErrorCode.INVALID_PARTITIONS,
       `Number of partitions ${topic.numPartitions} is not valid: give 1 to ${MAX_PARTITIONS}, or -1 for the gateway's default (${ctx.settings.defaultPartitions}).`,
-    );
-  }
-  if (topic.replicationFactor !== -1 && topic.replicationFactor !== 1) {
-    return new Refusal(
-      ErrorCode.INVALID_REPLICATION_FACTOR,
-      `Replication factor ${topic.replicationFactor} cannot be met: this gateway keeps one replica of every partition (Queen's storage keeps the data durable). Use 1 or -1.`,
     );
   }
   try {
@@ -86,7 +100,17 @@ function alreadyExists(name: string): Refusal {
   return new Refusal(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
 }
 
-function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig }) {
+/**
+ * The configs a v5+ answer lists: every key as DescribeConfigs would, except
+ * that a key given in the request shows the text as given (" delete ",
+ * "TRUE"), as Kafka's answer does; DescribeConfigs shows it normalized.
+ */
+function answeredConfigs(config: QueueConfig, given: CreatableTopic['configs']) {
+  const asGiven = new Map(given.filter((c) => c.value !== null).map((c) => [c.name, c.value]));
+  return describeTopicConfig(config).map((c) => (asGiven.has(c.name) ? { ...c, value: asGiven.get(c.name)! } : c));
+}
+
+function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig; given: CreatableTopic['configs'] }) {
   if (outcome instanceof Refusal) {
     return { name, topicId: ZERO_UUID, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
   }
@@ -97,7 +121,7 @@ function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; part
     errorMessage: null,
     numPartitions: outcome.partitions,
     replicationFactor: 1,
-    configs: describeTopicConfig(outcome.config),
+    configs: answeredConfigs(outcome.config, outcome.given),
   };
 }
 
@@ -116,11 +140,11 @@ export const createTopics: ApiHandler = {
         if (planned instanceof Refusal) return answer(t.name, planned);
         if (existing.get(t.name)) return answer(t.name, alreadyExists(t.name));
         const config = { ...DEFAULT_QUEUE_CONFIG, ...planned.config };
-        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config });
+        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config, given: t.configs });
         try {
           const queue = await ctx.core.createQueue({ name: t.name, partitions: planned.partitions, config: planned.config });
           ctx.log.info({ topic: t.name, partitions: planned.partitions }, 'topic created');
-          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config });
+          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config, given: t.configs });
         } catch (e) {
           // Another client may have created it since the lookup above.
           const { errorCode, errorMessage } = kafkaErrorOf(e);
@@ -128,6 +152,7 @@ export const createTopics: ApiHandler = {
         }
       }),
     );
-    return { throttleTimeMs: 0, topics };
+    // One answer per name: a repeated name's first entry speaks for it.
+    return { throttleTimeMs: 0, topics: topics.filter((t, i) => asked.findIndex((a) => a.name === t.name) === i) };
   },
 };

@@ -2,18 +2,21 @@
 // ../topic-configs.ts) and this gateway's broker configs.
 //
 // Choices:
-// - TOPIC: cleanup.policy (always delete), max.message.bytes,
-//   message.timestamp.type, retention.bytes, retention.ms, and the read-only
-//   queen.dedup.window.seconds. A value other than the default is reported as
-//   set on the topic (DYNAMIC_TOPIC_CONFIG), else as the default.
-// - BROKER (name "" or this gateway's node id): a small fixed set, all
-//   read-only: broker.id, num.partitions and auto.create.topics.enable (from
-//   the gateway's settings), default.replication.factor=1, and the broker-wide
-//   names of the topic defaults (log.retention.ms, message.max.bytes, ...).
-//   Another broker id answers INVALID_REQUEST, as in Kafka.
+// - TOPIC: every Kafka topic config (../topic-configs.ts), a value set on
+//   the topic as DYNAMIC_TOPIC_CONFIG, else Kafka's default as
+//   DEFAULT_CONFIG, with Kafka's synonyms; and the read-only
+//   queen.dedup.window.seconds.
+// - BROKER (name "" or this gateway's node id): a fixed set, all read-only:
+//   broker.id, node.id, num.partitions and auto.create.topics.enable (from
+//   the gateway's settings), default.replication.factor=1,
+//   delete.topic.enable=true, and the broker-wide keys behind every topic
+//   config with Kafka's built-in values (log.retention.hours=168,
+//   log.retention.ms null, ...). Another broker id answers INVALID_REQUEST,
+//   as in Kafka.
 // - Other resource types answer INVALID_REQUEST.
 // - ConfigurationKeys filters by name; names this gateway does not know are
-//   left out of the answer rather than failing it, as in Kafka.
+//   left out of the answer rather than failing it, as in Kafka. Null or an
+//   empty list asks for every config, as in Kafka.
 //
 // Versions: v0 answers IsDefault; v1+ ConfigSource and, when asked,
 // synonyms (the topic's own value, then the broker-wide default); v3+
@@ -33,7 +36,7 @@ interface ConfigsResource {
 
 interface BrokerConfig {
   name: string;
-  value: string;
+  value: string | null;
   type: number;
   source: number;
   documentation: string;
@@ -44,13 +47,21 @@ function brokerConfigs(ctx: HandlerContext): BrokerConfig[] {
   const fromSettings = (name: string, value: string, type: number, documentation: string): BrokerConfig => ({
     name, value, type, source: ConfigSource.STATIC_BROKER_CONFIG, documentation,
   });
+  const builtIn = (name: string, value: string, type: number, documentation: string): BrokerConfig => ({
+    name, value, type, source: ConfigSource.DEFAULT_CONFIG, documentation,
+  });
   return [
     fromSettings('auto.create.topics.enable', String(settings.autoCreateTopics), ConfigType.BOOLEAN, 'Whether Metadata and Produce create unknown topics (--auto-create-topics).'),
     fromSettings('broker.id', String(settings.advertised.nodeId), ConfigType.INT, 'This gateway\'s node id.'),
-    { name: 'default.replication.factor', value: '1', type: ConfigType.INT, source: ConfigSource.DEFAULT_CONFIG, documentation: 'Every partition has one replica here; Queen\'s storage keeps the data durable.' },
+    builtIn('default.replication.factor', '1', ConfigType.INT, 'The replication factor of topics created without one. Partitions list one replica, this gateway; Queen\'s storage keeps the data durable.'),
+    builtIn('delete.topic.enable', 'true', ConfigType.BOOLEAN, 'Topics can be deleted (DeleteTopics).'),
+    fromSettings('node.id', String(settings.advertised.nodeId), ConfigType.INT, 'This gateway\'s node id.'),
     fromSettings('num.partitions', String(settings.defaultPartitions), ConfigType.INT, 'The partition count of topics created without one (--default-partitions).'),
     ...topicDefaultsAsBrokerConfigs().map((c) => ({ ...c, source: ConfigSource.DEFAULT_CONFIG })),
-  ].sort((a, b) => a.name.localeCompare(b.name));
+  ]
+    // min.insync.replicas and a few others are both a topic key's synonym and a broker key: list each once.
+    .filter((c, i, all) => all.findIndex((o) => o.name === c.name) === i)
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function describeBroker(ctx: HandlerContext, options: Required<DescribeOptions>): DescribedConfig[] {
@@ -64,7 +75,7 @@ function describeBroker(ctx: HandlerContext, options: Required<DescribeOptions>)
       isDefault: c.source === ConfigSource.DEFAULT_CONFIG,
       configSource: c.source,
       isSensitive: false,
-      synonyms: options.includeSynonyms ? [{ name: c.name, value: c.value, source: c.source }] : [],
+      synonyms: options.includeSynonyms && c.value !== null ? [{ name: c.name, value: c.value, source: c.source }] : [],
       configType: c.type,
       documentation: options.includeDocumentation ? c.documentation : null,
     }));
@@ -104,7 +115,7 @@ export const describeConfigs: ApiHandler = {
     const results = await Promise.all(
       request.resources.map((resource: ConfigsResource) =>
         describeResource(ctx, resource, {
-          keys: resource.configurationKeys,
+          keys: resource.configurationKeys?.length ? resource.configurationKeys : null,
           includeSynonyms: request.includeSynonyms,
           includeDocumentation: request.includeDocumentation,
         }),

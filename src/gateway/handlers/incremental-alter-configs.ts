@@ -2,10 +2,12 @@
 // others as they are (what kafka-configs.sh and modern admin clients use).
 //
 // Choices:
-// - SET gives a key a value; DELETE returns it to its default.
-// - APPEND and SUBTRACT apply to list keys only: on cleanup.policy the result
-//   must still be "delete" (compact is refused with a message saying
-//   compaction is not supported); on any other key they answer INVALID_CONFIG.
+// - SET gives a key a value; DELETE returns it to its default (deleting a
+//   name that is no config changes nothing, as in Kafka).
+// - APPEND and SUBTRACT apply to list keys only (cleanup.policy, the
+//   throttled-replica lists), from the current value or the default; compact
+//   is refused with a message saying compaction is not supported; on any
+//   other key they answer INVALID_CONFIG.
 // - Keys, values, resource types and ValidateOnly behave as in AlterConfigs
 //   (./alter-configs.ts), whose per-resource loop this handler shares.
 //

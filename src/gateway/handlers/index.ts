@@ -3,6 +3,7 @@
 // handler is one import and one entry below.
 import type { ApiHandler } from '../handler.js';
 import { alterConfigs } from './alter-configs.js';
+import { alterPartitionReassignments } from './alter-partition-reassignments.js';
 import { apiVersions } from './api-versions.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
@@ -22,6 +23,7 @@ import { initProducerId } from './init-producer-id.js';
 import { joinGroup } from './join-group.js';
 import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
+import { listPartitionReassignments } from './list-partition-reassignments.js';
 import { listOffsets } from './list-offsets.js';
 import { metadata } from './metadata.js';
 import { offsetCommit } from './offset-commit.js';
@@ -33,6 +35,7 @@ import { syncGroup } from './sync-group.js';
 
 export const handlers: readonly ApiHandler[] = [
   alterConfigs,
+  alterPartitionReassignments,
   apiVersions,
   createPartitions,
   createTopics,
@@ -52,6 +55,7 @@ export const handlers: readonly ApiHandler[] = [
   joinGroup,
   leaveGroup,
   listGroups,
+  listPartitionReassignments,
   listOffsets,
   metadata,
   offsetCommit,

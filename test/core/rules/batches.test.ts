@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch, validateBatches } from '../../../protocol/records/record-batch.js';
 import { CompressionCodec, inflationBudget } from '../../../protocol/records/compression.js';
 import { crc32c } from '../../../protocol/records/crc32c.js';
-import { keepInPlace, parseAppend, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
+import { checkQueueRules, keepInPlace, parseAppend, parseAppendRecords, prepareForStorage } from '../../../src/core/rules/batches.js';
+import { DEFAULT_QUEUE_CONFIG, type QueueConfig } from '../../../src/core/core.js';
 
 const batch = (values: string[]) => buildBatch({ records: values.map((value) => ({ key: null, value, timestamp: 1_700_000_000_000 })) });
 
@@ -93,5 +94,28 @@ describe('what an append refuses, in the core vocabulary', () => {
     const stored = prepareForStorage(frame, only!, 0, null, false);
     expect(() => validateBatches(stored)).not.toThrow();
     expect(decodeBatch(stored).header.maxTimestamp).toBe(9_000n);
+  });
+});
+
+describe('timestamp rules (message.timestamp.before.max.ms, message.timestamp.after.max.ms)', () => {
+  const now = 1_700_000_000_000;
+  const at = (timestamp: number) => buildBatch({ records: [{ key: null, value: 'x', timestamp }] });
+  const rules = { ...DEFAULT_QUEUE_CONFIG, timestampBeforeMaxMs: 60_000, timestampAfterMaxMs: 1_000 };
+  const check = (records: Buffer, queue: QueueConfig) => checkQueueRules(parseAppendRecords(records, inflationBudget(1 << 20, 1 << 20)), queue, now);
+
+  it('refuses a CreateTime batch outside the window with invalid_timestamp, naming the window', () => {
+    expect(check(at(now - 60_000), rules).ok).toBe(true);
+    expect(check(at(now + 1_000), rules).ok).toBe(true);
+    const early = check(own(at(now), at(now - 60_001)), rules);
+    expect(early).toMatchObject({ ok: false, error: 'invalid_timestamp' });
+    expect(early.ok ? '' : early.message).toContain(`from ${now - 60_000} to ${now + 1_000}`);
+    expect(check(at(now + 1_001), rules)).toMatchObject({ ok: false, error: 'invalid_timestamp' });
+  });
+
+  it('lets anything through on a LogAppendTime queue, and Kafka 4 defaults refuse only more than an hour ahead', () => {
+    expect(check(at(now + 10_000), { ...rules, timestampType: 'LogAppendTime' }).ok).toBe(true);
+    expect(check(at(0), DEFAULT_QUEUE_CONFIG).ok).toBe(true);
+    expect(check(at(now + 3_600_000), DEFAULT_QUEUE_CONFIG).ok).toBe(true);
+    expect(check(at(now + 3_600_001), DEFAULT_QUEUE_CONFIG).ok).toBe(false);
   });
 });

@@ -52,7 +52,7 @@ import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { appendLimitsOf, appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
+import { appendLimitsOf, appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -288,7 +288,7 @@ export class MemoryCore implements Core {
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${queueName}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${index}.` };
     }
     const log = partition.log;
-    const parsed = checkBatchSizes(checked, queue.config.maxMessageBytes);
+    const parsed = checkQueueRules(checked, queue.config, now);
     if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, ...appendRefusal(parsed) };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);

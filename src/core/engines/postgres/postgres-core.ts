@@ -52,7 +52,7 @@ import { requireArray, requireInteger, requirePartitionCount } from '../../rules
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
-import { appendRefusal, checkBatchSizes, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
+import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
@@ -321,7 +321,7 @@ export class PostgresCore implements Core {
       const parsed = calls.map((call) =>
         call.partitions.map((p, i): ParsedAppend | null => {
           const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-          return row ? checkBatchSizes(call.parsed[i]!, row.config.maxMessageBytes) : null;
+          return row ? checkQueueRules(call.parsed[i]!, row.config, now) : null;
         }),
       );
       const windowKeys = new Map<string, [number, number]>();
