@@ -32,6 +32,13 @@ export interface QueueConfig {
   timestampType: TimestampType;
   /** Lease length for native pops. */
   leaseMs: number;
+  /**
+   * Native consume: how many times a message acked `failed` is delivered
+   * again before it moves to the dead-letter queue (Queen's retryLimit).
+   */
+  retryLimit: number;
+  /** Native consume: a message is popped only once it is this old (Queen's delayedProcessing). */
+  delayedProcessingMs: number;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -41,6 +48,8 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   maxMessageBytes: 1024 * 1024 + 12,
   timestampType: 'CreateTime',
   leaseMs: 30_000,
+  retryLimit: 3,
+  delayedProcessingMs: 0,
 });
 
 export interface PartitionInfo {
@@ -62,6 +71,11 @@ export interface QueueInfo {
 export interface CreateQueueRequest {
   name: string;
   partitions: number;
+  /**
+   * The partitions' names, one per partition; default "0".."N-1" (Kafka's
+   * numbering). Queen's own queues start with one partition named "Default".
+   */
+  partitionNames?: string[];
   config?: Partial<QueueConfig>;
   /** When true, an existing queue is returned unchanged instead of an error. */
   ifNotExists?: boolean;

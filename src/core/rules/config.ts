@@ -22,6 +22,8 @@ const RULES: Record<keyof QueueConfig, Rule> = {
   timestampType: (value) =>
     TIMESTAMP_TYPES.includes(value as TimestampType) ? null : `must be one of ${TIMESTAMP_TYPES.join(', ')}`,
   leaseMs: integerAtLeast(1, 'of 1 or more milliseconds'),
+  retryLimit: integerAtLeast(0, 'of 0 or more deliveries again (0 sends a failed message to the dead-letter queue at once)'),
+  delayedProcessingMs: integerAtLeast(0, 'of 0 or more milliseconds'),
 };
 
 export function validateQueueConfig(config: unknown): Partial<QueueConfig> {

@@ -54,8 +54,8 @@ import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
-import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
+import { isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
+import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
@@ -137,7 +137,7 @@ export class MemoryCore implements Core {
   async createQueue(req: CreateQueueRequest): Promise<QueueInfo> {
     this.checkOpen();
     const name = validateQueueName(req?.name);
-    const count = requirePartitionCount(req.partitions);
+    const partitionNames = newQueuePartitionNames(req);
     const config = resolveQueueConfig(req.config);
     const existing = this.queues.get(name);
     if (existing) {
@@ -145,7 +145,7 @@ export class MemoryCore implements Core {
       throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
     }
     const queue: QueueState = { name, id: mintQueueId(), config, createdAt: this.clock(), partitions: [], byName: new Map() };
-    for (let i = 0; i < count; i++) this.addPartition(queue, String(i));
+    for (const partitionName of partitionNames) this.addPartition(queue, partitionName);
     this.queues.set(name, queue);
     return this.info(queue);
   }
@@ -608,13 +608,18 @@ export class MemoryCore implements Core {
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
       if (position >= log.highWatermark) continue;
       const messages: QueenMessage[] = [];
+      const visibleUntil = popVisibleUntil(queue.config.delayedProcessingMs, now);
+      let full = false;
       for (const stored of log.batchesFrom(position)) {
         for (const record of decodeStoredBatch(stored.bytes)) {
           if (record.offset < position) continue;
+          full = record.timestamp > visibleUntil;
+          if (full) break;
           messages.push(toQueenMessage(record, { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index }));
-          if (messages.length === batch) break;
+          full = messages.length === batch;
+          if (full) break;
         }
-        if (messages.length === batch) break;
+        if (full) break;
       }
       if (messages.length === 0) continue;
       const lease: LeaseState & { acked: Set<number> } = {

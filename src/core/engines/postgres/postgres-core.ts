@@ -45,7 +45,7 @@ import type {
   TransactionRequest,
   TransactionResult,
 } from '../../core.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
+import { DEFAULT_QUEUE_CONFIG, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
@@ -56,8 +56,8 @@ import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend }
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, requireCurrentLease } from '../../rules/leases.js';
-import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
+import { isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
 import { retentionStartOffset } from '../../rules/retention.js';
@@ -203,13 +203,12 @@ export class PostgresCore implements Core {
   async createQueue(req: CreateQueueRequest): Promise<QueueInfo> {
     this.checkOpen();
     const name = validateQueueName(req?.name);
-    const count = requirePartitionCount(req.partitions);
+    const partitionNames = newQueuePartitionNames(req);
     const config = resolveQueueConfig(req.config);
     const created = await this.db.transaction(async (tx) => {
       const inserted = await tx.one('insert-queue', [mintQueueId(), name, config, this.clock()]);
       if (!inserted) return false;
-      const indexes = Array.from({ length: count }, (_, i) => i);
-      await tx.run('insert-partitions', [inserted['id'], indexes, indexes.map(String)]);
+      await tx.run('insert-partitions', [inserted['id'], partitionNames.map((_, i) => i), partitionNames]);
       return true;
     });
     if (!created && !req.ifNotExists) {
@@ -868,7 +867,7 @@ export class PostgresCore implements Core {
         const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
         const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
         if (position >= partition.next_offset) continue;
-        const messages = await this.readMessages(tx, queue, partition, position, batch);
+        const messages = await this.readMessages(tx, queue, partition, position, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
         if (messages.length === 0) continue;
         const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
         await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, position, messages[messages.length - 1]!.offset + 1]);
@@ -878,7 +877,7 @@ export class PostgresCore implements Core {
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number): Promise<QueenMessage[]> {
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number, visibleUntil: number): Promise<QueenMessage[]> {
     const messages: QueenMessage[] = [];
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
     let from = position;
@@ -887,6 +886,7 @@ export class PostgresCore implements Core {
       for (const row of rows) {
         for (const record of decodeStoredBatch(row.bytes)) {
           if (record.offset < position) continue;
+          if (record.timestamp > visibleUntil) return messages;
           messages.push(toQueenMessage(record, where));
           if (messages.length === batch) return messages;
         }
@@ -1072,7 +1072,8 @@ export class PostgresCore implements Core {
   }
 
   private info(row: QueueRow & { partitions: QueueInfo['partitions'] }): QueueInfo {
-    return { name: row.name, id: row.id, config: { ...row.config }, partitions: row.partitions, createdAt: row.created_at };
+    // Settings added after a queue was stored read as their defaults.
+    return { name: row.name, id: row.id, config: { ...DEFAULT_QUEUE_CONFIG, ...row.config }, partitions: row.partitions, createdAt: row.created_at };
   }
 
   private async lockQueue(tx: Statements, name: string): Promise<QueueRow> {
