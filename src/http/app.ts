@@ -10,6 +10,7 @@ import { installErrorHandlers } from './errors.js';
 import { HttpMetrics } from './metrics.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
+import { registerNotBuiltRoutes } from './routes/not-built.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
@@ -55,6 +56,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerKvRoutes(context);
   registerQueueRoutes(context);
   registerOperationsRoutes(context);
+  registerNotBuiltRoutes(context);
   await app.ready();
   return app;
 }

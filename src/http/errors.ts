@@ -15,6 +15,7 @@ export type HttpErrorCode =
   | 'body_too_large'
   | 'unsupported_media_type'
   | 'not_found'
+  | 'not_supported'   // a Queen feature this gateway does not build (501)
   | 'internal';
 
 /** What each core error means over HTTP. */
@@ -35,6 +36,8 @@ export interface ErrorAnswer {
   statusCode: number;
   code: HttpErrorCode;
   message: string;
+  /** The same sentence under the name Queen's clients read it by. */
+  error: string;
 }
 
 /** A failure a route raises itself (a missing KV entry, an unknown queue in a listing). */
@@ -84,7 +87,7 @@ export function describeSchemaProblem(problems: readonly SchemaProblem[], part: 
 }
 
 function answer(statusCode: number, code: HttpErrorCode, message: string): ErrorAnswer {
-  return { statusCode, code, message };
+  return { statusCode, code, message, error: message };
 }
 
 /** Maps anything a route or fastify throws to the answer the client gets. */
@@ -123,6 +126,14 @@ export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
 
 /** Installs the error and not-found handlers: every failure answers through toErrorAnswer. */
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+  // Queen's clients send Content-Type: application/json on every request, a
+  // bodyless DELETE included: a request that carries no body has nothing to parse.
+  app.addHook('onRequest', async (request) => {
+    const { headers } = request;
+    if (headers['content-type']?.includes('json') && (headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined))) {
+      delete headers['content-type'];
+    }
+  });
   app.setErrorHandler((error, request, reply) => {
     const out = toErrorAnswer(error, bodyLimit);
     if (out.statusCode >= 500) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
