@@ -1,6 +1,7 @@
 import { buildBatch, decodeBatch, TimestampType, type RecordHeader } from '../../../protocol/records/record-batch.js';
 import type { QueenMessage } from '../core.js';
 import type { PlannedPush } from './dedup.js';
+import { exactBytes, textFromExactBytes } from './exact-text.js';
 import { kafkaRecordMessageId } from './uuidv7.js';
 
 /**
@@ -29,7 +30,7 @@ export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId
       key: null,
       value: item.payloadJson,
       headers: [
-        { key: TRANSACTION_ID_HEADER, value: item.transactionId },
+        { key: TRANSACTION_ID_HEADER, value: exactBytes(item.transactionId) },
         { key: MESSAGE_ID_HEADER, value: item.messageId },
       ],
       timestamp: timestampMs,
@@ -50,7 +51,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
   let messageId: string | null = null;
   const headers: RecordHeader[] = [];
   for (const header of record.headers) {
-    if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = header.value.toString('utf8');
+    if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = textFromExactBytes(header.value);
     else if (header.key === MESSAGE_ID_HEADER && header.value) messageId = header.value.toString('utf8');
     else headers.push(header);
   }
