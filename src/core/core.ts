@@ -39,6 +39,12 @@ export interface QueueConfig {
   retryLimit: number;
   /** Native consume: a message is popped only once it is this old (Queen's delayedProcessing). */
   delayedProcessingMs: number;
+  /**
+   * A Kafka topic: its producers pick partitions by count, so a native push
+   * never adds one (../core/rules/push-routing.ts). Set for the topics the
+   * gateway creates.
+   */
+  fixedPartitionCount: boolean;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -50,6 +56,7 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   leaseMs: 30_000,
   retryLimit: 3,
   delayedProcessingMs: 0,
+  fixedPartitionCount: false,
 });
 
 export interface PartitionInfo {

@@ -60,6 +60,7 @@ import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
+import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 
@@ -530,7 +531,7 @@ export class MemoryCore implements Core {
   async push(req: PushRequest): Promise<PushResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planPush(req?.items, now);
+    const plan = planPush(routePushItems(req?.items, this.partitionsOf), now);
     this.checkPushTargets(plan);
     return { items: this.writePush(plan, now) };
   }
@@ -712,7 +713,7 @@ export class MemoryCore implements Core {
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planTransaction(req, now);
+    const plan = planTransaction({ ...req, operations: routePushItems(req?.operations, this.partitionsOf) }, now);
     this.checkPushTargets(plan.push);
     const acks = plan.acks.map(({ opIndex, ack }) => ({ opIndex, checked: this.checkAck(ack) }));
     const duplicate = firstStoredDuplicate(plan, (item) => this.dedupHit(item, now));
@@ -760,6 +761,11 @@ export class MemoryCore implements Core {
   }
 
   // ─── Internals ─────────────────────────────────────────────────────────────
+
+  private readonly partitionsOf = (name: string) => {
+    const queue = this.queues.get(name);
+    return queue?.config.fixedPartitionCount ? queue.partitions : undefined;
+  };
 
   private checkOpen(): void {
     if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');

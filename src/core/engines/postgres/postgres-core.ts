@@ -57,6 +57,7 @@ import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
 import { isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { queuesToRoute, routePushItems } from '../../rules/push-routing.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
@@ -730,7 +731,7 @@ export class PostgresCore implements Core {
   async push(req: PushRequest): Promise<PushResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planPush(req?.items, now);
+    const plan = planPush(await this.routePushes(req?.items), now);
     const { items, writes } = await this.db.transaction(async (tx) => {
       const targets = await this.checkPushTargets(tx, plan);
       const prepared = await this.preparePush(tx, plan, targets, now);
@@ -741,6 +742,16 @@ export class PostgresCore implements Core {
     });
     this.wakeTouched(writes);
     return { items };
+  }
+
+  /** Pushes into Kafka topics get their partition (../../rules/push-routing.ts). */
+  private async routePushes<T>(items: T): Promise<T> {
+    const partitions = new Map<string, QueueInfo['partitions']>();
+    for (const name of queuesToRoute(items)) {
+      const row = await this.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
+      if (row?.config.fixedPartitionCount) partitions.set(name, row.partitions);
+    }
+    return routePushItems(items, (name) => partitions.get(name));
   }
 
   /** Queues must exist and each payload must fit, before anything is written. */
@@ -972,7 +983,7 @@ export class PostgresCore implements Core {
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planTransaction(req, now);
+    const plan = planTransaction({ ...req, operations: await this.routePushes(req?.operations) }, now);
     try {
       const { result, writes, woken } = await this.db.transaction(async (tx) => {
         const targets = await this.checkPushTargets(tx, plan.push);
