@@ -7,6 +7,7 @@ import { Fastify, LogController, type FastifyInstance } from './fastify.js';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
+import { installIdempotency } from './idempotency.js';
 import { HttpMetrics } from './metrics.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
@@ -46,6 +47,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   }) as unknown as FastifyInstance;
   const metrics = options.metrics ?? new HttpMetrics();
   installErrorHandlers(app, bodyLimit);
+  installIdempotency(app, options.core);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });

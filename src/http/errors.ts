@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isCoreError, type CoreErrorCode } from '../core/errors.js';
+import { isRpcError } from '../rpc/errors.js';
 
 /**
  * The HTTP API's one catalogue of failures. Every error answer has the same
@@ -16,6 +17,9 @@ export type HttpErrorCode =
   | 'unsupported_media_type'
   | 'not_found'
   | 'not_supported'   // a Queen feature this gateway does not build (501)
+  | 'core_unavailable'   // the core provably never got the request (503, Retry-After): safe to retry
+  | 'outcome_unknown'    // the request reached the core and no answer came back (504): it may have taken effect
+  | 'idempotency_key_reused'
   | 'internal';
 
 /** What each core error means over HTTP. */
@@ -38,6 +42,8 @@ export interface ErrorAnswer {
   message: string;
   /** The same sentence under the name Queen's clients read it by. */
   error: string;
+  /** Sent as Retry-After (seconds) when retrying later is the advice. */
+  retryAfterSeconds?: number;
 }
 
 /** A failure a route raises itself (a missing KV entry, an unknown queue in a listing). */
@@ -97,6 +103,17 @@ export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
     return answer(CORE_ERROR_STATUS[error.code] ?? 400, error.code, error.message + hint);
   }
   if (error instanceof HttpError) return answer(error.statusCode, error.code, error.message);
+  if (isRpcError(error)) {
+    // The hop to a core in another process: did the request leave?
+    if (error.code === 'unavailable') return { ...answer(503, 'core_unavailable', `${error.message} Nothing was written; send it again.`), retryAfterSeconds: 1 };
+    if (error.code === 'connection_lost' || error.code === 'deadline_exceeded') {
+      return answer(
+        504,
+        'outcome_unknown',
+        `${error.message} Do not resend it blindly: send it again with the same Idempotency-Key (or, for a push, the same transactionIds, which the queue deduplicates), or check its effect first.`,
+      );
+    }
+  }
   const fastifyError = error as FastifyError & { validation?: SchemaProblem[]; validationContext?: string };
   if (fastifyError.validation) {
     return answer(400, 'invalid_request', describeSchemaProblem(fastifyError.validation, fastifyError.validationContext ?? 'request'));
@@ -135,10 +152,12 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): v
     }
   });
   app.setErrorHandler((error, request, reply) => {
-    const out = toErrorAnswer(error, bodyLimit);
+    const { retryAfterSeconds, ...out } = toErrorAnswer(error, bodyLimit);
     if (out.statusCode >= 500) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
     else request.log.debug({ code: out.code, url: request.url }, out.message);
-    void reply.status(out.statusCode).send(out);
+    if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+    const key = request.headers['idempotency-key'];
+    void reply.status(out.statusCode).send(out.code === 'outcome_unknown' ? { ...out, idempotencyKey: typeof key === 'string' ? key : null } : out);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(
