@@ -221,13 +221,13 @@ export const NOT_HELD =
 export const NOT_FOUND = 'No such message: the partitionId and transactionId name no message this group can ack; send back the fields of the popped message.';
 
 /** Runs one ack's plan and answers it as Queen does. */
-export async function applyAck(core: Core, index: number, located: LocatedMessage | null, plan: AckPlan | null, transactionId: string | null): Promise<AckAnswer> {
+export async function applyAck(core: Core, index: number, located: LocatedMessage | null, plan: AckPlan | null, transactionId: string | null, alongside: TransactionOperation[] = []): Promise<AckAnswer> {
   if (!located || !plan) {
     return { index, transactionId, success: false, error: NOT_FOUND, queueName: null, partitionName: null, leaseReleased: false, dlq: false };
   }
   let acked: boolean;
   try {
-    const outcome = await core.transaction({ operations: plan.operations });
+    const outcome = await core.transaction({ operations: [...plan.operations, ...alongside] });
     acked = outcome.success && (outcome.results[0] as { acked?: boolean } | undefined)?.acked === true;
   } catch (e) {
     // A stale leaseId fails the whole core call, so nothing of the plan was written.

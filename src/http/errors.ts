@@ -20,6 +20,7 @@ export type HttpErrorCode =
   | 'core_unavailable'   // the core provably never got the request (503, Retry-After): safe to retry
   | 'outcome_unknown'    // the request reached the core and no answer came back (504): it may have taken effect
   | 'idempotency_key_reused'
+  | 'outcome_applied'    // a repeat of a keyed request that took effect and lost its answer
   | 'internal';
 
 /** What each core error means over HTTP. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Core } from '../core/core.js';
+import type { Core, TransactionOperation } from '../core/core.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -16,7 +16,10 @@ import { HttpError } from './errors.js';
  * claimed (putIfAbsent) before the request runs and answered after it; a
  * repeat that finds a claim without an answer learns the outcome is unknown
  * (the first request is still running, or the gateway stopped while running
- * it): 409 `outcome_unknown`, never a second run. When the core provably
+ * it): 409 `outcome_unknown`, never a second run. Routes whose effect is
+ * one core transaction (/api/v1/transaction, /api/v1/ack) also write a
+ * marker in that transaction (idempotencyMarker), so a repeat of one whose
+ * answer was lost learns it took effect: 409 `outcome_applied`. When the core provably
  * never received the request (503 `core_unavailable`), the claim is dropped
  * so the same key can be sent again.
  */
@@ -29,6 +32,8 @@ const KEY = /^[\x20-\x7e]{1,255}$/;
 interface LedgerEntry {
   fingerprint: string;
   claimedAt: number;
+  /** Written in the effect's own core transaction, where the route has one. */
+  applied?: boolean;
   answer?: { status: number; body: string };
 }
 
@@ -40,9 +45,17 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
   return typeof key === 'string' ? key : null;
 }
 
-export function installIdempotency(app: FastifyInstance, core: Core): void {
-  const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number }>();
+const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number }>();
 
+/** The ledger write a route adds to the core transaction that is its effect; null when the request claimed no key. */
+export function idempotencyMarker(request: FastifyRequest): TransactionOperation | null {
+  const mine = claimed.get(request);
+  if (!mine) return null;
+  const value: LedgerEntry = { fingerprint: mine.fingerprint, claimedAt: mine.claimedAt, applied: true };
+  return { op: 'kv.put', ns: LEDGER_NAMESPACE, key: mine.slot, value, lifetime: { ttlMs: LEDGER_TTL_MS } };
+}
+
+export function installIdempotency(app: FastifyInstance, core: Core): void {
   // After validation: a request its schema refuses never claims a key.
   app.addHook('preHandler', async (request, reply) => {
     if (!MUTATING.has(request.method) || request.headers['idempotency-key'] === undefined) return;
@@ -61,6 +74,9 @@ export function installIdempotency(app: FastifyInstance, core: Core): void {
     const entry = claim.entry!.value as LedgerEntry;
     if (entry.fingerprint !== fingerprint) {
       throw new HttpError(409, 'idempotency_key_reused', `The Idempotency-Key ${JSON.stringify(key)} was first sent with a different request (method, path or body); a key names one effect. If the request changed on purpose, send it under a new key.`);
+    }
+    if (!entry.answer && entry.applied) {
+      throw new HttpError(409, 'outcome_applied', `A request with the Idempotency-Key ${JSON.stringify(key)} took effect (it arrived at ${new Date(entry.claimedAt).toISOString()}), but its answer was lost before it was recorded. Do not send it again; read its effect instead.`);
     }
     if (!entry.answer) {
       throw new HttpError(409, 'outcome_unknown', `A request with the Idempotency-Key ${JSON.stringify(key)} arrived at ${new Date(entry.claimedAt).toISOString()} and has no recorded answer: it is still running, or the gateway stopped while running it, so it may have taken effect. Check its effect before sending it again under a new key.`);

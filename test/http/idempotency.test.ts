@@ -80,7 +80,8 @@ describe('when the core does not answer (core behind the RPC)', () => {
   let core: QueenCore;
   let server: RpcServer;
   let rpc: RpcCore;
-  let dropNextPushReply = false;
+  /** The core method whose next answer is lost: the call takes effect, and the connection drops before its answer goes out. */
+  let dropNextReply: string | null = null;
   beforeEach(async () => {
     core = await openCore({ engine: 'memory' });
     server = new RpcServer({
@@ -88,8 +89,8 @@ describe('when the core does not answer (core behind the RPC)', () => {
       secret: SECRET,
       faults: {
         beforeReply(call) {
-          if (call.method !== 'push' || !dropNextPushReply) return;
-          dropNextPushReply = false;
+          if (call.method !== dropNextReply) return;
+          dropNextReply = null;
           return 'drop-connection';
         },
       },
@@ -107,7 +108,7 @@ describe('when the core does not answer (core behind the RPC)', () => {
   it('a request that reached the core and lost its answer is an explicit unknown outcome naming the key; its repeat says so too, and nothing runs twice', async () => {
     const app = await buildHttpApi({ core: rpc });
     const push = () => app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'idempotency-key': 'label-7' }, payload: { items: [{ queue: 'labels', payload: 'label 7' }] } });
-    dropNextPushReply = true;
+    dropNextReply = 'push';
     const lost = await push();
     expect(lost.statusCode).toBe(504);
     expect(lost.json()).toMatchObject({ code: 'outcome_unknown', idempotencyKey: 'label-7' });
@@ -115,6 +116,26 @@ describe('when the core does not answer (core behind the RPC)', () => {
     const repeat = await push();
     expect(repeat.statusCode).toBe(409);
     expect(repeat.json()).toMatchObject({ code: 'outcome_unknown' });
+    expect((await core.offsets({ partitions: [{ queue: 'labels', partition: 0 }] })).partitions[0]!.highWatermark).toBe(1);
+    await app.close();
+  });
+
+  it('a transaction writes its key\'s ledger entry with its effect, so a repeat after a lost answer learns it took effect', async () => {
+    const app = await buildHttpApi({ core: rpc });
+    const commit = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/transaction',
+        headers: { 'idempotency-key': 'welcome-u1' },
+        payload: { operations: [{ type: 'push', items: [{ queue: 'labels', payload: 'welcome' }] }, { type: 'kv.incr', ns: 'counters', key: 'welcomes' }] },
+      });
+    dropNextReply = 'transaction';
+    expect((await commit()).json()).toMatchObject({ code: 'outcome_unknown', idempotencyKey: 'welcome-u1' });
+    const repeat = await commit();
+    expect(repeat.statusCode).toBe(409);
+    expect(repeat.json()).toMatchObject({ code: 'outcome_applied' });
+    expect(repeat.json().error).toMatch(/took effect.*answer was lost.*Do not send it again/);
+    expect((await core.kvGet({ ns: 'counters', key: 'welcomes' }))?.value).toBe(1);
     expect((await core.offsets({ partitions: [{ queue: 'labels', partition: 0 }] })).partitions[0]!.highWatermark).toBe(1);
     await app.close();
   });

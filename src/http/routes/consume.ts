@@ -21,12 +21,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PopResult } from '../../core/core.js';
+import type { PopResult, TransactionOperation } from '../../core/core.js';
 import { isCoreError } from '../../core/errors.js';
 import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, retryCounts, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { leaseAnswer, messageAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
+import { idempotencyMarker } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { NAME } from '../schemas.js';
 
@@ -171,7 +172,7 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
   );
 
   /** Acks in the order given; each answers for itself, as Queen's do. */
-  const acknowledge = async (items: AckItem[], group: string, field: string) => {
+  const acknowledge = async (items: AckItem[], group: string, field: string, marker: TransactionOperation | null = null) => {
     const located = await locateMessages(core, group, items, field);
     const now = Date.now();
     const answers = [];
@@ -179,7 +180,7 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       const found = located[i] ?? null;
       const status = item.status ?? 'completed';
       const plan = found ? await planAck(core, found, { status, consumerGroup: group, ...(item.leaseId ? { leaseId: item.leaseId } : {}), error: item.error ?? null }, now) : null;
-      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null);
+      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, marker ? [marker] : []);
       if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
       answers.push(answer);
     }
@@ -189,7 +190,8 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
   app.post<{ Body: AckItem }>(
     '/api/v1/ack',
     { schema: { body: { type: 'object', additionalProperties: false, properties: { ...ACK_ITEM, consumerGroup: NULLABLE_STRING } } } },
-    async (request) => acknowledge([request.body], request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body'),
+    // One ack is one core transaction, so an Idempotency-Key's ledger entry commits with it.
+    async (request) => acknowledge([request.body], request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body', idempotencyMarker(request)),
   );
 
   app.post<{ Body: { acknowledgments: AckItem[]; consumerGroup?: string | null } }>(

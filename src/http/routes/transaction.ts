@@ -28,6 +28,7 @@ import { kvEntryAnswer, pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
+import { idempotencyMarker } from '../idempotency.js';
 import { withQueuesCreated } from '../pushes.js';
 import { LIFETIME_PROPERTIES, NAME, PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
 
@@ -183,6 +184,9 @@ export function registerTransactionRoutes({ app, core, metrics }: HttpApiContext
   app.post<{ Body: { operations: HttpOperation[]; requiredLeases?: string[] } }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => {
     const operations = request.body.operations;
     const { ops, origins } = await toCoreOperations(core, operations);
+    // An Idempotency-Key's ledger entry commits with the effect, or not at all.
+    const marker = idempotencyMarker(request);
+    if (marker) ops.push(marker);
     const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
     let outcome;
     try {
@@ -207,7 +211,7 @@ export function registerTransactionRoutes({ app, core, metrics }: HttpApiContext
       };
     }
     const perOperation: unknown[][] = operations.map(() => []);
-    outcome.results.forEach((result, i) => perOperation[origins[i]!.index]!.push(result));
+    outcome.results.forEach((result, i) => origins[i] && perOperation[origins[i]!.index]!.push(result));
     operations.forEach((op, i) => {
       if (op.type === 'push') {
         for (const r of perOperation[i] as PushItemResult[]) metrics.pushed.add({ queue: r.queue, status: r.status });
