@@ -154,7 +154,8 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): v
   });
   app.setErrorHandler((error, request, reply) => {
     const { retryAfterSeconds, ...out } = toErrorAnswer(error, bodyLimit);
-    if (out.statusCode >= 500) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
+    // 501 names a feature not built: an answer, not a failure of this server.
+    if (out.statusCode >= 500 && out.statusCode !== 501) request.log.error({ err: error, url: request.url }, 'HTTP request failed');
     else request.log.debug({ code: out.code, url: request.url }, out.message);
     if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
     const key = request.headers['idempotency-key'];
