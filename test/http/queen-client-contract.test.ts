@@ -199,14 +199,32 @@ for (const engine of engines) {
       expect((await rig.call('GET', '/api/v1/consumer-groups')).body).toEqual([expect.objectContaining({ name: 'billing', queueName: 'orders', totalLag: 1, state: 'Lagging' })]);
     });
 
-    it('what is not built answers 501 naming it: an option that asks for it, a subscription mode, a route', async () => {
+    it('subscriptionMode "new" starts a group that never read the queue at the messages pushed after its first pop', async () => {
+      await push('orders', [{ data: 'history', transactionId: 'h' }]);
+      expect(await pop('orders', '&consumerGroup=late&subscriptionMode=new')).toEqual([]);
+      await push('orders', [{ data: 'fresh', transactionId: 'f' }]);
+      expect((await pop('orders', '&consumerGroup=late&subscriptionMode=new')).map((m) => m.data)).toEqual(['fresh']);
+      // A group without a mode reads from the start.
+      expect((await pop('orders', '&consumerGroup=early')).map((m) => m.data)).toEqual(['history']);
+    });
+
+    it('subscriptionFrom starts a new group at the first message pushed at or after that time', async () => {
+      await push('orders', [{ data: 'old', transactionId: 'o' }]);
+      rig.advance(60_000);
+      await push('orders', [{ data: 'new', transactionId: 'n' }]);
+      const [old] = await pop('orders', '&consumerGroup=reader');
+      const between = new Date(Date.parse(old!.createdAt) + 30_000).toISOString();
+      expect((await pop('orders', `&consumerGroup=replayer&subscriptionFrom=${encodeURIComponent(between)}`)).map((m) => m.data)).toEqual(['new']);
+      const bad = await rig.call('GET', '/api/v1/pop/queue/orders?consumerGroup=x&subscriptionFrom=yesterday');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatch(/neither "now" nor a time in ISO 8601/);
+    });
+
+    it('what is not built answers 501 naming it: an option that asks for it, a route', async () => {
       const maxSize = await create('capped', { maxSize: 100 });
       expect(maxSize.status).toBe(501);
       expect(maxSize.body.error).toMatch(/maxSize=100.*not built/);
       expect((await rig.call('GET', '/api/v1/resources/queues/capped')).status).toBe(404);
-      const mode = await rig.call('GET', '/api/v1/pop/queue/orders?batch=1&consumerGroup=g&subscriptionMode=new');
-      expect(mode.status).toBe(501);
-      expect(mode.body.error).toMatch(/subscriptionMode="new"/);
       expect((await rig.call('GET', '/api/v1/pop?namespace=shop&batch=1')).status).toBe(501);
     });
   });

@@ -12,6 +12,8 @@
  * cancelled, and should the core have handed out messages at that instant,
  * their lease is released at once so they are delivered again. The group's
  * position is the same one a Kafka consumer group of that name commits to.
+ * subscriptionMode (all, new, new-only) and subscriptionFrom (now, or a
+ * time) say where a group that never read the queue starts (../subscriptions.ts).
  *
  * POST /api/v1/ack and /api/v1/ack/batch ack by transactionId and
  * partitionId (../acks.ts: retries and the dead-letter queue).
@@ -26,9 +28,9 @@ import { isCoreError } from '../../core/errors.js';
 import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, retryCounts, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { leaseAnswer, messageAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
-import { HttpError } from '../errors.js';
 import { idempotencyMarker } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
+import { applySubscription } from '../subscriptions.js';
 import { NAME } from '../schemas.js';
 
 interface PopQuery {
@@ -89,13 +91,8 @@ interface AckItem extends AckTarget {
 
 export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): void {
   const pop = async (queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse) => {
-    if (query.subscriptionMode !== undefined && query.subscriptionMode !== 'all') {
-      throw new HttpError(501, 'not_supported', `subscriptionMode=${JSON.stringify(query.subscriptionMode)} (a new group starting at new messages only) is not built in this gateway; a new group reads from the start of the queue. Leave it out.`);
-    }
-    if (query.subscriptionFrom !== undefined) {
-      throw new HttpError(501, 'not_supported', 'subscriptionFrom (a new group starting at a point in time) is not built in this gateway; a new group reads from the start of the queue. Leave it out.');
-    }
     const group = query.consumerGroup ?? QUEUE_MODE_GROUP;
+    await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
     const owner = query.owner ?? `http-${randomUUID()}`;
     const cancel = new AbortController();
     let clientGone = false;
