@@ -199,6 +199,20 @@ for (const engine of engines) {
       expect((await rig.call('GET', '/api/v1/consumer-groups')).body).toEqual([expect.objectContaining({ name: 'billing', queueName: 'orders', totalLag: 1, state: 'Lagging' })]);
     });
 
+    it('partitions(n) pops from up to n partitions in one call, the batch shared among them', async () => {
+      for (const partition of ['p1', 'p2', 'p3']) await push('orders', [{ data: partition, transactionId: partition }], partition);
+      const { body } = await rig.call('GET', '/api/v1/pop/queue/orders?batch=10&wait=false&timeout=30000&consumerGroup=g&partitions=2');
+      expect(body.messages.map((m: { data: string }) => m.data).sort()).toHaveLength(2);
+      expect(new Set(body.messages.map((m: { partition: string }) => m.partition)).size).toBe(2);
+      const acks = await rig.call('POST', '/api/v1/ack/batch', {
+        acknowledgments: body.messages.map((m: Record<string, unknown>) => ({ transactionId: m['transactionId'], partitionId: m['partitionId'], status: 'completed', leaseId: m['leaseId'] })),
+        consumerGroup: 'g',
+      });
+      expect(acks.body.map((r: { success: boolean }) => r.success)).toEqual([true, true]);
+      const rest = (await rig.call('GET', '/api/v1/pop/queue/orders?batch=10&consumerGroup=g&partitions=3')).body.messages;
+      expect(rest).toHaveLength(1);
+    });
+
     it('subscriptionMode "new" starts a group that never read the queue at the messages pushed after its first pop', async () => {
       await push('orders', [{ data: 'history', transactionId: 'h' }]);
       expect(await pop('orders', '&consumerGroup=late&subscriptionMode=new')).toEqual([]);

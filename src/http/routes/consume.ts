@@ -61,8 +61,8 @@ const POP_QUERY = {
     timeout: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS, default: 30_000 },
     leaseMs: { type: 'integer', minimum: 1 },
     autoAck: { type: 'boolean', default: false },
-    // Queen's multi-partition pop: accepted, and served from one partition per pop.
-    partitions: { type: 'integer', minimum: 1 },
+    // Queen's multi-partition pop: up to this many partitions, each under its own lease.
+    partitions: { type: 'integer', minimum: 1, maximum: 1_000 },
     subscriptionMode: { type: 'string' },
     subscriptionFrom: { type: 'string' },
   },
@@ -130,29 +130,42 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       }
       if (result.messages.length > 0 || !recheck || clientGone || Date.now() >= deadline) break;
     }
-    if (clientGone && result.lease && result.messages.length > 0) {
+    // Queen's multi-partition pop: more partitions' messages, while the batch has room.
+    const claims: PopResult[] = result.messages.length > 0 ? [result] : [];
+    let room = query.batch - result.messages.length;
+    while (partition === undefined && claims.length > 0 && claims.length < (query.partitions ?? 1) && room > 0 && !clientGone) {
+      const more = await core.pop({ queue, consumerGroup: group, owner, batch: room, waitMs: 0, ...(query.leaseMs === undefined ? {} : { leaseMs: query.leaseMs }) });
+      if (more.messages.length === 0) break;
+      claims.push(more);
+      room -= more.messages.length;
+    }
+    if (clientGone) {
       // Nobody will see these messages: hand them back now rather than after the lease runs out.
-      const first = result.messages[0]!;
-      await core.ack({ queue, partition: first.partition, consumerGroup: group, offset: first.offset, status: 'failed', leaseId: result.lease.id }).catch(() => {});
+      for (const claim of claims) {
+        const first = claim.messages[0]!;
+        await core.ack({ queue, partition: first.partition, consumerGroup: group, offset: first.offset, status: 'failed', leaseId: claim.lease!.id }).catch(() => {});
+      }
       return null;
     }
-    let lease = result.lease;
-    if (query.autoAck && lease) {
-      for (const m of result.messages) await core.ack({ queue, partition: m.partition, consumerGroup: group, offset: m.offset, status: 'completed', leaseId: lease.id });
-      lease = null;
+    if (query.autoAck) {
+      for (const claim of claims) {
+        for (const m of claim.messages) await core.ack({ queue, partition: m.partition, consumerGroup: group, offset: m.offset, status: 'completed', leaseId: claim.lease!.id });
+      }
     }
-    const counts = await retryCounts(core, group, result.messages);
-    if (result.messages.length > 0) metrics.popped.add({ queue }, result.messages.length);
-    const first = result.messages[0];
+    const popped = claims.flatMap((claim) => claim.messages.map((message) => ({ message, lease: query.autoAck ? null : claim.lease })));
+    const counts = await retryCounts(core, group, popped.map((p) => p.message));
+    if (popped.length > 0) metrics.popped.add({ queue }, popped.length);
+    const first = popped[0];
     return {
       success: true,
       queue,
-      partition: first?.partition ?? partition ?? null,
-      partitionId: first ? partitionIdOf(queue, first.partition) : null,
-      leaseId: lease?.id ?? (query.autoAck && first ? '' : null),
+      partition: first?.message.partition ?? partition ?? null,
+      partitionId: first ? partitionIdOf(queue, first.message.partition) : null,
+      leaseId: first ? (first.lease?.id ?? '') : null,
       consumerGroup: group,
-      messages: result.messages.map((m, i) => ({ ...messageAnswer(m, lease, counts[i]!), consumerGroup: group })),
-      lease: lease ? leaseAnswer(lease) : null,
+      partitionsClaimed: claims.length,
+      messages: popped.map((p, i) => ({ ...messageAnswer(p.message, p.lease, counts[i]!), consumerGroup: group })),
+      lease: first?.lease ? leaseAnswer(first.lease) : null,
     };
   };
 
