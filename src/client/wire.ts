@@ -15,6 +15,7 @@ export interface PushItemJson {
 export interface MessageJson {
   id: string;
   transactionId: string;
+  traceId: string | null;
   data: unknown;
   queue: string;
   partition: string;
@@ -64,6 +65,7 @@ export const fromMessage = (m: MessageJson): Message => ({
   offset: m.offset,
   messageId: m.id,
   transactionId: m.transactionId,
+  traceId: m.traceId,
   data: m.data,
   key: m.keyBase64 === null ? null : Buffer.from(m.keyBase64, 'base64'),
   headers: m.headers.map((h) => ({ key: h.key, value: h.valueBase64 === null ? null : Buffer.from(h.valueBase64, 'base64') })),

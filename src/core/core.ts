@@ -357,6 +357,8 @@ export interface PushItem {
   transactionId?: string;
   /** Any JSON value; stored as the record's value. */
   payload: unknown;
+  /** Queen's trace id, kept with the message (at most 255 characters). */
+  traceId?: string;
 }
 
 export interface PushRequest {
@@ -400,6 +402,8 @@ export interface QueenMessage {
   offset: number;
   messageId: string;
   transactionId: string;
+  /** The trace id it was pushed with, or null. */
+  traceId: string | null;
   payload: unknown;
   /** Kafka record key and headers, when the message came from Kafka. */
   key: Buffer | null;

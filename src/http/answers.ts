@@ -46,7 +46,7 @@ export function messageAnswer(message: QueenMessage, lease: Lease | null, retryC
   return {
     id: message.messageId,
     transactionId: message.transactionId,
-    traceId: null,
+    traceId: message.traceId,
     data: message.payload,
     producerSub: null,
     createdAt: iso(message.timestamp),

@@ -20,8 +20,8 @@ export const PUSH_ITEM = {
     queue: NAME,
     partition: NAME,
     transactionId: NAME,
-    // Queen's trace id: echoed in the push answer, not stored.
-    traceId: { type: 'string' },
+    // Queen's trace id: kept with the message, answered by pops.
+    traceId: { type: 'string', maxLength: 255 },
     payload: {},
     // Queen's clients name the payload `data` in some places; one of the two is taken.
     data: {},
@@ -44,6 +44,7 @@ export function toPushItems(items: readonly HttpPushItem[]): PushItem[] {
     queue: item.queue,
     ...(item.partition === undefined ? {} : { partition: item.partition }),
     ...(item.transactionId === undefined ? {} : { transactionId: item.transactionId }),
+    ...(item.traceId === undefined ? {} : { traceId: item.traceId }),
     payload: 'payload' in item ? item.payload : 'data' in item ? item.data : {},
   }));
 }

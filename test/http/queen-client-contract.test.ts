@@ -199,6 +199,18 @@ for (const engine of engines) {
       expect((await rig.call('GET', '/api/v1/consumer-groups')).body).toEqual([expect.objectContaining({ name: 'billing', queueName: 'orders', totalLag: 1, state: 'Lagging' })]);
     });
 
+    it('a traceId pushed with a message comes back on its pop, in a push and in a transaction', async () => {
+      const traceId = '0190a6f2-7b1c-7d2e-9f3a-4b5c6d7e8f90';
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'orders', partition: 'Default', payload: 1, transactionId: 't1', traceId }] });
+      await rig.call('POST', '/api/v1/transaction', { operations: [{ type: 'push', items: [{ queue: 'orders', payload: 2, traceId }] }, { type: 'push', items: [{ queue: 'orders', payload: 3 }] }] });
+      const { body } = await rig.call('GET', '/api/v1/pop/queue/orders?batch=10&consumerGroup=g');
+      expect(body.messages.map((m: { data: number; traceId: string | null; headers: unknown[] }) => [m.data, m.traceId, m.headers])).toEqual([
+        [1, traceId, []],
+        [2, traceId, []],
+        [3, null, []],
+      ]);
+    });
+
     it('partitions(n) pops from up to n partitions in one call, the batch shared among them', async () => {
       for (const partition of ['p1', 'p2', 'p3']) await push('orders', [{ data: partition, transactionId: partition }], partition);
       const { body } = await rig.call('GET', '/api/v1/pop/queue/orders?batch=10&wait=false&timeout=30000&consumerGroup=g&partitions=2');

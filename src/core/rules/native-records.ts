@@ -14,6 +14,7 @@ import { kafkaRecordMessageId } from './uuidv7.js';
 
 export const TRANSACTION_ID_HEADER = 'queen-transaction-id';
 export const MESSAGE_ID_HEADER = 'queen-message-id';
+export const TRACE_ID_HEADER = 'queen-trace-id';
 
 export interface DecodedRecord {
   offset: number;
@@ -24,7 +25,7 @@ export interface DecodedRecord {
 }
 
 /** One uncompressed v2 batch (baseOffset 0; the engine sets it) holding the given pushes in order. */
-export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId' | 'messageId' | 'payloadJson'>[], timestampMs: number): Buffer {
+export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId' | 'messageId' | 'payloadJson' | 'traceId'>[], timestampMs: number): Buffer {
   return buildBatch({
     records: items.map((item) => ({
       key: null,
@@ -32,6 +33,7 @@ export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId
       headers: [
         { key: TRANSACTION_ID_HEADER, value: exactBytes(item.transactionId) },
         { key: MESSAGE_ID_HEADER, value: item.messageId },
+        ...(item.traceId === undefined ? [] : [{ key: TRACE_ID_HEADER, value: item.traceId }]),
       ],
       timestamp: timestampMs,
     })),
@@ -49,10 +51,12 @@ export interface RecordLocation {
 export function toQueenMessage(record: DecodedRecord, where: RecordLocation): QueenMessage {
   let transactionId: string | null = null;
   let messageId: string | null = null;
+  let traceId: string | null = null;
   const headers: RecordHeader[] = [];
   for (const header of record.headers) {
     if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = textFromExactBytes(header.value);
     else if (header.key === MESSAGE_ID_HEADER && header.value) messageId = header.value.toString('utf8');
+    else if (header.key === TRACE_ID_HEADER && header.value) traceId = header.value.toString('utf8');
     else headers.push(header);
   }
   messageId ??= kafkaRecordMessageId(where.queueId, where.partitionIndex, record.offset);
@@ -63,6 +67,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
     offset: record.offset,
     messageId,
     transactionId: transactionId ?? messageId,
+    traceId,
     payload: payloadOf(record.value),
     key: record.key,
     headers,
