@@ -39,6 +39,8 @@ export interface QueueConfig {
   retryLimit: number;
   /** Native consume: a message is popped only once it is this old (Queen's delayedProcessing). */
   delayedProcessingMs: number;
+  /** Native consume: a partition is popped only once it has had no new record for this long (Queen's windowBuffer). */
+  windowBufferMs: number;
   /**
    * A Kafka topic: its producers pick partitions by count, so a native push
    * never adds one (../core/rules/push-routing.ts). Set for the topics the
@@ -56,6 +58,7 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   leaseMs: 30_000,
   retryLimit: 3,
   delayedProcessingMs: 0,
+  windowBufferMs: 0,
   fixedPartitionCount: false,
 });
 

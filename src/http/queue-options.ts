@@ -66,10 +66,9 @@ export const QUEEN_OPTIONS_SCHEMA = {
 /** Options that ask for a behaviour the core does not have, with what each would have done. */
 const NOT_BUILT: ReadonlyArray<[keyof QueenOptions, (value: unknown) => boolean, string]> = [
   ['maxSize', (v) => typeof v === 'number' && v > 0, 'a cap on the messages a queue holds'],
-  ['windowBuffer', (v) => typeof v === 'number' && v > 0, 'holding a partition back until it has been quiet for a while'],
   ['completedRetentionSeconds', (v) => typeof v === 'number' && v > 0, 'deleting consumed messages early; records are kept by retentionSeconds'],
   ['encryptionEnabled', (v) => v === true, 'encrypting payloads at rest'],
-  ['maxWaitTimeSeconds', (v) => typeof v === 'number' && v > 0, 'moving messages that waited too long to the dead-letter queue'],
+  ['maxWaitTimeSeconds', (v) => typeof v === 'number' && v > 0, 'evicting messages that waited longer than this'],
 ];
 
 /** The options kept as metadata: Queen reports them back, and nothing here acts on them. */
@@ -97,6 +96,7 @@ export function coreConfigOf(options: QueenOptions): Partial<QueueConfig> {
   if (options.leaseTime !== undefined) config.leaseMs = Math.max(1, Math.round(options.leaseTime * 1000));
   if (options.retryLimit !== undefined) config.retryLimit = options.retryLimit;
   if (options.delayedProcessing !== undefined) config.delayedProcessingMs = Math.round(options.delayedProcessing * 1000);
+  if (options.windowBuffer !== undefined) config.windowBufferMs = Math.round(options.windowBuffer * 1000);
   // Queen's retentionSeconds 0 means "keep": no retention; -1 says the same in Kafka's terms.
   if (options.retentionSeconds !== undefined) config.retentionMs = options.retentionSeconds <= 0 ? -1 : Math.round(options.retentionSeconds * 1000);
   if (options.dedupWindowSeconds !== undefined) config.dedupWindowSeconds = options.dedupWindowSeconds;
@@ -134,7 +134,7 @@ export function queenOptionsAnswer(config: QueueConfig, metadata: QueenMetadata)
     deadLetterQueue: metadata.deadLetterQueue ?? false,
     dlqAfterMaxRetries: metadata.dlqAfterMaxRetries ?? false,
     delayedProcessing: config.delayedProcessingMs / 1000,
-    windowBuffer: 0,
+    windowBuffer: config.windowBufferMs / 1000,
     retentionSeconds: config.retentionMs < 0 ? 0 : config.retentionMs / 1000,
     completedRetentionSeconds: 0,
     retentionEnabled: metadata.retentionEnabled ?? config.retentionMs >= 0,

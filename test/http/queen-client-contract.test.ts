@@ -141,6 +141,18 @@ for (const engine of engines) {
       expect((await pop('later')).map((m) => m.data)).toEqual(['soon']);
     });
 
+    it('windowBuffer holds a partition back until it has had no new message for that long', async () => {
+      await create('bursts', { windowBuffer: 2 });
+      await push('bursts', [{ data: 'a', transactionId: 'a' }]);
+      rig.advance(1_500);
+      await push('bursts', [{ data: 'b', transactionId: 'b' }]);
+      rig.advance(1_500);
+      expect(await pop('bursts')).toEqual([]);
+      rig.advance(600);
+      const { body } = await rig.call('GET', '/api/v1/pop/queue/bursts?batch=10');
+      expect(body.messages.map((m: { data: string }) => m.data)).toEqual(['a', 'b']);
+    });
+
     it('renew() posts an empty body and extends the lease by 60 s, Queen\'s default', async () => {
       await create('orders', { leaseTime: 1 });
       await push('orders', [{ data: 1, transactionId: 't1' }]);

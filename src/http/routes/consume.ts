@@ -47,7 +47,7 @@ interface PopQuery {
 }
 
 const MAX_WAIT_MS = 300_000;
-/** A long-poll on a queue that does not exist yet, or whose messages are delayed, looks again this often. */
+/** A long-poll on a queue that does not exist yet, or whose messages are delayed or window-buffered, looks again this often. */
 const RECHECK_MS = 500;
 
 const POP_QUERY = {
@@ -107,7 +107,8 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       const remaining = Math.max(0, deadline - Date.now());
       let recheck = false;
       try {
-        const delayed = query.wait && ((await core.describeQueue({ name: queue }))?.config.delayedProcessingMs ?? 0) > 0;
+        const config = query.wait ? (await core.describeQueue({ name: queue }))?.config : undefined;
+        const delayed = (config?.delayedProcessingMs ?? 0) > 0 || (config?.windowBufferMs ?? 0) > 0;
         result = await core.pop(
           {
             queue,

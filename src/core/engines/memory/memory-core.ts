@@ -54,7 +54,7 @@ import { keepInPlace, parseAppendRecords, prepareForStorage } from '../../rules/
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
+import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
@@ -608,6 +608,7 @@ export class MemoryCore implements Core {
       const log = partition.log;
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
       if (position >= log.highWatermark) continue;
+      if (inWindowBuffer(queue.config.windowBufferMs, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
       const messages: QueenMessage[] = [];
       const visibleUntil = popVisibleUntil(queue.config.delayedProcessingMs, now);
       let full = false;

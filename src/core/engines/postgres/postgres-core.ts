@@ -56,7 +56,7 @@ import { keepInPlace, parseAppendRecords, prepareForStorage, type ParsedAppend }
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
 import { queuesToRoute, routePushItems } from '../../rules/push-routing.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { decodeStoredBatch, encodePushBatch, toQueenMessage } from '../../rules/native-records.js';
@@ -878,6 +878,10 @@ export class PostgresCore implements Core {
         const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
         const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
         if (position >= partition.next_offset) continue;
+        if ((queue.config.windowBufferMs ?? 0) > 0) {
+          const newest = await tx.one<{ appended_at: number }>('newest-append', [partition.id]);
+          if (inWindowBuffer(queue.config.windowBufferMs, newest ? Number(newest.appended_at) : null, now)) continue;
+        }
         const messages = await this.readMessages(tx, queue, partition, position, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
         if (messages.length === 0) continue;
         const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
