@@ -48,21 +48,21 @@ export class QueenClient {
   }
 
   async ack(message: Pick<Message, 'queue' | 'partition' | 'offset' | 'consumerGroup'>, status: 'completed' | 'failed', options: AckOptions = {}): Promise<{ acked: boolean }> {
-    const { body } = await this.http.request<{ acked: boolean }>('POST', '/api/v1/ack', {
+    const { body } = await this.http.request<{ success: boolean }[]>('POST', '/api/v1/ack', {
       queue: message.queue,
       partition: message.partition,
       offset: message.offset,
       status,
       consumerGroup: consumerGroupOf(message, options),
     });
-    return body;
+    return { acked: body[0]?.success === true };
   }
 
   async renewLease(lease: string | Pick<Message, 'leaseId'>, extendMs: number): Promise<Lease> {
     const id = typeof lease === 'string' ? lease : lease.leaseId;
     if (!id) throw new TypeError('renewLease needs a lease id, or a message that came from pop.');
-    const { body } = await this.http.request<{ lease: LeaseJson }>('POST', `/api/v1/lease/${segment(id)}/extend`, { extendMs });
-    return fromLease(body.lease);
+    const { body } = await this.http.request<{ lease: LeaseJson }[]>('POST', `/api/v1/lease/${segment(id)}/extend`, { extendMs });
+    return fromLease(body[0]!.lease);
   }
 
   async health(): Promise<{ status: string }> {
@@ -93,7 +93,7 @@ export class QueueHandle {
 
   /** One outcome per item, in order: queued, or duplicate with the original message's id and offset. */
   async push(items: readonly PushInput[]): Promise<PushOutcome[]> {
-    const { body } = await this.http.request<{ items: PushItemJson[] }>('POST', '/api/v1/push', {
+    const { body } = await this.http.request<PushItemJson[]>('POST', '/api/v1/push', {
       items: items.map((item) => ({
         queue: this.name,
         ...(this.partitionName === undefined ? {} : { partition: this.partitionName }),
@@ -101,12 +101,12 @@ export class QueueHandle {
         payload: item.data,
       })),
     });
-    return body.items.map(fromPushItem);
+    return body.map(fromPushItem);
   }
 
   /** Pops for a consumer group; the messages come with the lease they are held under. */
-  async pop(options: PopOptions): Promise<Message[]> {
-    const query = new URLSearchParams({ consumerGroup: options.consumerGroup });
+  async pop(options: PopOptions = {}): Promise<Message[]> {
+    const query = new URLSearchParams(options.consumerGroup === undefined ? {} : { consumerGroup: options.consumerGroup });
     if (options.batch !== undefined) query.set('batch', String(options.batch));
     if (options.wait) query.set('wait', 'true');
     if (options.timeoutMs !== undefined) query.set('timeout', String(options.timeoutMs));

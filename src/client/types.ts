@@ -19,13 +19,18 @@ export type PushOutcome = PushItemResult;
 
 export interface Message extends Omit<QueenMessage, 'payload'> {
   data: unknown;
+  /** Queen's name for the partition, which acks send back. */
+  partitionId: string;
   /** The group and lease it was popped under, so ack(message) needs nothing else. */
   consumerGroup: string | null;
   leaseId: string | null;
+  /** How many times the group acked it `failed` before this delivery. */
+  retryCount: number;
 }
 
 export interface PopOptions {
-  consumerGroup: string;
+  /** Absent: Queen's queue mode (each message to one consumer). */
+  consumerGroup?: string;
   batch?: number;
   /** Long-poll: wait for a message up to timeoutMs (default 30 s). */
   wait?: boolean;

@@ -1,6 +1,6 @@
 import type { KvEntry, Lease, Message, PushOutcome } from './types.js';
 
-/** The HTTP API's snake_case answers, as the client types them. */
+/** The HTTP API's answers (Queen's shapes: push results in snake_case, messages in camelCase), as the client types them. */
 
 export interface PushItemJson {
   status: 'queued' | 'duplicate';
@@ -13,25 +13,28 @@ export interface PushItemJson {
 }
 
 export interface MessageJson {
+  id: string;
+  transactionId: string;
+  traceId: string | null;
+  data: unknown;
   queue: string;
   partition: string;
-  partition_index: number;
+  partitionId: string;
+  partitionIndex: number;
   offset: number;
-  message_id: string;
-  transaction_id: string;
-  payload: unknown;
-  key_base64: string | null;
-  headers: { key: string; value_base64: string | null }[];
+  keyBase64: string | null;
+  headers: { key: string; valueBase64: string | null }[];
   timestamp: number;
-  consumer_group: string | null;
-  lease_id: string | null;
+  consumerGroup: string | null;
+  leaseId: string | null;
+  retryCount: number;
 }
 
 export interface LeaseJson {
   id: string;
   queue: string;
   partition: string;
-  consumer_group: string;
+  consumerGroup: string;
   owner: string;
   deadline: number;
 }
@@ -57,18 +60,21 @@ export const fromPushItem = (item: PushItemJson): PushOutcome => ({
 export const fromMessage = (m: MessageJson): Message => ({
   queue: m.queue,
   partition: m.partition,
-  partitionIndex: m.partition_index,
+  partitionId: m.partitionId,
+  partitionIndex: m.partitionIndex,
   offset: m.offset,
-  messageId: m.message_id,
-  transactionId: m.transaction_id,
-  data: m.payload,
-  key: m.key_base64 === null ? null : Buffer.from(m.key_base64, 'base64'),
-  headers: m.headers.map((h) => ({ key: h.key, value: h.value_base64 === null ? null : Buffer.from(h.value_base64, 'base64') })),
+  messageId: m.id,
+  transactionId: m.transactionId,
+  traceId: m.traceId,
+  data: m.data,
+  key: m.keyBase64 === null ? null : Buffer.from(m.keyBase64, 'base64'),
+  headers: m.headers.map((h) => ({ key: h.key, value: h.valueBase64 === null ? null : Buffer.from(h.valueBase64, 'base64') })),
   timestamp: m.timestamp,
-  consumerGroup: m.consumer_group,
-  leaseId: m.lease_id,
+  consumerGroup: m.consumerGroup,
+  leaseId: m.leaseId,
+  retryCount: m.retryCount,
 });
 
-export const fromLease = (l: LeaseJson): Lease => ({ id: l.id, queue: l.queue, partition: l.partition, consumerGroup: l.consumer_group, owner: l.owner, deadline: l.deadline });
+export const fromLease = (l: LeaseJson): Lease => ({ id: l.id, queue: l.queue, partition: l.partition, consumerGroup: l.consumerGroup, owner: l.owner, deadline: l.deadline });
 
 export const fromKvEntry = (e: KvEntryJson): KvEntry => ({ ns: e.ns, key: e.key, value: e.value, version: e.version, expiresAt: e.expires_at });

@@ -46,6 +46,21 @@ export interface QueueConfig {
    * settings above by the gateway.
    */
   topicConfigs: Readonly<Record<string, string>>;
+  /**
+   * Native consume: how many times a message acked `failed` is delivered
+   * again before it moves to the dead-letter queue (Queen's retryLimit).
+   */
+  retryLimit: number;
+  /** Native consume: a message is popped only once it is this old (Queen's delayedProcessing). */
+  delayedProcessingMs: number;
+  /** Native consume: a partition is popped only once it has had no new record for this long (Queen's windowBuffer). */
+  windowBufferMs: number;
+  /**
+   * A Kafka topic: its producers pick partitions by count, so a native push
+   * never adds one (../core/rules/push-routing.ts). Set for the topics the
+   * gateway creates.
+   */
+  fixedPartitionCount: boolean;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -58,6 +73,10 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   timestampAfterMaxMs: 3_600_000,
   leaseMs: 30_000,
   topicConfigs: Object.freeze({}),
+  retryLimit: 3,
+  delayedProcessingMs: 0,
+  windowBufferMs: 0,
+  fixedPartitionCount: false,
 });
 
 export interface PartitionInfo {
@@ -79,6 +98,11 @@ export interface QueueInfo {
 export interface CreateQueueRequest {
   name: string;
   partitions: number;
+  /**
+   * The partitions' names, one per partition; default "0".."N-1" (Kafka's
+   * numbering). Queen's own queues start with one partition named "Default".
+   */
+  partitionNames?: string[];
   config?: Partial<QueueConfig>;
   /** When true, an existing queue is returned unchanged instead of an error. */
   ifNotExists?: boolean;
@@ -357,6 +381,8 @@ export interface PushItem {
   transactionId?: string;
   /** Any JSON value; stored as the record's value. */
   payload: unknown;
+  /** Queen's trace id, kept with the message (at most 255 characters). */
+  traceId?: string;
 }
 
 export interface PushRequest {
@@ -400,6 +426,8 @@ export interface QueenMessage {
   offset: number;
   messageId: string;
   transactionId: string;
+  /** The trace id it was pushed with, or null. */
+  traceId: string | null;
   payload: unknown;
   /** Kafka record key and headers, when the message came from Kafka. */
   key: Buffer | null;

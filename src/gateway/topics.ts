@@ -17,7 +17,7 @@ export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
  * window off: a Kafka record has no transaction id, so the check could only
  * answer no; the idempotent producer's sequence numbers do that job.
  */
-export const KAFKA_QUEUE_CONFIG: Readonly<Partial<QueueConfig>> = Object.freeze({ dedupWindowSeconds: 0 });
+export const KAFKA_QUEUE_CONFIG: Readonly<Partial<QueueConfig>> = Object.freeze({ dedupWindowSeconds: 0, fixedPartitionCount: true });
 
 /** Why a topic name breaks Kafka's rule (1-249 of `[A-Za-z0-9._-]`, not "." or ".."), or null when it is fine. */
 export function topicNameProblem(name: string | null | undefined): string | null {

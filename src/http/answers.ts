@@ -1,17 +1,26 @@
 import type { KvEntry, Lease, PushItemResult, QueenMessage, QueueConfig, QueueInfo, UnreadableRange } from '../core/core.js';
+import { partitionIdOf } from './partition-ids.js';
 
 /**
- * The JSON the HTTP API answers with, built from the core's results. Answers
- * use snake_case, as Queen's do (message_id, transaction_id); requests use
- * Queen's camelCase (transactionId, consumerGroup). Kafka keys and header
- * values are bytes, so they travel as base64.
+ * The JSON the HTTP API answers with, built from the core's results, in
+ * Queen's own shapes so Queen's clients read them unchanged: push results in
+ * snake_case (message_id, transaction_id), popped messages in camelCase
+ * (transactionId, partitionId, leaseId, data). Fields Queen has no name for
+ * (a message's Kafka offset, key and headers) are added beside Queen's; keys
+ * and header values are bytes, so they travel as base64.
  */
 
-export function pushItemAnswer(item: PushItemResult) {
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function pushItemAnswer(item: PushItemResult, index: number, traceId: string | null = null) {
   return {
+    index,
     status: item.status,
-    message_id: item.messageId,
     transaction_id: item.transactionId,
+    message_id: item.messageId,
+    partition_id: partitionIdOf(item.queue, item.partition),
+    trace_id: traceId,
+    queueName: item.queue,
     queue: item.queue,
     partition: item.partition,
     partition_index: item.partitionIndex,
@@ -24,27 +33,34 @@ export function leaseAnswer(lease: Lease) {
     id: lease.id,
     queue: lease.queue,
     partition: lease.partition,
-    consumer_group: lease.consumerGroup,
+    partitionId: partitionIdOf(lease.queue, lease.partition),
+    consumerGroup: lease.consumerGroup,
     owner: lease.owner,
     deadline: lease.deadline,
+    expiresAt: iso(lease.deadline),
   };
 }
 
-/** A popped message carries its lease and group, so a client can ack it from the message alone. */
-export function messageAnswer(message: QueenMessage, lease: Lease | null) {
+/** A popped message carries its partitionId, lease and group, so a client can ack it from the message alone. */
+export function messageAnswer(message: QueenMessage, lease: Lease | null, retryCount: number) {
   return {
+    id: message.messageId,
+    transactionId: message.transactionId,
+    traceId: message.traceId,
+    data: message.payload,
+    producerSub: null,
+    createdAt: iso(message.timestamp),
     queue: message.queue,
     partition: message.partition,
-    partition_index: message.partitionIndex,
+    partitionId: partitionIdOf(message.queue, message.partition),
+    leaseId: lease?.id ?? null,
+    consumerGroup: lease?.consumerGroup ?? null,
+    retryCount,
     offset: message.offset,
-    message_id: message.messageId,
-    transaction_id: message.transactionId,
-    payload: message.payload,
-    key_base64: message.key === null ? null : message.key.toString('base64'),
-    headers: message.headers.map((h) => ({ key: h.key, value_base64: h.value === null ? null : h.value.toString('base64') })),
+    partitionIndex: message.partitionIndex,
     timestamp: message.timestamp,
-    consumer_group: lease?.consumerGroup ?? null,
-    lease_id: lease?.id ?? null,
+    keyBase64: message.key === null ? null : message.key.toString('base64'),
+    headers: message.headers.map((h) => ({ key: h.key, valueBase64: h.value === null ? null : h.value.toString('base64') })),
   };
 }
 

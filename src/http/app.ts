@@ -7,11 +7,13 @@ import { Fastify, LogController, type FastifyInstance } from './fastify.js';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
+import { installIdempotency } from './idempotency.js';
 import { HttpMetrics } from './metrics.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
 import { registerKvRoutes } from './routes/kv.js';
+import { registerNotBuiltRoutes } from './routes/not-built.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
@@ -61,6 +63,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   installErrorHandlers(app, bodyLimit);
   installQueryStringReading(app);
   app.setReplySerializer(serializeJson);
+  installIdempotency(app, options.core);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
@@ -71,6 +74,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerKvRoutes(context);
   registerQueueRoutes(context);
   registerOperationsRoutes(context);
+  registerNotBuiltRoutes(context);
   await app.ready();
   return app;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isCoreError, type CoreErrorCode } from '../core/errors.js';
+import { isRpcError } from '../rpc/errors.js';
 
 /**
  * The HTTP API's one catalogue of failures. Every error answer has the same
@@ -15,6 +16,11 @@ export type HttpErrorCode =
   | 'body_too_large'
   | 'unsupported_media_type'
   | 'not_found'
+  | 'not_supported'   // a Queen feature this gateway does not build (501)
+  | 'core_unavailable'   // the core provably never got the request (503, Retry-After): safe to retry
+  | 'outcome_unknown'    // the request reached the core and no answer came back (504): it may have taken effect
+  | 'idempotency_key_reused'
+  | 'outcome_applied'    // a repeat of a keyed request that took effect and lost its answer
   | 'internal';
 
 /** What each core error means over HTTP. */
@@ -41,6 +47,10 @@ export interface ErrorAnswer {
   statusCode: number;
   code: HttpErrorCode;
   message: string;
+  /** The same sentence under the name Queen's clients read it by. */
+  error: string;
+  /** Sent as Retry-After (seconds) when retrying later is the advice. */
+  retryAfterSeconds?: number;
 }
 
 /** A failure a route raises itself (a missing KV entry, an unknown queue in a listing). */
@@ -90,7 +100,7 @@ export function describeSchemaProblem(problems: readonly SchemaProblem[], part: 
 }
 
 function answer(statusCode: number, code: HttpErrorCode, message: string): ErrorAnswer {
-  return { statusCode, code, message };
+  return { statusCode, code, message, error: message };
 }
 
 /** Maps anything a route or fastify throws to the answer the client gets. */
@@ -100,6 +110,17 @@ export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
     return answer(CORE_ERROR_STATUS[error.code] ?? 400, error.code, error.message + hint);
   }
   if (error instanceof HttpError) return answer(error.statusCode, error.code, error.message);
+  if (isRpcError(error)) {
+    // The hop to a core in another process: did the request leave?
+    if (error.code === 'unavailable') return { ...answer(503, 'core_unavailable', `${error.message} Nothing was written; send it again.`), retryAfterSeconds: 1 };
+    if (error.code === 'connection_lost' || error.code === 'deadline_exceeded') {
+      return answer(
+        504,
+        'outcome_unknown',
+        `${error.message} Do not resend it blindly: send it again with the same Idempotency-Key (or, for a push, the same transactionIds, which the queue deduplicates), or check its effect first.`,
+      );
+    }
+  }
   const fastifyError = error as FastifyError & { validation?: SchemaProblem[]; validationContext?: string };
   if (fastifyError.validation) {
     return answer(400, 'invalid_request', describeSchemaProblem(fastifyError.validation, fastifyError.validationContext ?? 'request'));
@@ -129,14 +150,25 @@ export function toErrorAnswer(error: unknown, bodyLimit?: number): ErrorAnswer {
 
 /** Installs the error and not-found handlers: every failure answers through toErrorAnswer. */
 export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+  // Queen's clients send Content-Type: application/json on every request, a
+  // bodyless DELETE included: a request that carries no body has nothing to parse.
+  app.addHook('onRequest', async (request) => {
+    const { headers } = request;
+    if (headers['content-type']?.includes('json') && (headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined))) {
+      delete headers['content-type'];
+    }
+  });
   app.setErrorHandler((error, request, reply) => {
-    const out = toErrorAnswer(error, bodyLimit);
-    // A fault of the store is logged once per episode by the engine, not per request.
-    const expected = out.statusCode < 500 || out.code === 'unavailable' || out.code === 'closed' || out.code === 'storage_full';
+    const { retryAfterSeconds, ...out } = toErrorAnswer(error, bodyLimit);
+    // A fault of the store is logged once per episode by the engine, not per
+    // request; a 501 names a feature not built: answers, not failures of this server.
+    const expected = out.statusCode < 500 || out.statusCode === 501 || out.code === 'unavailable' || out.code === 'closed' || out.code === 'storage_full' || out.code === 'core_unavailable';
     if (expected) request.log.debug({ code: out.code, url: request.url }, out.message);
     else request.log.error({ err: error, url: request.url }, 'HTTP request failed');
-    if (out.statusCode === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    void reply.status(out.statusCode).send(out);
+    const retryAfter = retryAfterSeconds ?? (out.statusCode === 503 ? RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    const key = request.headers['idempotency-key'];
+    void reply.status(out.statusCode).send(out.code === 'outcome_unknown' ? { ...out, idempotencyKey: typeof key === 'string' ? key : null } : out);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(

@@ -1,3 +1,4 @@
+import type { PushItem } from '../core/core.js';
 import { LIFETIME_PROPERTIES } from './lifetimes.js';
 
 /**
@@ -13,15 +14,40 @@ export const NAME = { type: 'string', minLength: 1 } as const;
 
 export const PUSH_ITEM = {
   type: 'object',
-  required: ['queue', 'payload'],
+  required: ['queue'],
   additionalProperties: false,
   properties: {
     queue: NAME,
     partition: NAME,
     transactionId: NAME,
+    // Queen's trace id: kept with the message, answered by pops.
+    traceId: { type: 'string', maxLength: 255 },
     payload: {},
+    // Queen's clients name the payload `data` in some places; one of the two is taken.
+    data: {},
   },
 } as const;
+
+/** A push item as the HTTP API takes it. */
+export interface HttpPushItem {
+  queue: string;
+  partition?: string;
+  transactionId?: string;
+  traceId?: string;
+  payload?: unknown;
+  data?: unknown;
+}
+
+/** The core's push items: the payload is `payload`, else `data`, else an empty object (as Queen stores it). */
+export function toPushItems(items: readonly HttpPushItem[]): PushItem[] {
+  return items.map((item) => ({
+    queue: item.queue,
+    ...(item.partition === undefined ? {} : { partition: item.partition }),
+    ...(item.transactionId === undefined ? {} : { transactionId: item.transactionId }),
+    ...(item.traceId === undefined ? {} : { traceId: item.traceId }),
+    payload: 'payload' in item ? item.payload : 'data' in item ? item.data : {},
+  }));
+}
 
 export const MAX_PUSH_ITEMS = 10_000;
 

@@ -26,18 +26,18 @@ for (const engine of engines) {
     const order = (extra: object = {}) => ({ queue: 'payments', partition: 'customer-42', transactionId: 'order-9137-paid', payload: { orderId: 9137, amount: 99.5 }, ...extra });
     const partitionEnd = async (queue: string, partition: string) => {
       const { body } = await rig.call('GET', `/api/v1/resources/queues/${queue}`);
-      return (body.partitions as { name: string; high_watermark: number }[]).find((p) => p.name === partition)?.high_watermark ?? 0;
+      return (body.partitions as { name: string; highWatermark: number }[]).find((p) => p.name === partition)?.highWatermark ?? 0;
     };
     const popAll = async (queue: string, group: string) => {
       const { body } = await rig.call('GET', `/api/v1/pop/queue/${queue}?consumerGroup=${group}&batch=100`);
-      return body.messages as { payload: unknown; offset: number }[];
+      return body.messages as { data: unknown; offset: number }[];
     };
 
     it('"Push the same id to the same partition again, inside the queue\'s dedup window, and the broker writes nothing and answers with the original message."', async () => {
       const first = await push([order()]);
       rig.advance(10 * 60_000);
       const retry = await push([order()]);
-      expect(retry.body.items[0]).toEqual({ ...first.body.items[0], status: 'duplicate' });
+      expect(retry.body[0]).toEqual({ ...first.body[0], status: 'duplicate' });
       expect(await partitionEnd('payments', 'customer-42')).toBe(1);
     });
 
@@ -55,10 +55,10 @@ for (const engine of engines) {
       await push([order({ transactionId: 'order-9136-paid' })]);
       const first = await push([order()]);
       expect(first.status).toBe(201);
-      expect(first.body.items[0]).toMatchObject({ status: 'queued', offset: 1 });
+      expect(first.body[0]).toMatchObject({ status: 'queued', offset: 1 });
       const retry = await push([order()]);
       expect(retry.status).toBe(201);
-      expect(retry.body.items[0]).toMatchObject({ status: 'duplicate', message_id: first.body.items[0].message_id, offset: 1, transaction_id: 'order-9137-paid' });
+      expect(retry.body[0]).toMatchObject({ status: 'duplicate', message_id: first.body[0].message_id, offset: 1, transaction_id: 'order-9137-paid' });
       expect(await partitionEnd('payments', 'customer-42')).toBe(2);
       expect((await popAll('payments', 'auditor')).map((m) => m.offset)).toEqual([0, 1]);
     });
@@ -66,17 +66,17 @@ for (const engine of engines) {
     it('"The scope is one partition. The same id in another partition ... is a different message"', async () => {
       const a = await push([order()]);
       const b = await push([order({ partition: 'customer-43' })]);
-      expect(b.body.items[0].status).toBe('queued');
-      expect(b.body.items[0].message_id).not.toBe(a.body.items[0].message_id);
+      expect(b.body[0].status).toBe('queued');
+      expect(b.body[0].message_id).not.toBe(a.body[0].message_id);
       // "which is why every retry of a message must go to the same partition"
-      expect((await push([order({ partition: 'customer-43' })])).body.items[0]).toMatchObject({ status: 'duplicate', message_id: b.body.items[0].message_id });
+      expect((await push([order({ partition: 'customer-43' })])).body[0]).toMatchObject({ status: 'duplicate', message_id: b.body[0].message_id });
     });
 
     it('"The same id in ... another queue, is a different message"', async () => {
       const a = await push([order()]);
       const b = await push([order({ queue: 'refunds' })]);
-      expect(b.body.items[0]).toMatchObject({ status: 'queued', queue: 'refunds', offset: 0 });
-      expect(b.body.items[0].message_id).not.toBe(a.body.items[0].message_id);
+      expect(b.body[0]).toMatchObject({ status: 'queued', queue: 'refunds', offset: 0 });
+      expect(b.body[0].message_id).not.toBe(a.body[0].message_id);
     });
 
     it('"The window is the queue\'s dedupWindowSeconds, 3,600 seconds by default"', async () => {
@@ -84,7 +84,7 @@ for (const engine of engines) {
       expect(body.config.dedup_window_seconds).toBe(3600);
       const first = await push([order()]);
       rig.advance(HOUR_MS - 1_000);
-      expect((await push([order()])).body.items[0]).toMatchObject({ status: 'duplicate', message_id: first.body.items[0].message_id });
+      expect((await push([order()])).body[0]).toMatchObject({ status: 'duplicate', message_id: first.body[0].message_id });
     });
 
     it('"The window is bounded: outside dedupWindowSeconds, the same id is a new message."', async () => {
@@ -92,16 +92,16 @@ for (const engine of engines) {
       const first = await push([order()]);
       rig.advance(61_000);
       const later = await push([order()]);
-      expect(later.body.items[0]).toMatchObject({ status: 'queued', offset: 1 });
-      expect(later.body.items[0].message_id).not.toBe(first.body.items[0].message_id);
+      expect(later.body[0]).toMatchObject({ status: 'queued', offset: 1 });
+      expect(later.body[0].message_id).not.toBe(first.body[0].message_id);
     });
 
     it('"0 turns the check off."', async () => {
-      expect((await rig.call('POST', '/api/v1/configure', { queue: 'payments', options: { dedupWindowSeconds: 0 } })).body.queue.config.dedup_window_seconds).toBe(0);
+      expect((await rig.call('POST', '/api/v1/configure', { queue: 'payments', options: { dedupWindowSeconds: 0 } })).body.options.dedupWindowSeconds).toBe(0);
       const first = await push([order()]);
       const second = await push([order()]);
-      expect([first.body.items[0].status, second.body.items[0].status]).toEqual(['queued', 'queued']);
-      expect(second.body.items[0].offset).toBe(1);
+      expect([first.body[0].status, second.body[0].status]).toEqual(['queued', 'queued']);
+      expect(second.body[0].offset).toBe(1);
     });
 
     for (const window of [3600, 0]) {
@@ -109,9 +109,9 @@ for (const engine of engines) {
         await rig.call('POST', '/api/v1/configure', { queue: 'payments', options: { dedupWindowSeconds: window } });
         const { status, body } = await push([order(), order({ payload: 'again' }), order({ transactionId: 'other' }), order()]);
         expect(status).toBe(201);
-        expect(body.items.map((i: { status: string }) => i.status)).toEqual(['queued', 'duplicate', 'queued', 'duplicate']);
-        expect(body.items[1].message_id).toBe(body.items[0].message_id);
-        expect(body.items[3].offset).toBe(body.items[0].offset);
+        expect(body.map((i: { status: string }) => i.status)).toEqual(['queued', 'duplicate', 'queued', 'duplicate']);
+        expect(body[1].message_id).toBe(body[0].message_id);
+        expect(body[3].offset).toBe(body[0].offset);
         expect(await partitionEnd('payments', 'customer-42')).toBe(2);
       });
     }
@@ -120,8 +120,8 @@ for (const engine of engines) {
       const item = { queue: 'payments', payload: { same: true } };
       const a = await push([item]);
       const b = await push([item]);
-      for (const r of [a, b]) expect(r.body.items[0].transaction_id).toBe(r.body.items[0].message_id);
-      expect([a.body.items[0].status, b.body.items[0].status]).toEqual(['queued', 'queued']);
+      for (const r of [a, b]) expect(r.body[0].transaction_id).toBe(r.body[0].message_id);
+      expect([a.body[0].status, b.body[0].status]).toEqual(['queued', 'queued']);
       expect(await partitionEnd('payments', 'Default')).toBe(2);
     });
 
@@ -272,8 +272,8 @@ for (const engine of engines) {
 
     it('"A transactionId is at most 65,535 bytes."', async () => {
       const longest = 'x'.repeat(65_535);
-      expect((await push([order({ transactionId: longest })])).body.items[0]).toMatchObject({ status: 'queued', transaction_id: longest });
-      expect((await push([order({ transactionId: longest })])).body.items[0].status).toBe('duplicate');
+      expect((await push([order({ transactionId: longest })])).body[0]).toMatchObject({ status: 'queued', transaction_id: longest });
+      expect((await push([order({ transactionId: longest })])).body[0].status).toBe('duplicate');
       // 21,846 three-byte characters are 65,538 bytes, though only 21,846 characters.
       for (const tooLong of ['x'.repeat(65_536), '€'.repeat(21_846)]) {
         const { status, body } = await push([order({ transactionId: tooLong, partition: 'customer-99' })]);
@@ -312,7 +312,7 @@ for (const engine of engines) {
       // And a third time, from the same message object, as a retry after a lost answer would.
       expect((await step(secondDelivery[0]!)).success).toBe(false);
       const outputs = await popAll('emails', 'outbox');
-      expect(outputs.map((m) => m.payload)).toEqual([{ to: 'u11@example.com', template: 'welcome' }]);
+      expect(outputs.map((m) => m.data)).toEqual([{ to: 'u11@example.com', template: 'welcome' }]);
       expect(await rig.client.queue('signups').pop({ consumerGroup: 'mailer' })).toEqual([]);
     });
   });

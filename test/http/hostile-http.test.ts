@@ -53,7 +53,7 @@ for (const engine of engines) {
       // The raw answer carries the keys as sent; parsed, they are own properties, not a prototype.
       expect(popped.text).toContain('"__proto__":{"polluted":true}');
       const message = JSON.parse(popped.text).messages[0];
-      expect(Object.keys(message.payload)).toEqual(['__proto__', 'constructor', 'n']);
+      expect(Object.keys(message.data)).toEqual(['__proto__', 'constructor', 'n']);
       expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
     });
 

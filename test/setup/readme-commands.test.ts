@@ -100,9 +100,9 @@ describe('the README "Try it" block', () => {
       outputs.push(stdout);
     }
     expect(outputs[1]!.trim()).toBe('hello from kcat');
-    expect(JSON.parse(outputs[2]!)).toMatchObject({ items: [{ status: 'queued', queue: 'greetings', partition: '0', offset: 1 }] });
-    const popped = JSON.parse(outputs[3]!) as { messages: { offset: number; payload: unknown }[] };
-    expect(popped.messages.map((m) => [m.offset, m.payload])).toEqual([
+    expect(JSON.parse(outputs[2]!)).toMatchObject([{ status: 'queued', queue: 'greetings', partition: '0', offset: 1 }]);
+    const popped = JSON.parse(outputs[3]!) as { messages: { offset: number; data: unknown }[] };
+    expect(popped.messages.map((m) => [m.offset, m.data])).toEqual([
       [0, 'hello from kcat'],
       [1, { from: 'curl' }],
     ]);

@@ -40,6 +40,10 @@ const RULES: Record<keyof QueueConfig, Rule> = {
   timestampAfterMaxMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   leaseMs: integerAtLeast(1, 'of 1 or more milliseconds'),
   topicConfigs: topicConfigsRule,
+  retryLimit: integerAtLeast(0, 'of 0 or more deliveries again (0 sends a failed message to the dead-letter queue at once)'),
+  delayedProcessingMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+  windowBufferMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+  fixedPartitionCount: (value) => (typeof value === 'boolean' ? null : 'must be true or false'),
 };
 
 export function validateQueueConfig(config: unknown): Partial<QueueConfig> {

@@ -44,6 +44,7 @@ export interface PlannedPush {
   payloadJson: string;
   /** Index of the first item of this request with the same queue, partition and id; null for that first item. */
   repeatOf: number | null;
+  traceId?: string;
 }
 
 /** The first occurrences of each id in one queue and partition, in request order. */
@@ -76,7 +77,10 @@ export function planPush(rawItems: unknown, nowMs: number, field = 'items'): Pus
     const partitionKey = JSON.stringify([queue, partition]);
     const idKey = JSON.stringify([queue, partition, transactionId]);
     const first = firstIndexOf.get(idKey);
-    const planned: PlannedPush = { index, queue, partition, transactionId, messageId, payload: item.payload, payloadJson, repeatOf: first ?? null };
+    if (item.traceId !== undefined && (typeof item.traceId !== 'string' || item.traceId.length > 255)) {
+      throw new CoreError('invalid_argument', `${field}[${index}].traceId must be a string of at most 255 characters.`);
+    }
+    const planned: PlannedPush = { index, queue, partition, transactionId, messageId, payload: item.payload, payloadJson, repeatOf: first ?? null, ...(item.traceId === undefined ? {} : { traceId: item.traceId }) };
     items.push(planned);
     if (first !== undefined) return;
     firstIndexOf.set(idKey, index);

@@ -1,4 +1,5 @@
 import { CoreError } from '../errors.js';
+import { requirePartitionCount } from './arguments.js';
 
 /**
  * Naming rules for everything a caller names: queues (Kafka topics), native
@@ -111,4 +112,21 @@ export function validateKvPrefix(prefix: unknown): string {
     throw new CoreError('invalid_name', `A KV prefix must be a string; got ${describe(prefix)}.`);
   }
   return validateKvKey(prefix);
+}
+
+/**
+ * The partition names of a new queue: the caller's, each valid and distinct,
+ * one per partition; else Kafka's numbering "0".."N-1".
+ */
+export function newQueuePartitionNames(req: { partitions: unknown; partitionNames?: unknown }): string[] {
+  const count = requirePartitionCount(req.partitions);
+  if (req.partitionNames === undefined) return Array.from({ length: count }, (_, i) => String(i));
+  if (!Array.isArray(req.partitionNames) || req.partitionNames.length !== count) {
+    throw new CoreError('invalid_argument', `partitionNames must list one name for each of the ${count} partitions; got ${describe(req.partitionNames)}.`);
+  }
+  const names = req.partitionNames.map(validatePartitionName);
+  if (new Set(names).size !== names.length) {
+    throw new CoreError('invalid_argument', `partitionNames must be distinct; ${JSON.stringify(names)} repeats a name.`);
+  }
+  return names;
 }

@@ -2,6 +2,7 @@ import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { buildBatch, decodeBatch, TimestampType, type RecordHeader } from '../../../protocol/records/record-batch.js';
 import type { QueenMessage, UnreadableRange } from '../core.js';
 import type { PlannedPush } from './dedup.js';
+import { exactBytes, textFromExactBytes } from './exact-text.js';
 import { kafkaRecordMessageId } from './uuidv7.js';
 
 /**
@@ -14,6 +15,7 @@ import { kafkaRecordMessageId } from './uuidv7.js';
 
 export const TRANSACTION_ID_HEADER = 'queen-transaction-id';
 export const MESSAGE_ID_HEADER = 'queen-message-id';
+export const TRACE_ID_HEADER = 'queen-trace-id';
 
 export interface DecodedRecord {
   offset: number;
@@ -24,14 +26,15 @@ export interface DecodedRecord {
 }
 
 /** One uncompressed v2 batch (baseOffset 0; the engine sets it) holding the given pushes in order. */
-export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId' | 'messageId' | 'payloadJson'>[], timestampMs: number): Buffer {
+export function encodePushBatch(items: readonly Pick<PlannedPush, 'transactionId' | 'messageId' | 'payloadJson' | 'traceId'>[], timestampMs: number): Buffer {
   return buildBatch({
     records: items.map((item) => ({
       key: null,
       value: item.payloadJson,
       headers: [
-        { key: TRANSACTION_ID_HEADER, value: item.transactionId },
+        { key: TRANSACTION_ID_HEADER, value: exactBytes(item.transactionId) },
         { key: MESSAGE_ID_HEADER, value: item.messageId },
+        ...(item.traceId === undefined ? [] : [{ key: TRACE_ID_HEADER, value: item.traceId }]),
       ],
       timestamp: timestampMs,
     })),
@@ -53,10 +56,12 @@ export interface RecordLocation {
 export function toQueenMessage(record: DecodedRecord, where: RecordLocation): QueenMessage {
   let transactionId: string | null = null;
   let messageId: string | null = null;
+  let traceId: string | null = null;
   const headers: RecordHeader[] = [];
   for (const header of record.headers) {
-    if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = header.value.toString('utf8');
+    if (header.key === TRANSACTION_ID_HEADER && header.value) transactionId = textFromExactBytes(header.value);
     else if (header.key === MESSAGE_ID_HEADER && header.value) messageId = header.value.toString('utf8');
+    else if (header.key === TRACE_ID_HEADER && header.value) traceId = header.value.toString('utf8');
     else headers.push({ key: header.key, value: header.value && Buffer.from(header.value) });
   }
   messageId ??= kafkaRecordMessageId(where.queueId, where.partitionIndex, record.offset);
@@ -67,6 +72,7 @@ export function toQueenMessage(record: DecodedRecord, where: RecordLocation): Qu
     offset: record.offset,
     messageId,
     transactionId: transactionId ?? messageId,
+    traceId,
     payload: payloadOf(record.value),
     key: record.key && Buffer.from(record.key),
     headers,
@@ -139,6 +145,8 @@ export class PopCollector {
     private readonly limit: number,
     private readonly where: RecordLocation,
     private readonly maxBytes: number,
+    /** Records stamped later than this are not visible yet (Queen's delayed processing); the pop ends before them. */
+    private readonly visibleUntil: number = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Takes the next stored batch; false once the pop is complete. */
@@ -156,6 +164,7 @@ export class PopCollector {
     }
     for (const record of records) {
       if (record.offset < this.position) continue;
+      if (record.timestamp > this.visibleUntil) return false;
       this.messages.push(toQueenMessage(record, this.where));
       this.recordBytes += (record.key?.length ?? 0) + (record.value?.length ?? 0) + record.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
       if (this.messages.length === this.limit || this.recordBytes >= POP_MAX_RECORD_BYTES) return false;

@@ -85,6 +85,7 @@ export function planTransaction(req: { operations: unknown }, nowMs: number): Tr
         const item: PushItem = { queue: op.queue, payload: op.payload };
         if (op.partition !== undefined) item.partition = op.partition;
         if (op.transactionId !== undefined) item.transactionId = op.transactionId;
+        if (op.traceId !== undefined) item.traceId = op.traceId;
         pushItems.push(item);
         opIndexOfItem.push(opIndex);
         break;

@@ -1,11 +1,16 @@
 /**
- * GET /health answers 200 { status: "ok" } when the core answers a listing,
- * 503 with the reason (and Retry-After) when it fails or does not answer
- * within the health timeout (a database that went away or hangs).
- * GET /metrics is the Prometheus text exposition (../metrics.ts).
+ * GET /health answers as Queen does: 200 { status: "healthy", database:
+ * "connected", ... } when the core answers a listing, 503 { status:
+ * "unhealthy", database: "disconnected", message } with Retry-After when it
+ * fails or does not answer within the health timeout (a database that went
+ * away or hangs).
+ * GET /metrics and /metrics/prometheus are the Prometheus text exposition
+ * (../metrics.ts); Queen's /metrics answers JSON, which is not built.
  */
 import type { HttpApiContext } from '../context.js';
 import { RETRY_AFTER_SECONDS } from '../errors.js';
+
+const SERVER = 'queen-gateway';
 
 export function registerOperationsRoutes({ app, core, metrics, healthTimeoutMs }: HttpApiContext): void {
   app.get('/health', { schema: {} }, async (_request, reply) => {
@@ -16,17 +21,20 @@ export function registerOperationsRoutes({ app, core, metrics, healthTimeoutMs }
     try {
       // A hung database must not hang the probe: the answer comes by the deadline either way.
       await Promise.race([core.listQueues(), deadline]);
-      return { status: 'ok' };
+      return { status: 'healthy', database: 'connected', server: SERVER };
     } catch (e) {
+      const message = `The core does not answer: ${(e as Error).message}`;
       void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return reply.status(503).send({ status: 'unavailable', message: `The core is not healthy: ${(e as Error).message}` });
+      return reply.status(503).send({ status: 'unhealthy', database: 'disconnected', server: SERVER, message, error: message });
     } finally {
       clearTimeout(timer);
     }
   });
 
-  app.get('/metrics', { schema: {} }, async (_request, reply) => {
+  const prometheus = async (_request: unknown, reply: import('fastify').FastifyReply) => {
     const text = await metrics.render(core);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
-  });
+  };
+  app.get('/metrics', { schema: {} }, prometheus);
+  app.get('/metrics/prometheus', { schema: {} }, prometheus);
 }

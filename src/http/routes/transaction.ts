@@ -2,27 +2,41 @@
  * POST /api/v1/transaction: pushes, acks and KV operations (once included),
  * all or nothing, judged in the core's order: every operation validated
  * (a bad one is a 4xx and nothing is written), pushes checked before KV,
- * then everything applied together.
+ * then everything applied together. A push to a queue that does not exist
+ * yet creates it, as POST /api/v1/push does.
  *
  * A rollback is an answer, not an error: HTTP 200 with success: false, the
  * reason (`duplicate`: a push carries an id its partition already stores;
  * `kv_precondition`: a once gate was lost, or a required putIfAbsent or a
- * versioned put did not hold), failed_index (the operation in this request)
- * and, for a push operation, failed_item (the item within it).
+ * versioned put did not hold), failed_index (the operation in this request),
+ * for a push operation failed_item (the item within it), and `error`, the
+ * sentence Queen's clients read.
+ *
+ * An ack operation names its message as POST /api/v1/ack does (Queen's
+ * transactionId and partitionId, or queue, partition and offset) and follows
+ * the same retry and dead-letter rules (../acks.ts). Queen's clients send
+ * `requiredLeases` beside the operations; it is accepted, and the leases an
+ * ack names through its own leaseId are the ones checked.
  *
  * A push operation carries `items` as POST /api/v1/push does; the core sees
  * one operation per item, so indexes are mapped back to this request's.
  */
-import type { TransactionOperation } from '../../core/core.js';
+import { randomUUID } from 'node:crypto';
+import type { Core, KvEntry, PushItemResult, TransactionOperation } from '../../core/core.js';
+import { locateMessages, NOT_FOUND, planAck, QUEUE_MODE_GROUP, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { kvEntryAnswer, pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
+import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
-import { ACK_FIELDS, ACK_REQUIRED, LIFETIME_PROPERTIES, NAME, PUSH_ITEMS } from '../schemas.js';
-import type { KvEntry, PushItem, PushItemResult } from '../../core/core.js';
+import { idempotencyMarker } from '../idempotency.js';
+import { withQueuesCreated } from '../pushes.js';
+import { LIFETIME_PROPERTIES, NAME, PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
+
+type AckOperation = { type: 'ack'; status?: QueenAckStatus; consumerGroup?: string | null; leaseId?: string | null; error?: string | null } & AckTarget;
 
 type HttpOperation =
-  | { type: 'push'; items: PushItem[] }
-  | ({ type: 'ack' } & Omit<Extract<TransactionOperation, { op: 'ack' }>, 'op'>)
+  | { type: 'push'; items: HttpPushItem[] }
+  | AckOperation
   | ({ type: 'kv.put'; ns: string; key: string; value: unknown; expectedVersion?: number; required?: boolean } & LifetimeFields)
   | ({ type: 'kv.putIfAbsent'; ns: string; key: string; value: unknown; required?: boolean } & LifetimeFields)
   | { type: 'kv.delete'; ns: string; key: string }
@@ -40,7 +54,17 @@ const KV = { ns: NAME, key: NAME };
 
 const OPERATION_SCHEMAS = [
   operation('push', ['items'], { items: PUSH_ITEMS }),
-  operation('ack', ACK_REQUIRED, ACK_FIELDS),
+  operation('ack', [], {
+    transactionId: NAME,
+    partitionId: NAME,
+    queue: NAME,
+    partition: NAME,
+    offset: { type: 'integer', minimum: 0 },
+    status: { type: 'string', enum: ['completed', 'success', 'failed', 'dlq', 'retry'] },
+    consumerGroup: { type: ['string', 'null'] },
+    leaseId: { type: ['string', 'null'] },
+    error: { type: ['string', 'null'] },
+  }),
   operation('kv.put', ['ns', 'key', 'value'], { ...KV, value: {}, expectedVersion: { type: 'integer', minimum: 0 }, required: { type: 'boolean' }, ...LIFETIME_PROPERTIES }),
   operation('kv.putIfAbsent', ['ns', 'key', 'value'], { ...KV, value: {}, required: { type: 'boolean' }, ...LIFETIME_PROPERTIES }),
   operation('kv.delete', ['ns', 'key'], KV),
@@ -59,6 +83,7 @@ const TRANSACTION_BODY = {
       maxItems: 10_000,
       items: { type: 'object', required: ['type'], discriminator: { propertyName: 'type' }, oneOf: OPERATION_SCHEMAS },
     },
+    requiredLeases: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 
@@ -68,10 +93,11 @@ interface Origin {
   item: number | null;
 }
 
-function toCoreOperations(operations: HttpOperation[]): { ops: TransactionOperation[]; origins: Origin[] } {
+async function toCoreOperations(core: Core, operations: HttpOperation[]): Promise<{ ops: TransactionOperation[]; origins: Origin[] }> {
   const ops: TransactionOperation[] = [];
   const origins: Origin[] = [];
-  operations.forEach((op, index) => {
+  const now = Date.now();
+  for (const [index, op] of operations.entries()) {
     const field = `operations[${index}]`;
     const add = (coreOp: TransactionOperation, item: number | null = null) => {
       ops.push(coreOp);
@@ -79,11 +105,15 @@ function toCoreOperations(operations: HttpOperation[]): { ops: TransactionOperat
     };
     switch (op.type) {
       case 'push':
-        op.items.forEach((item, i) => add({ op: 'push', ...item }, i));
+        toPushItems(op.items).forEach((item, i) => add({ op: 'push', ...item }, i));
         break;
       case 'ack': {
-        const { type: _type, ...ack } = op;
-        add({ op: 'ack', ...ack });
+        const group = op.consumerGroup ?? QUEUE_MODE_GROUP;
+        const [found] = await locateMessages(core, group, [op], field);
+        if (!found) throw new HttpError(404, 'not_found', `${field}: ${NOT_FOUND}`);
+        const plan = await planAck(core, found, { status: op.status ?? 'completed', consumerGroup: group, ...(op.leaseId ? { leaseId: op.leaseId } : {}), error: op.error ?? null }, now);
+        // The ack's own result comes first; the retry count and dead letter ride along.
+        for (const coreOp of plan.operations) add(coreOp);
         break;
       }
       case 'kv.put': {
@@ -113,7 +143,7 @@ function toCoreOperations(operations: HttpOperation[]): { ops: TransactionOperat
         add({ op: 'once', ns: op.ns, key: op.key, lifetime: requiredLifetimeOf(op, field) });
         break;
     }
-  });
+  }
   return { ops, origins };
 }
 
@@ -136,7 +166,7 @@ function resultAnswer(op: HttpOperation, results: unknown[]): unknown {
   switch (op.type) {
     case 'push':
       return {
-        items: (results as (PushItemResult & { duplicate: boolean })[]).map((r) => ({ ...pushItemAnswer(r), duplicate: r.duplicate })),
+        items: (results as (PushItemResult & { duplicate: boolean })[]).map((r, i) => ({ ...pushItemAnswer(r, i), duplicate: r.duplicate })),
       };
     case 'kv.put':
     case 'kv.putIfAbsent': {
@@ -151,36 +181,45 @@ function resultAnswer(op: HttpOperation, results: unknown[]): unknown {
 }
 
 export function registerTransactionRoutes({ app, core, metrics }: HttpApiContext): void {
-  app.post<{ Body: { operations: HttpOperation[] } }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => {
+  app.post<{ Body: { operations: HttpOperation[]; requiredLeases?: string[] } }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => {
     const operations = request.body.operations;
-    const { ops, origins } = toCoreOperations(operations);
+    const { ops, origins } = await toCoreOperations(core, operations);
+    // An Idempotency-Key's ledger entry commits with the effect, or not at all.
+    const marker = idempotencyMarker(request);
+    if (marker) ops.push(marker);
+    const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
     let outcome;
     try {
-      outcome = await core.transaction({ operations: ops });
+      outcome = await withQueuesCreated(core, pushes, () => core.transaction({ operations: ops }));
     } catch (e) {
       if (e instanceof Error && 'code' in e) e.message = renameIndexes(e.message, origins);
       throw e;
     }
+    const transactionId = randomUUID();
     if (!outcome.success) {
       metrics.rollbacks.add({ reason: outcome.reason });
       const origin = origins[outcome.failedIndex] ?? { index: outcome.failedIndex, item: null };
+      const message = renameIndexes(outcome.message, origins);
       return {
+        transactionId,
         success: false,
         reason: outcome.reason,
         failed_index: origin.index,
         ...(origin.item === null ? {} : { failed_item: origin.item }),
-        message: renameIndexes(outcome.message, origins),
+        message,
+        error: message,
       };
     }
     const perOperation: unknown[][] = operations.map(() => []);
-    outcome.results.forEach((result, i) => perOperation[origins[i]!.index]!.push(result));
+    outcome.results.forEach((result, i) => origins[i] && perOperation[origins[i]!.index]!.push(result));
     operations.forEach((op, i) => {
       if (op.type === 'push') {
         for (const r of perOperation[i] as PushItemResult[]) metrics.pushed.add({ queue: r.queue, status: r.status });
       } else if (op.type === 'ack' && (perOperation[i]![0] as { acked?: boolean } | undefined)?.acked) {
-        metrics.acked.add({ queue: op.queue, status: op.status });
+        const ack = ops[origins.findIndex((o) => o.index === i)] as { queue: string; status: string };
+        metrics.acked.add({ queue: ack.queue, status: ack.status });
       }
     });
-    return { success: true, results: operations.map((op, i) => resultAnswer(op, perOperation[i]!)) };
+    return { transactionId, success: true, results: operations.map((op, i) => resultAnswer(op, perOperation[i]!)) };
   });
 }

@@ -56,12 +56,13 @@ import { appendLimitsOf, appendRefusal, checkQueueRules, keepInPlace, parseAppen
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
-import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
+import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
+import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
+import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 
@@ -181,7 +182,7 @@ export class MemoryCore implements Core {
   async createQueue(req: CreateQueueRequest): Promise<QueueInfo> {
     this.checkOpen();
     const name = validateQueueName(req?.name);
-    const count = requirePartitionCount(req.partitions);
+    const partitionNames = newQueuePartitionNames(req);
     const config = resolveQueueConfig(req.config);
     const existing = this.queues.get(name);
     if (existing) {
@@ -189,7 +190,7 @@ export class MemoryCore implements Core {
       throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
     }
     const queue: QueueState = { name, id: mintQueueId(), config, createdAt: this.clock(), partitions: [], byName: new Map() };
-    for (let i = 0; i < count; i++) this.addPartition(queue, String(i));
+    for (const partitionName of partitionNames) this.addPartition(queue, partitionName);
     this.queues.set(name, queue);
     return this.info(queue);
   }
@@ -614,7 +615,7 @@ export class MemoryCore implements Core {
   async push(req: PushRequest): Promise<PushResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planPush(req?.items, now);
+    const plan = planPush(routePushItems(req?.items, this.partitionsOf), now);
     const bytes = this.checkPushTargets(plan);
     if (bytes > 0) this.checkRoom(bytes);
     return { items: this.writePush(plan, now) };
@@ -724,8 +725,9 @@ export class MemoryCore implements Core {
       const log = partition.log;
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
       if (position >= log.highWatermark) continue;
+      if (inWindowBuffer(queue.config.windowBufferMs, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
       const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
-      const collected = new PopCollector(position, batch, where, storedBatchLimit(this.appendLimits));
+      const collected = new PopCollector(position, batch, where, storedBatchLimit(this.appendLimits), popVisibleUntil(queue.config.delayedProcessingMs, now));
       for (const stored of log.batchesFrom(position)) if (!collected.take(stored)) break;
       if (collected.unreadable.length > 0) {
         unreadable.push(...collected.unreadable);
@@ -823,7 +825,7 @@ export class MemoryCore implements Core {
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planTransaction(req, now);
+    const plan = planTransaction({ ...req, operations: routePushItems(req?.operations, this.partitionsOf) }, now);
     const pushBytes = this.checkPushTargets(plan.push);
     const acks = plan.acks.map(({ opIndex, ack }) => ({ opIndex, checked: this.checkAck(ack) }));
     const duplicate = firstStoredDuplicate(plan, (item) => this.dedupHit(item, now));
@@ -871,6 +873,11 @@ export class MemoryCore implements Core {
   }
 
   // ─── Internals ─────────────────────────────────────────────────────────────
+
+  private readonly partitionsOf = (name: string) => {
+    const queue = this.queues.get(name);
+    return queue?.config.fixedPartitionCount ? queue.partitions : undefined;
+  };
 
   private checkOpen(): void {
     if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { exactBytes, textForColumn } from '../../rules/exact-text.js';
 import type { ProducerWindow } from '../../rules/producer-window.js';
 
 /**
@@ -28,7 +29,8 @@ export interface DedupRow {
 
 /** The dedup index keys on a digest: a transactionId may be 65,535 bytes, far past a btree entry's limit. */
 export function transactionIdHash(transactionId: string): Buffer {
-  return createHash('sha256').update(transactionId, 'utf8').digest();
+  // Of the exact id: UTF-8 would make "x\ud800y" and "x\uFFFDy" one id.
+  return createHash('sha256').update(exactBytes(transactionId)).digest();
 }
 
 export class LogWrites {
@@ -79,7 +81,7 @@ export class LogWrites {
       this.ledger.map((l) => l.createdAt),
       this.dedup.map((d) => d.partitionId),
       this.dedup.map((d) => transactionIdHash(d.transactionId)),
-      this.dedup.map((d) => d.transactionId),
+      this.dedup.map((d) => textForColumn(d.transactionId)),
       this.dedup.map((d) => d.messageId),
       this.dedup.map((d) => d.offset),
       this.dedup.map((d) => d.storedAt),

@@ -45,7 +45,7 @@ import type {
   TransactionResult,
   UnreadableRange,
 } from '../../core.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
+import { DEFAULT_QUEUE_CONFIG, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
@@ -56,8 +56,9 @@ import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForSto
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { isLeaseLive, requireCurrentLease } from '../../rules/leases.js';
-import { validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
+import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { queuesToRoute, routePushItems } from '../../rules/push-routing.js';
+import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
 import { retentionStartOffset } from '../../rules/retention.js';
@@ -208,13 +209,12 @@ export class PostgresCore implements Core {
   async createQueue(req: CreateQueueRequest): Promise<QueueInfo> {
     this.checkOpen();
     const name = validateQueueName(req?.name);
-    const count = requirePartitionCount(req.partitions);
+    const partitionNames = newQueuePartitionNames(req);
     const config = resolveQueueConfig(req.config);
     const created = await this.db.transaction(async (tx) => {
       const inserted = await tx.one('insert-queue', [mintQueueId(), name, config, this.clock()]);
       if (!inserted) return false;
-      const indexes = Array.from({ length: count }, (_, i) => i);
-      await tx.run('insert-partitions', [inserted['id'], indexes, indexes.map(String)]);
+      await tx.run('insert-partitions', [inserted['id'], partitionNames.map((_, i) => i), partitionNames]);
       return true;
     });
     if (!created && !req.ifNotExists) {
@@ -738,7 +738,7 @@ export class PostgresCore implements Core {
   async push(req: PushRequest): Promise<PushResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planPush(req?.items, now);
+    const plan = planPush(await this.routePushes(req?.items), now);
     const { items, writes } = await this.db.transaction(async (tx) => {
       const targets = await this.checkPushTargets(tx, plan);
       const prepared = await this.preparePush(tx, plan, targets, now);
@@ -749,6 +749,16 @@ export class PostgresCore implements Core {
     });
     this.wakeTouched(writes);
     return { items };
+  }
+
+  /** Pushes into Kafka topics get their partition (../../rules/push-routing.ts). */
+  private async routePushes<T>(items: T): Promise<T> {
+    const partitions = new Map<string, QueueInfo['partitions']>();
+    for (const name of queuesToRoute(items)) {
+      const row = await this.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
+      if (row?.config.fixedPartitionCount) partitions.set(name, row.partitions);
+    }
+    return routePushItems(items, (name) => partitions.get(name));
   }
 
   /** Queues must exist and each payload must fit, before anything is written. */
@@ -876,7 +886,11 @@ export class PostgresCore implements Core {
         const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
         const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
         if (position >= partition.next_offset) continue;
-        const collected = await this.readMessages(tx, queue, partition, position, batch);
+        if ((queue.config.windowBufferMs ?? 0) > 0) {
+          const newest = await tx.one<{ appended_at: number }>('newest-append', [partition.id]);
+          if (inWindowBuffer(queue.config.windowBufferMs, newest ? Number(newest.appended_at) : null, now)) continue;
+        }
+        const collected = await this.readMessages(tx, queue, partition, position, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
         if (collected.unreadable.length > 0) {
           unreadable.push(...collected.unreadable);
           await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
@@ -891,9 +905,9 @@ export class PostgresCore implements Core {
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number): Promise<PopCollector> {
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number, visibleUntil: number): Promise<PopCollector> {
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
-    const collected = new PopCollector(position, batch, where, storedBatchLimit(this.options.appendLimits));
+    const collected = new PopCollector(position, batch, where, storedBatchLimit(this.options.appendLimits), visibleUntil);
     let from = position;
     for (;;) {
       const rows = await tx.run<{ next_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
@@ -979,7 +993,7 @@ export class PostgresCore implements Core {
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
     this.checkOpen();
     const now = this.clock();
-    const plan = planTransaction(req, now);
+    const plan = planTransaction({ ...req, operations: await this.routePushes(req?.operations) }, now);
     try {
       const { result, writes, woken } = await this.db.transaction(async (tx) => {
         const targets = await this.checkPushTargets(tx, plan.push);
@@ -1079,7 +1093,8 @@ export class PostgresCore implements Core {
   }
 
   private info(row: QueueRow & { partitions: QueueInfo['partitions'] }): QueueInfo {
-    return { name: row.name, id: row.id, config: { ...row.config }, partitions: row.partitions, createdAt: row.created_at };
+    // Settings added after a queue was stored read as their defaults.
+    return { name: row.name, id: row.id, config: { ...DEFAULT_QUEUE_CONFIG, ...row.config }, partitions: row.partitions, createdAt: row.created_at };
   }
 
   private async lockQueue(tx: Statements, name: string): Promise<QueueRow> {

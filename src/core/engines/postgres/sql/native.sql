@@ -60,3 +60,7 @@ INSERT INTO group_offsets (group_name, queue_name, partition_idx, committed, lea
 VALUES ($1, $2, $3, $4, -1, NULL)
 ON CONFLICT (group_name, queue_name, partition_idx) DO UPDATE
   SET committed = excluded.committed, leader_epoch = -1, metadata = NULL;
+
+-- name: newest-append
+-- When the partition last received records (Queen's window buffer waits for it to go quiet).
+SELECT appended_at FROM batches WHERE partition_id = $1 ORDER BY base_offset DESC LIMIT 1;

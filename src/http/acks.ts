@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation } from '../core/core.js';
+import { isCoreError } from '../core/errors.js';
+import { MAX_POP_BATCH } from '../core/rules/leases.js';
+import { DEFAULT_APPEND_LIMITS, storedBatchLimit } from '../core/rules/batches.js';
+import { decodeStoredBatch, toQueenMessage, type DecodedRecord } from '../core/rules/native-records.js';
+import { DecodeError } from '../../protocol/primitives/decode-error.js';
+import { iso } from './answers.js';
+import { HttpError } from './errors.js';
+import { parsePartitionId, partitionIdOf } from './partition-ids.js';
+
+/** How far a stored batch may inflate when acks look messages up: what Produce allows by default. */
+const STORED_BATCH_LIMIT = storedBatchLimit(DEFAULT_APPEND_LIMITS);
+
+/**
+ * Queen's acks, retries and dead-letter queue over the core.
+ *
+ * A Queen client acks a message by its transactionId and partitionId; the
+ * core acks by offset. The offset is found by reading the partition from the
+ * group's position (where every message the group holds under a lease lies)
+ * until the transactionId turns up. A client may also ack by
+ * { queue, partition, offset }, the core's own terms.
+ *
+ * Retries: a message acked `failed` is delivered again, up to the queue's
+ * retryLimit times; the next failure (or an ack with status `dlq`) moves it
+ * to the dead-letter queue and the group moves past it. The count and the
+ * dead letters live in the core's KV store, written in the same core
+ * transaction as the ack they belong to, so every gateway sees them and a
+ * crash cannot split an ack from its count.
+ */
+
+/** Queen's group for consumers that give none: each message goes to one of them. */
+export const QUEUE_MODE_GROUP = '__QUEUE_MODE__';
+
+export const RETRIES_NAMESPACE = 'queen.retries';
+export const DEAD_LETTERS_NAMESPACE = 'queen.dlq';
+/** A retry count outlives any sensible lease and redelivery, then goes by itself. */
+const RETRY_COUNT_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export type QueenAckStatus = 'completed' | 'success' | 'failed' | 'dlq' | 'retry';
+
+/** What an ack names: Queen's (transactionId, partitionId) or the core's (queue, partition, offset). */
+export interface AckTarget {
+  transactionId?: string;
+  partitionId?: string;
+  queue?: string;
+  partition?: string;
+  offset?: number;
+}
+
+export interface LocatedMessage {
+  queue: QueueInfo;
+  message: QueenMessage;
+}
+
+const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
+
+/** One key per message and group (a group name can be 32 KiB; a KV key 1 KiB). */
+export function messageKey(queue: string, partitionIndex: number, offset: number, group: string): string {
+  return `${queue}/${String(partitionIndex).padStart(5, '0')}/${String(offset).padStart(16, '0')}/${hash(group)}`;
+}
+
+function partitionOf(target: AckTarget, field: string): { queue: string; partition: string } {
+  if (target.partitionId !== undefined) return parsePartitionId(target.partitionId, `${field}.partitionId`);
+  if (target.queue !== undefined && target.partition !== undefined) return { queue: target.queue, partition: target.partition };
+  throw new HttpError(400, 'invalid_request', `${field} must name its message by transactionId and partitionId (as popped), or by queue, partition and offset.`);
+}
+
+/**
+ * Finds each acked message in its partition; null when it is not there (a
+ * transactionId the group is not holding, an offset outside the log).
+ */
+export async function locateMessages(core: Core, group: string, targets: readonly AckTarget[], field = 'body'): Promise<(LocatedMessage | null)[]> {
+  const found: (LocatedMessage | null)[] = targets.map(() => null);
+  const byPartition = new Map<string, { queue: string; partition: string; indexes: number[] }>();
+  targets.forEach((target, i) => {
+    const where = partitionOf(target, targets.length === 1 ? field : `${field}[${i}]`);
+    if (target.transactionId === undefined && target.offset === undefined) {
+      throw new HttpError(400, 'invalid_request', `${targets.length === 1 ? field : `${field}[${i}]`} must give the message's transactionId (or its offset).`);
+    }
+    const key = JSON.stringify([where.queue, where.partition]);
+    const slot = byPartition.get(key) ?? { ...where, indexes: [] };
+    slot.indexes.push(i);
+    byPartition.set(key, slot);
+  });
+  for (const { queue: name, partition: partitionName, indexes } of byPartition.values()) {
+    const queue = await describeOrNull(core, name);
+    const partition = queue?.partitions.find((p) => p.name === partitionName);
+    if (!queue || !partition) continue;
+    const byOffset = new Map<number, number[]>();
+    const byTransactionId = new Map<string, number[]>();
+    for (const i of indexes) {
+      const t = targets[i]!;
+      if (t.offset !== undefined) byOffset.set(t.offset, [...(byOffset.get(t.offset) ?? []), i]);
+      else byTransactionId.set(t.transactionId!, [...(byTransactionId.get(t.transactionId!) ?? []), i]);
+    }
+    let from = Math.min(...byOffset.keys());
+    if (byTransactionId.size > 0) {
+      const { offsets } = await core.fetchOffsets({ group, partitions: [{ queue: name, partition: partition.index }] });
+      from = Math.min(from, Math.max(0, offsets[0]?.offset ?? 0));
+    }
+    const where = { queue: name, queueId: queue.id, partition: partitionName, partitionIndex: partition.index };
+    let scanned = 0;
+    while (scanned < MAX_POP_BATCH && (byOffset.size > 0 || byTransactionId.size > 0)) {
+      const read = await core.read({
+        partitions: [{ queue: name, partition: partition.index, fetchOffset: from, maxBytes: 1 << 20 }],
+        minBytes: 0,
+        maxWaitMs: 0,
+        maxBytes: 1 << 20,
+        isolation: 'read_uncommitted',
+      });
+      const result = read.partitions[0]!;
+      if (result.error === 'offset_out_of_range' && from < result.logStartOffset) {
+        from = result.logStartOffset;
+        continue;
+      }
+      if (result.error || result.batches.length === 0) break;
+      for (const batch of result.batches) {
+        let records: DecodedRecord[];
+        try {
+          records = decodeStoredBatch(batch, STORED_BATCH_LIMIT);
+        } catch (e) {
+          // A batch nobody can read holds no message to ack (pop passes over it too).
+          if (e instanceof DecodeError) continue;
+          throw e;
+        }
+        for (const record of records) {
+          if (record.offset < from) continue;
+          scanned++;
+          const message = toQueenMessage(record, where);
+          for (const i of byOffset.get(record.offset) ?? []) found[i] = { queue, message };
+          byOffset.delete(record.offset);
+          for (const i of byTransactionId.get(message.transactionId) ?? []) found[i] = { queue, message };
+          byTransactionId.delete(message.transactionId);
+          from = record.offset + 1;
+        }
+      }
+      if (from >= result.highWatermark) break;
+    }
+  }
+  return found;
+}
+
+async function describeOrNull(core: Core, name: string): Promise<QueueInfo | null> {
+  try {
+    return await core.describeQueue({ name });
+  } catch (e) {
+    if (isCoreError(e) && e.code === 'invalid_name') return null;
+    throw e;
+  }
+}
+
+/** How many times each popped message has failed before, for the pop answer's retryCount. */
+export async function retryCounts(core: Core, group: string, messages: readonly QueenMessage[]): Promise<number[]> {
+  if (messages.length === 0) return [];
+  const entries = await core.kvGetMany({ ns: RETRIES_NAMESPACE, keys: messages.map((m) => messageKey(m.queue, m.partitionIndex, m.offset, group)) });
+  return entries.map((e) => (typeof e?.value === 'number' ? e.value : 0));
+}
+
+export interface AckPlan {
+  /** The core operations, run as one transaction. */
+  operations: TransactionOperation[];
+  deadLetter: boolean;
+}
+
+/**
+ * The core operations of one Queen ack. `completed` (or `success`) acks it;
+ * `retry` hands it back without counting; `failed` hands it back and counts,
+ * or, once the count has reached the queue's retryLimit, sends it to the
+ * dead-letter queue; `dlq` sends it there at once.
+ */
+export async function planAck(
+  core: Core,
+  located: LocatedMessage,
+  ack: { status: QueenAckStatus; consumerGroup: string; leaseId?: string; error?: string | null },
+  now: number,
+): Promise<AckPlan> {
+  const { queue, message } = located;
+  const base = { queue: queue.name, partition: message.partition, consumerGroup: ack.consumerGroup, offset: message.offset, ...(ack.leaseId ? { leaseId: ack.leaseId } : {}) };
+  const key = messageKey(queue.name, message.partitionIndex, message.offset, ack.consumerGroup);
+  if (ack.status === 'completed' || ack.status === 'success') return { operations: [{ op: 'ack', ...base, status: 'completed' }], deadLetter: false };
+  if (ack.status === 'retry') return { operations: [{ op: 'ack', ...base, status: 'failed' }], deadLetter: false };
+  const count = ack.status === 'dlq' ? null : ((await core.kvGet({ ns: RETRIES_NAMESPACE, key }))?.value as number | undefined) ?? 0;
+  if (count !== null && count < retryLimitOf(queue.config)) {
+    return {
+      operations: [
+        { op: 'ack', ...base, status: 'failed' },
+        { op: 'kv.incr', ns: RETRIES_NAMESPACE, key, by: 1, lifetime: { ttlMs: RETRY_COUNT_TTL_MS } },
+      ],
+      deadLetter: false,
+    };
+  }
+  const deadLetter = {
+    id: message.messageId,
+    transactionId: message.transactionId,
+    partitionId: partitionIdOf(queue.name, message.partition),
+    queue: queue.name,
+    partition: message.partition,
+    partitionIndex: message.partitionIndex,
+    offset: message.offset,
+    consumerGroup: ack.consumerGroup,
+    errorMessage: ack.error ?? (ack.status === 'dlq' ? 'Sent to the dead-letter queue by its consumer' : 'Retries exhausted'),
+    retryCount: count ?? 0,
+    data: message.payload,
+    createdAt: iso(message.timestamp),
+    failedAt: iso(now),
+  };
+  return {
+    operations: [
+      { op: 'ack', ...base, status: 'completed' },
+      { op: 'kv.put', ns: DEAD_LETTERS_NAMESPACE, key, value: deadLetter, lifetime: { forever: true } },
+      { op: 'kv.delete', ns: RETRIES_NAMESPACE, key },
+    ],
+    deadLetter: true,
+  };
+}
+
+const retryLimitOf = (config: QueueConfig) => config.retryLimit ?? 3;
+
+/** Queen's answer for one ack. */
+export interface AckAnswer {
+  index: number;
+  transactionId: string | null;
+  success: boolean;
+  error: string | null;
+  queueName: string | null;
+  partitionName: string | null;
+  leaseReleased: boolean;
+  dlq: boolean;
+}
+
+export const NOT_HELD =
+  'The message is not held under a live lease of this group: it was never popped by it, its lease expired or was released (it will be delivered again), or it was acked already.';
+export const NOT_FOUND = 'No such message: the partitionId and transactionId name no message this group can ack; send back the fields of the popped message.';
+
+/** Runs one ack's plan and answers it as Queen does. */
+export async function applyAck(core: Core, index: number, located: LocatedMessage | null, plan: AckPlan | null, transactionId: string | null, alongside: TransactionOperation[] = []): Promise<AckAnswer> {
+  if (!located || !plan) {
+    return { index, transactionId, success: false, error: NOT_FOUND, queueName: null, partitionName: null, leaseReleased: false, dlq: false };
+  }
+  let acked: boolean;
+  try {
+    const outcome = await core.transaction({ operations: [...plan.operations, ...alongside] });
+    acked = outcome.success && (outcome.results[0] as { acked?: boolean } | undefined)?.acked === true;
+  } catch (e) {
+    // A stale leaseId fails the whole core call, so nothing of the plan was written.
+    if (!isCoreError(e) || e.code !== 'unknown_lease') throw e;
+    return { index, transactionId: located.message.transactionId, success: false, error: e.message, queueName: located.queue.name, partitionName: located.message.partition, leaseReleased: false, dlq: false };
+  }
+  if (!acked && plan.deadLetter) {
+    // The ack did not apply, so the message stays with the group: it is no dead letter.
+    await core.kvDelete({ ns: DEAD_LETTERS_NAMESPACE, key: (plan.operations[1] as { key: string }).key });
+  }
+  const ackOp = plan.operations[0] as { status: string };
+  return {
+    index,
+    transactionId: located.message.transactionId,
+    success: acked,
+    error: acked ? null : NOT_HELD,
+    queueName: located.queue.name,
+    partitionName: located.message.partition,
+    leaseReleased: acked && ackOp.status === 'failed',
+    dlq: acked && plan.deadLetter,
+  };
+}
