@@ -3,7 +3,7 @@
 //
 // One broker: this gateway leads every partition with leader epoch 0 and is
 // its only replica and ISR member, as in Metadata; no eligible leader
-// replicas are kept (null).
+// replicas are kept (empty lists, as Kafka answers without ELR).
 //
 // Choices, following Kafka's broker:
 // - An empty topic list means every topic. Topics are answered in name order,
@@ -16,10 +16,12 @@
 //   it uses none of the limit.
 // - A cursor whose topic is not among the named topics, or whose partition is
 //   negative, makes every topic answer INVALID_REQUEST.
-// - TopicAuthorizedOperations keeps Kafka's "not asked" value: no ACLs here.
+// - TopicAuthorizedOperations is every topic operation, on every topic
+//   answered, as Kafka answers without an authorizer (../acl-operations.ts).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
 import type { PartitionInfo, QueueInfo } from '../../core/core.js';
+import { TOPIC_OPERATIONS } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { describeTopics, partitionLeadership, topicNameProblem, ZERO_UUID } from '../topics.js';
@@ -36,11 +38,11 @@ interface Cursor {
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function describedPartition(nodeId: number, partition: PartitionInfo) {
-  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: null, lastKnownElr: null };
+  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: [], lastKnownElr: [] };
 }
 
 function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
-  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions };
+  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS };
 }
 
 async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<string, QueueInfo | null>> {

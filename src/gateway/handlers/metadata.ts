@@ -15,10 +15,15 @@
 // - v10+ topics asked for by id only: an unknown id answers UNKNOWN_TOPIC_ID
 //   with a null name.
 // - Topics = null (v1+), or an empty list in v0, means every topic.
-// - Authorized-operations fields keep Kafka's "not asked" value: there are no ACLs.
+// - Authorized operations, when asked for (v8+), are every operation of a
+//   topic or the cluster, as Kafka answers without an authorizer
+//   (../acl-operations.ts).
+// - Topics asked for by an id no topic has come first in the answer, then
+//   the rest in the order asked, as Kafka lists them.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
 import type { QueueInfo } from '../../core/core.js';
+import { authorizedOperations, CLUSTER_OPERATIONS, TOPIC_OPERATIONS } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -80,7 +85,7 @@ export const metadata: ApiHandler = {
       const namesById = idsOnly.length > 0 ? await topicNamesById(ctx, idsOnly) : new Map<string, string>();
       const names = asked.map((t) => t.name ?? namesById.get(t.topicId ?? ZERO_UUID) ?? null);
       const found = await describeTopics(ctx, names.filter((n): n is string => n !== null && topicNameProblem(n) === null));
-      topics = await Promise.all(
+      const answered = await Promise.all(
         asked.map((t, i) => {
           const name = names[i]!;
           if (name === null) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
@@ -88,14 +93,17 @@ export const metadata: ApiHandler = {
           return answerNamedTopic(ctx, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
         }),
       );
+      topics = [...answered.filter((t) => t.errorCode === ErrorCode.UNKNOWN_TOPIC_ID), ...answered.filter((t) => t.errorCode !== ErrorCode.UNKNOWN_TOPIC_ID)];
     }
+    const topicOperations = authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations, TOPIC_OPERATIONS);
 
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
       clusterId: ctx.settings.clusterId,
       controllerId: advertised.nodeId,
-      topics,
+      topics: topics.map((t) => ({ ...t, topicAuthorizedOperations: topicOperations })),
+      clusterAuthorizedOperations: authorizedOperations(version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
     };
   },
 };
