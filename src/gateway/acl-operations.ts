@@ -17,7 +17,7 @@ function bits(...codes: number[]): number {
 
 export const TOPIC_OPERATIONS = bits(3, 4, 5, 6, 7, 8, 10, 11);
 export const CLUSTER_OPERATIONS = bits(5, 7, 8, 9, 10, 11, 12);
-export const GROUP_OPERATIONS = bits(3, 6, 8);
+export const GROUP_OPERATIONS = bits(3, 6, 8, 10, 11);
 
 /** The field's value: the operations when asked for, else Kafka's sentinel. */
 export function authorizedOperations(asked: boolean | undefined, operations: number): number {
