@@ -50,7 +50,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   {
     scenario: 'Metadata and DescribeCluster',
     paths: ['groupOffsetsTopic.length', 'groupOffsetsTopic[*].**'],
-    behaviour: 'the internal topic __consumer_offsets',
+    behaviour: 'the internal topic `__consumer_offsets`',
     kafka: 'listed (isInternal) once a group coordinator was asked for',
     gateway: 'not listed',
     why: 'committed offsets live in the core, in the same rows as Queen consumer groups, not in a topic',

@@ -74,6 +74,20 @@ export async function createTopicRaw(raw: RawConnection, name: string, partition
   return { topicId: topic.topicId as string, errorCode: topic.errorCode as number };
 }
 
+/**
+ * Asks for a group's coordinator until it is there, as clients do before any
+ * group call: Kafka creates its offsets topic on the first ask and answers
+ * COORDINATOR_NOT_AVAILABLE until it is loaded.
+ */
+export async function awaitCoordinator(raw: RawConnection, group: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const found = await raw.request(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [group] });
+    if ((found.coordinators as Message[])[0]!.errorCode === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no coordinator for group ${group} after 20 s`);
+}
+
 // ─── Produce ─────────────────────────────────────────────────────────────────
 
 export async function rawProduce(raw: RawConnection, topic: string, partition: number, records: Buffer, acks = -1): Promise<Message> {

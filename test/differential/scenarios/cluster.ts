@@ -9,7 +9,7 @@ import type { Message } from '../../../protocol/codec/compile.js';
 import { kafkajsClient } from '../../support/kafkajs.js';
 import { connectProducer, disconnect } from '../../support/rdkafka.js';
 import { code, type Normaliser, type Scenario } from '../harness.js';
-import { createTopicRaw, V, withRaw } from '../observe.js';
+import { awaitCoordinator, createTopicRaw, V, withRaw } from '../observe.js';
 
 const ZERO = '00000000-0000-0000-0000-000000000000';
 
@@ -64,11 +64,7 @@ const metadata: Scenario = {
       const plain = metadataView(await ask([...topics, 'diff-meta-missing']), n);
       const withOperations = metadataView(await ask([...topics, 'diff-meta-missing'], { includeTopicAuthorizedOperations: true }), n);
       // A group coordinator asked for: Kafka then keeps group offsets in its internal topic.
-      for (let i = 0; i < 100; i++) {
-        const found = await raw.request(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ['diff-meta-group'] });
-        if ((found.coordinators as Message[])[0]!.errorCode === 0) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await awaitCoordinator(raw, 'diff-meta-group');
       const everyTopic = await raw.request(ApiKey.Metadata, V.metadata, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
       const partitionsDescribed = await raw.request(ApiKey.DescribeTopicPartitions, 0, { topics: [...topics, 'diff-meta-missing'].map((name) => ({ name })), responsePartitionLimit: 2000, cursor: null });
       const clusterOperationsV8 = metadataView(await ask([topics[0]!], { includeClusterAuthorizedOperations: true }, 8), n);
