@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { DATA_PLANE_SCENARIOS } from './scenarios/data-plane.js';
 import { CLUSTER_SCENARIOS } from './scenarios/cluster.js';
 import { IDEMPOTENT_SCENARIOS } from './scenarios/idempotent.js';
-import { expectSameAsKafka, startTargets, type RunningTargets } from './targets.js';
+import { enginesLeftOut, expectSameAsKafka, startTargets, type RunningTargets } from './targets.js';
 import { startReferenceKafka } from './reference.js';
 
-describe('differential: data plane, gateway against Apache Kafka', () => {
+const leftOut = await enginesLeftOut();
+
+describe(`differential: data plane, gateway against Apache Kafka${leftOut}`, () => {
   let running: RunningTargets;
   beforeAll(async () => {
     running = await startTargets(startReferenceKafka);

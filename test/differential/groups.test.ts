@@ -8,10 +8,12 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { GROUP_SCENARIOS } from './scenarios/groups.js';
-import { expectSameAsKafka, startTargets, type RunningTargets } from './targets.js';
+import { enginesLeftOut, expectSameAsKafka, startTargets, type RunningTargets } from './targets.js';
 import { startReferenceKafka } from './reference.js';
 
-describe('differential: consumer groups, gateway against Apache Kafka', () => {
+const leftOut = await enginesLeftOut();
+
+describe(`differential: consumer groups, gateway against Apache Kafka${leftOut}`, () => {
   let running: RunningTargets;
   beforeAll(async () => {
     running = await startTargets(startReferenceKafka);

@@ -50,7 +50,6 @@ export interface Scenario {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-/** Kafka prints topic ids as 22-character base64url; the protocol layer gives them as UUID text. */
 
 /** Slack around the scenario's window for a server timestamp: clocks are the same machine's. */
 const CLOCK_SLACK_MS = 2_000;

@@ -1,25 +1,24 @@
 /**
  * The brokers a differential test file runs its scenarios on: the gateway on
- * the memory engine, the gateway on PostgreSQL (skipped, saying why, when
- * there is none), and Apache Kafka (started once per file; a machine that
- * cannot run it fails the file, as a missing PostgreSQL under DATABASE_URL does). All listen on
- * 127.0.0.1 on free ports and are stopped by the file's afterAll.
+ * the memory engine, the gateway on PostgreSQL (left out, saying why in the
+ * suite's title, when there is none), and Apache Kafka (started once per
+ * file; a machine that cannot run it fails the file, as a missing PostgreSQL
+ * under DATABASE_URL does). All listen on 127.0.0.1 on free ports and are
+ * stopped by the file's afterAll.
  *
  * The gateways run with Kafka's defaults where a scenario can see them:
  * topics auto-created (auto.create.topics.enable=true) with one partition
  * (num.partitions=1).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { describeVerdict, diffObservations, judge, observe, show, type Observation, type Scenario, type Target } from './harness.js';
 
 export interface RunningTargets {
   kafka: Target;
   gateways: Target[];
-  /** Engines left out, with the reason. */
-  skipped: string[];
   stop(): Promise<void>;
 }
 
@@ -28,15 +27,19 @@ export interface ReferenceBroker {
   stop(): Promise<void>;
 }
 
+/** What a suite's title says about engines left out ('' when none is). */
+export async function enginesLeftOut(): Promise<string> {
+  const out = (await engineMatrix()).filter((e) => e.skipReason).map((e) => `${e.name} left out: ${e.skipReason}`);
+  return out.length > 0 ? ` (${out.join('; ')})` : '';
+}
+
 /** Starts what one test file compares, all at once: the reference and a gateway per engine. */
 export async function startTargets(startReference: () => Promise<ReferenceBroker>): Promise<RunningTargets> {
   const stops: (() => Promise<void>)[] = [];
   const gateways: Target[] = [];
-  const skipped: string[] = [];
   const running: RunningTargets = {
     kafka: null as unknown as Target, // set below, before anyone reads it
     gateways,
-    skipped,
     async stop() {
       await Promise.allSettled(stops.map((s) => s()));
       await releaseEngines();
@@ -50,10 +53,7 @@ export async function startTargets(startReference: () => Promise<ReferenceBroker
       }),
     ];
     for (const engine of await engineMatrix()) {
-      if (engine.skipReason) {
-        skipped.push(`${engine.name}: ${engine.skipReason}`);
-        continue;
-      }
+      if (engine.skipReason) continue;
       starting.push(
         startGateway({ engine: engine.fresh(), autoCreateTopics: true, defaultPartitions: 1, groups: { initialRebalanceDelayMs: 0 } }).then((gateway: RunningGateway) => {
           stops.push(() => gateway.stop());

@@ -563,4 +563,22 @@ const lag: Scenario = {
   },
 };
 
-export const GROUP_SCENARIOS: Scenario[] = [kafkajsGroup, librdkafkaGroup, rawProtocol, staticMembership, resetOffsets, missingGroup, adminGroups, lag];
+const committedPastEnd: Scenario = {
+  name: 'group: committed offset past the end, member resets',
+  async run(ctx) {
+    const topic = 'diff-group-past-end';
+    const group = 'diff-group-past-end';
+    await topicWithRecords(ctx, topic, 2, 3);
+    const commits = await withRaw(ctx, (raw) => commit(raw, group, -1, '', topic, [[0, 10], [1, 1]]));
+    // librdkafka with auto.offset.reset=earliest: partition 0's position is out of range, partition 1's is not.
+    const member = await startMember({ bootstrap: ctx.target.bootstrap, group, topic, name: 'past-end', assignor: 'range' });
+    try {
+      await waitFor(() => member.records.length >= 5, { what: `the member to read from its reset and committed positions on ${ctx.target.name}`, timeoutMs: 40_000, describe: () => JSON.stringify(member.records) });
+      return { commits, read: member.records.map((r) => `${r.partition}@${r.offset}`).sort(), errors: member.errors };
+    } finally {
+      await member.close();
+    }
+  },
+};
+
+export const GROUP_SCENARIOS: Scenario[] = [kafkajsGroup, librdkafkaGroup, rawProtocol, staticMembership, resetOffsets, committedPastEnd, missingGroup, adminGroups, lag];
