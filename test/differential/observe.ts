@@ -65,13 +65,24 @@ export async function createTopicRaw(raw: RawConnection, name: string, partition
     validateOnly: false,
   });
   const topic = (created.topics as Message[])[0]!;
-  for (let i = 0; i < 200; i++) {
-    const meta = await raw.request(ApiKey.Metadata, V.metadata, { topics: [{ topicId: '00000000-0000-0000-0000-000000000000', name }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
-    const t = (meta.topics as Message[])[0]!;
-    if (t.errorCode === 0 && (t.partitions as Message[]).length === partitions && (t.partitions as Message[]).every((p) => p.leaderId >= 0)) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (topic.errorCode === 0) await awaitLed(raw, name, partitions);
   return { topicId: topic.topicId as string, errorCode: topic.errorCode as number };
+}
+
+/**
+ * Waits until every partition of a new topic answers ListOffsets: Kafka
+ * answers CreateTopics (and even Metadata) before its broker leads the
+ * partitions, and a Produce then gets NOT_LEADER_OR_FOLLOWER.
+ */
+export async function awaitLed(raw: RawConnection, topic: string, partitions: number): Promise<void> {
+  for (let p = 0; p < partitions; p++) {
+    for (let i = 0; ; i++) {
+      const found = await rawListOffsets(raw, topic, p, LATEST);
+      if (found.error === 'NONE') break;
+      if (i >= 200) throw new Error(`partition ${p} of ${topic} still answers ${String(found.error)} after 20 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /**

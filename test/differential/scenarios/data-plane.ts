@@ -15,7 +15,7 @@ import { kafkajsClient, registerKafkajsCodecs, toKafkajsHeaders } from '../../su
 import { adminCall, connectProducer, createAdmin, disconnect, produceAll, readRecords } from '../../support/rdkafka.js';
 import type { SentRecord } from '../../support/records.js';
 import { code, type Normaliser, type Scenario, type ScenarioContext } from '../harness.js';
-import { EARLIEST, LATEST, MAX_TIMESTAMP, outcome, produceAnswer, rawFetch, rawListOffsets, rawProduce, V, withRaw } from '../observe.js';
+import { awaitLed, EARLIEST, LATEST, MAX_TIMESTAMP, outcome, produceAnswer, rawFetch, rawListOffsets, rawProduce, V, withRaw } from '../observe.js';
 
 const { CompressionTypes } = kafkajs;
 registerKafkajsCodecs();
@@ -54,6 +54,7 @@ async function createTopic(ctx: ScenarioContext, topic: string, partitions: numb
       topics: [{ topic, numPartitions: partitions, replicationFactor: 1, configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
     });
   });
+  await withRaw(ctx, (raw) => awaitLed(raw, topic, partitions));
 }
 
 /** Records with keys (one null), repeated and empty-valued headers, and distinct producer timestamps. */

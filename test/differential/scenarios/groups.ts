@@ -22,7 +22,7 @@ import { startMember, type GroupMember } from '../../support/groups-members.js';
 import { adminCall, createAdmin } from '../../support/rdkafka.js';
 import type { RawConnection } from '../../support/raw-connection.js';
 import { code, type Normaliser, type Scenario, type ScenarioContext } from '../harness.js';
-import { awaitCoordinator, openRaw, rawProduce, V, withRaw } from '../observe.js';
+import { awaitCoordinator, awaitLed, openRaw, rawProduce, V, withRaw } from '../observe.js';
 
 const { AssignerProtocol } = kafkajs;
 const T0 = Date.UTC(2024, 6, 1);
@@ -45,8 +45,10 @@ async function withAdmin<T>(ctx: ScenarioContext, body: (admin: Admin) => Promis
 async function topicWithRecords(ctx: ScenarioContext, topic: string, partitions: number, perPartition: number): Promise<void> {
   await withAdmin(ctx, (admin) => admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] }));
   await withRaw(ctx, async (raw) => {
+    await awaitLed(raw, topic, partitions);
     for (let p = 0; p < partitions; p++) {
-      const answer = await rawProduce(raw, topic, p, buildBatch({ records: Array.from({ length: perPartition }, (_, i) => ({ value: `${topic}:${p}:${i}`, timestamp: T0 + i })) }));
+      const batch = buildBatch({ records: Array.from({ length: perPartition }, (_, i) => ({ value: `${topic}:${p}:${i}`, timestamp: T0 + i })) });
+      const answer = await rawProduce(raw, topic, p, batch);
       if (answer.errorCode !== 0) throw new Error(`producing to ${topic}[${p}] on ${ctx.target.name} answered ${code(answer.errorCode)}`);
     }
     // The scenario's groups start with the topic's name; the raw ones find no coordinator for themselves.
@@ -572,12 +574,23 @@ const committedPastEnd: Scenario = {
     const commits = await withRaw(ctx, (raw) => commit(raw, group, -1, '', topic, [[0, 10], [1, 1]]));
     // librdkafka with auto.offset.reset=earliest: partition 0's position is out of range, partition 1's is not.
     const member = await startMember({ bootstrap: ctx.target.bootstrap, group, topic, name: 'past-end', assignor: 'range' });
+    let librdkafka;
     try {
       await waitFor(() => member.records.length >= 5, { what: `the member to read from its reset and committed positions on ${ctx.target.name}`, timeoutMs: 40_000, describe: () => JSON.stringify(member.records) });
-      return { commits, read: member.records.map((r) => `${r.partition}@${r.offset}`).sort(), errors: member.errors };
+      librdkafka = { read: member.records.map((r) => `${r.partition}@${r.offset}`).sort(), errors: member.errors };
     } finally {
       await member.close();
     }
+    // The same for kafkajs (fromBeginning: its reset policy), in a group of its own.
+    const kafkajsGroup = `${group}-kafkajs`;
+    await withRaw(ctx, (raw) => commit(raw, kafkajsGroup, -1, '', topic, [[0, 10], [1, 1]]));
+    const k = await kafkajsMember(ctx, kafkajsGroup, topic);
+    try {
+      await waitFor(() => k.read.length >= 5, { what: `the kafkajs member to read from its reset and committed positions on ${ctx.target.name}`, timeoutMs: 40_000, describe: () => k.read.join(', ') });
+    } finally {
+      await k.consumer.disconnect();
+    }
+    return { commits, librdkafka, kafkajs: [...k.read].sort() };
   },
 };
 
