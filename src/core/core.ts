@@ -131,7 +131,8 @@ export interface AppendPartition extends PartitionRef {
   /**
    * One or more Kafka RecordBatch v2 (magic 2) batches, back to back, as the
    * producer sent them (the gateway has checked their framing and CRC). The
-   * core assigns offsets, rewrites baseOffset and stores the bytes verbatim.
+   * core assigns offsets, rewrites baseOffset and the partition leader epoch
+   * (0, the only one here; both outside the CRC) and stores the bytes verbatim.
    */
   records: Buffer;
 }
@@ -220,7 +221,7 @@ export interface ReadPartitionResult extends PartitionRef {
   highWatermark: number;
   lastStableOffset: number;
   logStartOffset: number;
-  /** Stored batches, each verbatim with its assigned baseOffset. */
+  /** Stored batches, each verbatim with its assigned baseOffset and leader epoch 0. */
   batches: Buffer[];
   abortedTransactions: AbortedTransaction[];
 }

@@ -92,11 +92,12 @@ export class CoordinatedCore implements QueenCore {
 
   async describeGroups(req: { groups: string[] }) {
     const described = this.coordinator.describe(req.groups);
-    // A group known only by its committed offsets is Empty, not Dead.
+    // A group known only by its committed offsets is Empty, not Dead, with no
+    // protocol type: Kafka's "simple" group of commits made from outside a group.
     const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
     return {
       groups: described.map((d) =>
-        d.state === 'Dead' && withOffsets.has(d.group) ? { ...d, state: 'Empty' as const, protocolType: 'consumer', generationId: 0 } : d,
+        d.state === 'Dead' && withOffsets.has(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
       ),
     };
   }
@@ -104,7 +105,7 @@ export class CoordinatedCore implements QueenCore {
   async listGroupStates(req: { states?: GroupState[] }): Promise<{ groups: GroupListing[] }> {
     const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
     for (const g of (await this.engine.listGroups()).groups) {
-      if (!live.has(g.group)) live.set(g.group, { group: g.group, protocolType: g.protocolType, state: 'Empty' });
+      if (!live.has(g.group)) live.set(g.group, { group: g.group, protocolType: '', state: 'Empty' });
     }
     const wanted = req.states && req.states.length > 0 ? new Set(req.states) : null;
     return { groups: [...live.values()].filter((g) => !wanted || wanted.has(g.state)) };

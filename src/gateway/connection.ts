@@ -77,6 +77,7 @@ export class Connection {
     this.state = {
       id,
       remoteAddress,
+      remoteHost: socket.remoteAddress ?? '?',
       clientId: null,
       closed: this.closedController.signal,
       draining: this.drainController.signal,

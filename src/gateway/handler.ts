@@ -46,7 +46,10 @@ export interface GatewaySettings {
 /** Per-connection state a handler may keep (fetch sessions are per gateway, not here). */
 export interface ConnectionState {
   id: number;
+  /** The client's address and port, as logs name the connection. */
   remoteAddress: string;
+  /** The client's address alone: what Kafka reports as a group member's host. */
+  remoteHost: string;
   clientId: string | null;
   /** Aborted when the connection closes, so long-polls stop. */
   closed: AbortSignal;

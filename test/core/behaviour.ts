@@ -582,15 +582,19 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await readAll(core, q, 2)).map((r) => r.value)).toEqual(['b', 'c']);
       });
 
-      it('stores batches verbatim with only baseOffset rewritten', async () => {
+      it('stores batches verbatim with only baseOffset and the partition leader epoch rewritten', async () => {
         const q = await newQueue();
         await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['first']) }] });
-        const sent = recordBatch(['x', 'y']);
-        await core.append({ partitions: [{ queue: q, partition: 0, records: sent }] });
+        const sent = Buffer.from(recordBatch(['x', 'y']));
+        sent.writeInt32BE(7, 12); // a producer's stale idea of the leader epoch
+        await core.append({ partitions: [{ queue: q, partition: 0, records: Buffer.from(sent) }] });
         const read = await core.read({ partitions: [{ queue: q, partition: 0, fetchOffset: 1, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_committed' });
         const stored = read.partitions[0]!.batches[0]!;
         expect(stored.readBigInt64BE(0)).toBe(1n);
-        expect(stored.subarray(8).equals(sent.subarray(8))).toBe(true);
+        expect(stored.readInt32BE(8)).toBe(sent.readInt32BE(8));
+        // Stamped with the leader's epoch, 0, as Kafka's leader stamps its own; outside the CRC.
+        expect(stored.readInt32BE(12)).toBe(0);
+        expect(stored.subarray(16).equals(sent.subarray(16))).toBe(true);
       });
 
       it('refuses a batch larger than maxMessageBytes and writes nothing', async () => {
@@ -810,6 +814,24 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await core.listGroups()).groups.map((g) => g.group)).toContain(group);
         await core.deleteOffsets({ group, partitions: [{ queue: q, partition: 0 }] });
         expect((await core.fetchOffsets({ group, partitions: null })).offsets).toEqual([]);
+      });
+
+      it('keeps the logical offsets -1 and -2 a tool commits to reset a group, as Kafka does', async () => {
+        const q = await newQueue({}, 2);
+        const group = uniqueName('group');
+        await core.commitOffsets({
+          group,
+          offsets: [
+            { queue: q, partition: 0, offset: -2, leaderEpoch: -1, metadata: null },
+            { queue: q, partition: 1, offset: -1, leaderEpoch: -1, metadata: null },
+          ],
+        });
+        const fetched = await core.fetchOffsets({ group, partitions: null });
+        expect(fetched.offsets.map((o) => [o.partition, o.offset]).sort()).toEqual([
+          [0, -2],
+          [1, -1],
+        ]);
+        await expectCoreError(core.commitOffsets({ group, offsets: [{ queue: q, partition: 0, offset: 1.5, leaderEpoch: -1, metadata: null }] }), 'invalid_argument', /offset/);
       });
 
       it('commits nothing when one partition of the commit is unknown', async () => {

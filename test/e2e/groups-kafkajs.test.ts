@@ -219,5 +219,23 @@ for (const engine of engines) {
       for (const m of members) expect(m.records.filter((r) => !m.assigned.has(r.partition)), `${m.name} read partitions it was not assigned`).toEqual([]);
       await Promise.all(members.map((m) => stop(m.consumer)));
     });
+
+    it('admin.resetOffsets returns, and the group reads back the -2 (earliest) and -1 (latest) it committed, as from Kafka', async () => {
+      const topic = uniqueTopic('kjs-grp-reset');
+      const group = `${topic}-g`;
+      await createTopic(gateway.bootstrap, topic, 2);
+      const committed = async () => (await admin.fetchOffsets({ groupId: group, topics: [topic] }))[0]!.partitions.map((p) => [p.partition, p.offset]).sort();
+      // kafkajs commits the logical offsets themselves; a gateway refusing them left this call hanging.
+      await admin.resetOffsets({ groupId: group, topic, earliest: true });
+      expect(await committed()).toEqual([
+        [0, '-2'],
+        [1, '-2'],
+      ]);
+      await admin.resetOffsets({ groupId: group, topic, earliest: false });
+      expect(await committed()).toEqual([
+        [0, '-1'],
+        [1, '-1'],
+      ]);
+    });
   });
 }

@@ -158,7 +158,8 @@ export class GroupCoordinator {
   }
 
   private joinUnknownMember(group: Group, req: JoinGroupRequest, answer: (r: JoinGroupResult) => void): void {
-    const memberId = `${req.clientId || 'member'}-${randomUUID()}`;
+    // Kafka names a static member after its instance id, any other after its client id.
+    const memberId = `${req.groupInstanceId ?? (req.clientId || 'member')}-${randomUUID()}`;
     if (req.groupInstanceId !== null) {
       const oldId = group.staticMembers.get(req.groupInstanceId);
       if (oldId !== undefined && group.members.has(oldId)) {
@@ -253,7 +254,11 @@ export class GroupCoordinator {
     if (group.state === 'Stable' && unchanged) {
       // KIP-345: the member comes back to the same generation and assignment, no rebalance.
       const result = this.joinResult(group, member);
-      answer({ ...result, skipAssignment: group.leaderId === newId });
+      if (group.leaderId !== newId) answer(result);
+      else if (req.skipAssignmentSupported) answer({ ...result, skipAssignment: true });
+      // KIP-814: a client before JoinGroup v9 would compute a new assignment if told it
+      // leads; it is answered as a follower of its old id, as Kafka does, and syncs its own.
+      else answer({ ...result, leader: oldId, members: [] });
       return;
     }
     member.joinWaiter = answer;
@@ -502,7 +507,7 @@ export class GroupCoordinator {
   sync(req: SyncGroupRequest, signal?: AbortSignal): Promise<SyncGroupResult> {
     const group = this.groups.get(req.group);
     if (!group) return Promise.resolve(syncError('unknown_member_id'));
-    const fenced = this.fencedStatic(group, req.memberId, req.groupInstanceId);
+    const fenced = this.staticIdentityError(group, req.memberId, req.groupInstanceId);
     if (fenced) return Promise.resolve(syncError(fenced));
     const member = group.members.get(req.memberId);
     if (!member) return Promise.resolve(syncError('unknown_member_id'));
@@ -550,7 +555,7 @@ export class GroupCoordinator {
     if (!group) return { error: 'unknown_member_id' };
     if (group.state === 'Dead') return { error: 'coordinator_not_available' };
     // A static member's old incarnation is fenced before anything else is checked.
-    const fenced = this.fencedStatic(group, req.memberId, req.groupInstanceId);
+    const fenced = this.staticIdentityError(group, req.memberId, req.groupInstanceId);
     if (fenced) return { error: fenced };
     const member = group.members.get(req.memberId);
     if (!member) return { error: 'unknown_member_id' };
@@ -567,28 +572,37 @@ export class GroupCoordinator {
     }
     const results: LeaveGroupResult['members'] = [];
     let changed = false;
+    // Each answer names the member as the request did (Kafka echoes it, an empty id included).
     for (const leaving of req.members) {
+      const answer = (error: GroupError | null) => results.push({ memberId: leaving.memberId, groupInstanceId: leaving.groupInstanceId, error });
       let memberId = leaving.memberId;
-      if (memberId === '' && leaving.groupInstanceId !== null) memberId = group.staticMembers.get(leaving.groupInstanceId) ?? '';
+      if (leaving.groupInstanceId !== null) {
+        // A static member is found by its instance id; a member id beside it must be the one holding it.
+        const holder = group.staticMembers.get(leaving.groupInstanceId);
+        if (holder === undefined) {
+          answer('unknown_member_id');
+          continue;
+        }
+        if (memberId !== '' && memberId !== holder) {
+          answer('fenced_instance_id');
+          continue;
+        }
+        memberId = holder;
+      }
       if (group.pendingMembers.has(memberId)) {
         clearTimeout(group.pendingMembers.get(memberId));
         group.pendingMembers.delete(memberId);
-        results.push({ memberId, groupInstanceId: leaving.groupInstanceId, error: null });
+        answer(null);
         changed = true;
         continue;
       }
       const member = group.members.get(memberId);
       if (!member) {
-        results.push({ memberId: leaving.memberId, groupInstanceId: leaving.groupInstanceId, error: 'unknown_member_id' });
-        continue;
-      }
-      const fenced = this.fencedStatic(group, memberId, leaving.groupInstanceId);
-      if (fenced) {
-        results.push({ memberId, groupInstanceId: leaving.groupInstanceId, error: fenced });
+        answer('unknown_member_id');
         continue;
       }
       this.dropMember(group, member);
-      results.push({ memberId, groupInstanceId: leaving.groupInstanceId, error: null });
+      answer(null);
       changed = true;
     }
     if (changed) this.afterMembershipChange(group);
@@ -607,7 +621,7 @@ export class GroupCoordinator {
       return 'unknown_member_id';
     }
     if (group.state === 'Dead') return 'coordinator_not_available';
-    const fenced = this.fencedStatic(group, req.memberId, req.groupInstanceId);
+    const fenced = this.staticIdentityError(group, req.memberId, req.groupInstanceId);
     if (fenced) return fenced;
     if (req.generationId < 0 && req.memberId === '') return 'unknown_member_id';
     const member = group.members.get(req.memberId);
@@ -706,6 +720,18 @@ export class GroupCoordinator {
     const current = group.staticMembers.get(groupInstanceId);
     if (current !== undefined && current !== memberId) return 'fenced_instance_id';
     return null;
+  }
+
+  /**
+   * Kafka's check of a static member's identity on heartbeat, sync and
+   * commit: an instance id no member holds is UNKNOWN_MEMBER_ID, one held by
+   * another member id FENCED_INSTANCE_ID. (A join only fences: fencedStatic.)
+   */
+  private staticIdentityError(group: Group, memberId: string, groupInstanceId: string | null): GroupError | null {
+    if (groupInstanceId === null) return null;
+    const current = group.staticMembers.get(groupInstanceId);
+    if (current === undefined) return 'unknown_member_id';
+    return current === memberId ? null : 'fenced_instance_id';
   }
 
   private groupFor(id: string): Group {

@@ -41,6 +41,12 @@ export interface JoinGroupRequest {
   protocols: GroupProtocol[];
   /** JoinGroup v4+: a first join answers member_id_required with an id to rejoin with. */
   requireKnownMemberId: boolean;
+  /**
+   * JoinGroup v9+: the client understands SkipAssignment, so a static leader
+   * that comes back to a stable group may be told it leads without a
+   * rebalance. Before v9 it is answered as a follower (KIP-814). Default false.
+   */
+  skipAssignmentSupported?: boolean;
   reason: string | null;
 }
 

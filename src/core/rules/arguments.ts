@@ -21,6 +21,17 @@ export function requireInteger(value: unknown, field: string, min = 0, max = Num
   return value;
 }
 
+/**
+ * A committed group offset: any integer, as Kafka's coordinator stores it.
+ * Tools commit the logical offsets -1 (latest) and -2 (earliest) to reset a
+ * group (kafkajs admin.resetOffsets), and consumers read them back as they
+ * wrote them and apply their reset policy; a native reader starts at the log
+ * start from any offset below it.
+ */
+export function requireCommittedOffset(value: unknown, field: string): number {
+  return requireInteger(value, field, Number.MIN_SAFE_INTEGER);
+}
+
 export function requireFiniteNumber(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) fail(field, 'a finite number', value);
   return value;

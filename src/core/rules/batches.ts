@@ -205,7 +205,15 @@ export function checkQueueRules(parsed: ParsedAppend, rules: AppendRules, now: n
 }
 
 /**
- * One incoming batch as it is stored, with its baseOffset set. For a
+ * The leader epoch of every partition here: one leader, never re-elected
+ * (Metadata and ListOffsets answer 0 too). Kafka's leader stamps its epoch
+ * into each batch it appends, whatever the producer put there.
+ */
+export const PARTITION_LEADER_EPOCH = 0;
+
+/**
+ * One incoming batch as it is stored, with its baseOffset and partition
+ * leader epoch set (both outside the CRC). For a
  * LogAppendTime queue Kafka also stamps the append time as the batch's max
  * timestamp and flags it in the attributes; otherwise it sets the max
  * timestamp to the records' largest when the producer wrote another. Both lie
@@ -222,6 +230,7 @@ export function prepareForStorage(records: Buffer, batch: IncomingBatch, baseOff
     records.copy(stored, 0, batch.start, batch.end);
   }
   setBaseOffset(stored, 0, baseOffset);
+  stored.writeInt32BE(PARTITION_LEADER_EPOCH, BatchPos.PartitionLeaderEpoch);
   if (logAppendTime !== null) {
     stored.writeInt16BE(batch.attributes | BatchAttr.TimestampLogAppend, BatchPos.Attributes);
     stored.writeBigInt64BE(BigInt(logAppendTime), BatchPos.MaxTimestamp);

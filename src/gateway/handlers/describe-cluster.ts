@@ -2,8 +2,8 @@
 // gateway, at its advertised address, is all three.
 //
 // Choices:
-// - ClusterAuthorizedOperations keeps Kafka's "not asked" value: there are no
-//   ACLs to report.
+// - ClusterAuthorizedOperations, when asked for, is every cluster operation,
+//   as Kafka answers without an authorizer (../acl-operations.ts).
 //
 // Versions: v1 adds EndpointType (KIP-919). Brokers (1) is the only kind of
 // endpoint here: a request for controller endpoints (2) answers
@@ -12,6 +12,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeCluster } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
+import { authorizedOperations, CLUSTER_OPERATIONS } from '../acl-operations.js';
 import { NONE } from '../kafka-errors.js';
 
 const BROKER_ENDPOINT = 1;
@@ -23,19 +24,22 @@ export const describeCluster: ApiHandler = {
   async handle(request, ctx) {
     const { advertised, clusterId } = ctx.settings;
     const endpointType: number = request.endpointType;
-    const base = { throttleTimeMs: 0, endpointType, clusterId };
+    const refused = { throttleTimeMs: 0, endpointType: BROKER_ENDPOINT, clusterId: '', controllerId: -1, brokers: [] };
     if (endpointType === CONTROLLER_ENDPOINT) {
-      return { ...base, errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE, errorMessage: 'This gateway serves broker endpoints only; ask for EndpointType 1 (brokers). It is its own controller.', brokers: [] };
+      return { ...refused, errorCode: ErrorCode.MISMATCHED_ENDPOINT_TYPE, errorMessage: 'This gateway serves broker endpoints only; ask for EndpointType 1 (brokers). It is its own controller.' };
     }
     if (endpointType !== BROKER_ENDPOINT) {
-      return { ...base, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Endpoint type ${endpointType} is not one Kafka defines; ask for 1 (brokers).`, brokers: [] };
+      return { ...refused, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Endpoint type ${endpointType} is not one Kafka defines; ask for 1 (brokers).` };
     }
     return {
-      ...base,
+      throttleTimeMs: 0,
+      endpointType,
+      clusterId,
       errorCode: NONE,
       errorMessage: null,
       controllerId: advertised.nodeId,
       brokers: [{ brokerId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
     };
   },
 };

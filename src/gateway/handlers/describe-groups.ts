@@ -4,14 +4,13 @@
 // committed offsets is "Empty".
 //
 // Versions: GroupInstanceId per member from v4; authorized operations (v3+)
-// answer Kafka's "not requested" sentinel unless asked for, then all.
+// answer Kafka's "not requested" sentinel unless asked for, then all
+// (../acl-operations.ts).
 import { DescribeGroups } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
+import { authorizedOperations, GROUP_OPERATIONS } from '../acl-operations.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
-const OPERATIONS_NOT_REQUESTED = -2147483648;
-// READ, DELETE, DESCRIBE (bits 3, 6, 8): what a group's users may do here.
-const GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
 
 export const describeGroups: ApiHandler = {
   api: DescribeGroups,
@@ -34,7 +33,7 @@ export const describeGroups: ApiHandler = {
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: request.includeAuthorizedOperations ? GROUP_OPERATIONS : OPERATIONS_NOT_REQUESTED,
+        authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, GROUP_OPERATIONS),
       })),
     };
   },

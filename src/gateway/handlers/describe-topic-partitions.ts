@@ -18,10 +18,12 @@
 //   it uses none of the limit.
 // - A cursor whose topic is not among the named topics, or whose partition is
 //   negative, makes every topic answer INVALID_REQUEST.
-// - TopicAuthorizedOperations keeps Kafka's "not asked" value: no ACLs here.
+// - TopicAuthorizedOperations is every topic operation, on every topic
+//   answered, as Kafka answers without an authorizer (../acl-operations.ts).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
 import type { PartitionInfo, QueueInfo } from '../../core/core.js';
+import { TOPIC_OPERATIONS } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { describeTopics, partitionLeadership, topicNameProblem, ZERO_UUID } from '../topics.js';
@@ -42,7 +44,7 @@ function describedPartition(nodeId: number, partition: PartitionInfo) {
 }
 
 function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
-  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions };
+  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS };
 }
 
 async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<string, QueueInfo | null>> {

@@ -22,8 +22,11 @@
 //   order, so a partition cannot starve its neighbours under maxBytes.
 // - Isolation: read_committed reads up to the last stable offset and carries
 //   the aborted-transactions list; read_uncommitted sends that list as null.
-// - A fetch offset outside [logStartOffset, highWatermark] answers
-//   OFFSET_OUT_OF_RANGE, the client then resets by its policy.
+// - A fetch offset outside [logStartOffset, highWatermark], negative ones
+//   included, answers OFFSET_OUT_OF_RANGE, the client then resets by its
+//   policy. A partition in error carries -1 for its watermarks and log start,
+//   as Kafka's does; an unknown topic or partition an empty
+//   aborted-transactions list, others none (null), again as Kafka answers.
 //
 // Versions: 4-17 (v0-3 predate RecordBatch v2 and are not served). v13+
 // names topics by id (UNKNOWN_TOPIC_ID for an id we do not know); v12+ tagged
@@ -61,8 +64,12 @@ function sessionsOf(ctx: HandlerContext): FetchSessionCache {
   return cache;
 }
 
+const UNKNOWN_PARTITION_CODES = new Set<number>([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID]);
+
+/** A partition in error: no records, no watermarks. */
 function refused(topic: string, topicId: string, partitionIndex: number, errorCode: number): PartitionAnswer {
-  return { topic, topicId, partitionIndex, errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, records: NO_RECORDS };
+  const abortedTransactions = UNKNOWN_PARTITION_CODES.has(errorCode) ? [] : null;
+  return { topic, topicId, partitionIndex, errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions, records: NO_RECORDS };
 }
 
 function errorResponse(errorCode: number) {
@@ -118,6 +125,10 @@ export const fetch: ApiHandler = {
           continue;
         }
         const fetchOffset = Number(p.fetchOffset);
+        if (fetchOffset < 0) {
+          answers.push(refused(name, topicId, p.partition, ErrorCode.OFFSET_OUT_OF_RANGE));
+          continue;
+        }
         const maxBytes: number = p.partitionMaxBytes;
         const key = FetchSession.key(name, p.partition);
         const known = session?.partitions.get(key);
@@ -161,17 +172,21 @@ export const fetch: ApiHandler = {
     const served: string[] = [];
     toRead.forEach((p, i) => {
       const r = results[i]!;
-      const answer: PartitionAnswer = {
-        topic: p.topic,
-        topicId: p.topicId,
-        partitionIndex: p.partition,
-        errorCode: readErrorCode(r.error),
-        highWatermark: r.highWatermark,
-        lastStableOffset: r.lastStableOffset,
-        logStartOffset: r.logStartOffset,
-        abortedTransactions: isolation === 'read_committed' ? r.abortedTransactions : null,
-        records: r.batches,
-      };
+      const errorCode = readErrorCode(r.error);
+      const answer: PartitionAnswer =
+        errorCode !== NONE
+          ? refused(p.topic, p.topicId, p.partition, errorCode)
+          : {
+              topic: p.topic,
+              topicId: p.topicId,
+              partitionIndex: p.partition,
+              errorCode,
+              highWatermark: r.highWatermark,
+              lastStableOffset: r.lastStableOffset,
+              logStartOffset: r.logStartOffset,
+              abortedTransactions: isolation === 'read_committed' ? r.abortedTransactions : null,
+              records: r.batches,
+            };
       if (lookup.kind === 'incremental' && !hasNews(p, answer)) return;
       answers.push(answer);
       p.sentHighWatermark = answer.highWatermark;

@@ -7,10 +7,12 @@
 // - From v4 a first join (empty member id, no group.instance.id) answers
 //   MEMBER_ID_REQUIRED with the id to rejoin with (KIP-394).
 // - v0 has no rebalance timeout: the session timeout stands in, as in Kafka.
-// - The client host is the connection's remote address, as Kafka reports it.
+// - The client host is the connection's remote address without the port,
+//   written `/127.0.0.1` as Kafka reports it.
 //
 // Versions: ProtocolType in the response from v7, SkipAssignment from v9
-// (a static leader that came back to a stable group gets its old assignment).
+// (a static leader that came back to a stable group gets its old assignment;
+// before v9 it is answered as a follower of its old id, as Kafka does).
 import { JoinGroup } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
@@ -26,12 +28,13 @@ export const joinGroup: ApiHandler = {
         memberId: request.memberId,
         groupInstanceId: request.groupInstanceId ?? null,
         clientId: ctx.header.clientId ?? '',
-        clientHost: `/${ctx.connection.remoteAddress}`,
+        clientHost: `/${ctx.connection.remoteHost}`,
         sessionTimeoutMs: request.sessionTimeoutMs,
         rebalanceTimeoutMs: version >= 1 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
         protocolType: request.protocolType,
         protocols: (request.protocols as { name: string; metadata: Buffer }[]).map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
         requireKnownMemberId: version >= 4,
+        skipAssignmentSupported: version >= 9,
         reason: request.reason ?? null,
       },
       { signal: ctx.connection.closed },

@@ -15,7 +15,11 @@
 // - v10+ topics asked for by id only: an unknown id answers UNKNOWN_TOPIC_ID
 //   with a null name.
 // - Topics = null (v1+), or an empty list in v0, means every topic.
-// - Authorized-operations fields keep Kafka's "not asked" value: there are no ACLs.
+// - Authorized operations, when asked for (v8+), are every operation of a
+//   topic or the cluster, as Kafka answers without an authorizer
+//   (../acl-operations.ts).
+// - Topics asked for by an id no topic has come first in the answer, then
+//   the rest in the order asked, as Kafka lists them.
 // - When the store is not answering, topics asked for by name answer
 //   LEADER_NOT_AVAILABLE (clients wait and ask again); a request for every
 //   topic has no per-topic answer to give, so its connection closes and the
@@ -24,6 +28,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
 import type { QueueInfo } from '../../core/core.js';
 import { isCoreError } from '../../core/errors.js';
+import { authorizedOperations, CLUSTER_OPERATIONS, TOPIC_OPERATIONS } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -91,9 +96,9 @@ export const metadata: ApiHandler = {
         // The store is not answering: LEADER_NOT_AVAILABLE is what every client
         // waits out and asks again for, rather than dropping the topic.
         if (!isCoreError(e) || e.code !== 'unavailable') throw e;
-        return metadataAnswer(ctx, asked.map((t, i) => missingTopic(names[i] ?? null, t.topicId ?? ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE)));
+        return metadataAnswer(ctx, request, asked.map((t, i) => missingTopic(names[i] ?? null, t.topicId ?? ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE)));
       }
-      topics = await Promise.all(
+      const answered = await Promise.all(
         asked.map((t, i) => {
           const name = names[i]!;
           if (name === null) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
@@ -101,14 +106,17 @@ export const metadata: ApiHandler = {
           return answerNamedTopic(ctx, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
         }),
       );
+      topics = [...answered.filter((t) => t.errorCode === ErrorCode.UNKNOWN_TOPIC_ID), ...answered.filter((t) => t.errorCode !== ErrorCode.UNKNOWN_TOPIC_ID)];
     }
 
-    return metadataAnswer(ctx, topics);
+    return metadataAnswer(ctx, request, topics);
   },
 };
 
-function metadataAnswer(ctx: HandlerContext, topics: TopicAnswer[]) {
+function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOperations?: boolean; includeClusterAuthorizedOperations?: boolean }, topics: TopicAnswer[]) {
   const { advertised } = ctx.settings;
+  const version = ctx.header.apiVersion;
+  const topicOperations = authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, TOPIC_OPERATIONS);
   // v10-11 requests may name a topic by id alone, but their responses cannot
   // carry a null name (nullable from v12): an unknown id answers "" there.
   const nullableNames = ctx.header.apiVersion >= 12;
@@ -117,6 +125,7 @@ function metadataAnswer(ctx: HandlerContext, topics: TopicAnswer[]) {
     brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
     clusterId: ctx.settings.clusterId,
     controllerId: advertised.nodeId,
-    topics: nullableNames ? topics : topics.map((t) => (t.name === null ? { ...t, name: '' } : t)),
+    topics: topics.map((t) => ({ ...t, name: nullableNames || t.name !== null ? t.name : '', topicAuthorizedOperations: topicOperations })),
+    clusterAuthorizedOperations: authorizedOperations(version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations === true, CLUSTER_OPERATIONS),
   };
 }

@@ -11,6 +11,8 @@
 // - acks 0, 1 and -1 are all answered after the core's append returns (there
 //   are no followers, so 1 and -1 mean the same); acks=0 then sends nothing.
 //   Any other acks value fails every partition with INVALID_REQUIRED_ACKS.
+// - From v3 a partition's records must be exactly one batch, as Kafka
+//   requires; more answers INVALID_RECORD, and nothing of it is stored.
 // - A batch that breaks a framing rule (header, length, CRC, compressed bytes
 //   that do not inflate) answers CORRUPT_MESSAGE, an unknown codec
 //   UNSUPPORTED_COMPRESSION_TYPE, records that inflate past the core's limit
@@ -45,15 +47,22 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
-import { BatchPos } from '../../../protocol/records/batch-header.js';
+import { BATCH_LENGTH_PREFIX, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
-import type { AppendPartition } from '../../core/core.js';
+import type { AppendError, AppendPartition } from '../../core/core.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
 
 const VALID_ACKS = new Set([0, 1, -1]);
+
+/**
+ * Refusals that still report the partition's log start offset, as Kafka's do:
+ * those its log decides on (sequence, epoch, record validation, codec).
+ * Oversized and corrupt batches are turned away before the log, with -1.
+ */
+const REPORTS_LOG_START = new Set<AppendError>(['out_of_order_sequence', 'invalid_producer_epoch', 'unknown_producer_id', 'invalid_record', 'unsupported_compression']);
 
 interface PartitionAnswer {
   index: number;
@@ -86,7 +95,14 @@ function recordsForCore(records: Buffer | null, version: number): { records: Buf
   if (records === null || records.length === 0) {
     return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.' };
   }
-  if (version > 2 || records.length <= BatchPos.Magic || records.readInt8(BatchPos.Magic) >= 2) return { records };
+  if (version > 2) {
+    // Kafka takes exactly one batch per partition from v3 on; a second batch after the first is refused whole.
+    if (records.length >= BATCH_LENGTH_PREFIX && batchSize(records) < records.length) {
+      return { errorCode: ErrorCode.INVALID_RECORD, message: `Produce v${version} carries exactly one record batch per partition; these records hold more. Send each batch in its own request.` };
+    }
+    return { records };
+  }
+  if (records.length <= BatchPos.Magic || records.readInt8(BatchPos.Magic) >= 2) return { records };
   try {
     return { records: messageSetToBatch(records) };
   } catch (e) {
@@ -141,7 +157,7 @@ export const produce: ApiHandler = {
           slot.answers[slot.index] =
             errorCode === NONE
               ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
-              : failed(r.partition, errorCode, r.errorMessage ?? null, r.recordError);
+              : { ...failed(r.partition, errorCode, r.errorMessage ?? null, r.recordError), logStartOffset: r.error !== null && REPORTS_LOG_START.has(r.error) ? r.logStartOffset : -1 };
         });
       } catch (e) {
         const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);

@@ -49,7 +49,7 @@ import type {
 } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
-import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { appendLimitsOf, appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type AppendLimits, type ParsedAppend } from '../../rules/batches.js';
@@ -445,7 +445,7 @@ export class MemoryCore implements Core {
     // Everything is checked before anything is written.
     const checked = offsets.map((o, i) => {
       const { queue } = this.partition(o);
-      requireInteger(o.offset, `offsets[${i}].offset`);
+      requireCommittedOffset(o.offset, `offsets[${i}].offset`);
       const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
       if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
         throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);

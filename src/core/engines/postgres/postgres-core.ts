@@ -48,7 +48,7 @@ import type {
 import { DEFAULT_QUEUE_CONFIG, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
-import { requireArray, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
+import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
@@ -585,7 +585,7 @@ export class PostgresCore implements Core {
     const checked = offsets.map((o, i) => {
       validateQueueName(o?.queue);
       requireInteger(o.partition, `offsets[${i}].partition`);
-      requireInteger(o.offset, `offsets[${i}].offset`);
+      requireCommittedOffset(o.offset, `offsets[${i}].offset`);
       const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
       if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
         throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);
