@@ -15,7 +15,9 @@
 #   3. PostgreSQL's first cluster started on loopback, with a `queen_test`
 #      role and database; every test run works in schemas of its own in it
 #      and drops them (test/support/postgres.ts). Redis started on 6379.
-#   4. vitest, with DATABASE_URL set, so a PostgreSQL that cannot be reached
+#   4. Apache Kafka's jars from Maven Central (scripts/apache-kafka-fetch.sh),
+#      the reference the comparison suites start beside the gateway.
+#   5. vitest, with DATABASE_URL set, so a PostgreSQL that cannot be reached
 #      fails the run instead of skipping the PostgreSQL suites.
 #
 # Arguments go to vitest: `npm test -- test/e2e/kcat.test.ts`.
@@ -106,5 +108,8 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 export REDIS_URL="redis://127.0.0.1:6379"
 
-# ─── 4. The suite ─────────────────────────────────────────────────────────────
+# ─── 4. Apache Kafka, the reference ───────────────────────────────────────────
+bash scripts/apache-kafka-fetch.sh >/dev/null || die "Apache Kafka could not be fetched (see above); the suites that compare with it cannot run."
+
+# ─── 5. The suite ─────────────────────────────────────────────────────────────
 exec node_modules/.bin/vitest run "$@"

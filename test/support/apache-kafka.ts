@@ -1,0 +1,315 @@
+/**
+ * Apache Kafka itself on loopback, the reference the gateway is compared with:
+ * `startApacheKafka()` beside the project's `startBroker()`.
+ *
+ * ```ts
+ * const kafka = await startApacheKafka();          // a free port of 127.0.0.1
+ * // new Kafka({ brokers: [kafka.bootstrap] }) ... 'bootstrap.servers': kafka.bootstrap
+ * await kafka.stop();
+ * ```
+ *
+ * One JVM per call: a single KRaft node in the combined broker and controller
+ * roles, its storage formatted (`--standalone`) in a fresh temporary folder,
+ * both listeners on free ports of 127.0.0.1, sized for a 2-core machine shared
+ * with other work (512 MiB heap, serial GC, one or two threads per pool, the
+ * internal topics at one partition and replication factor 1). Ready once it
+ * answers a Metadata request (the project's own protocol codecs) naming
+ * itself. `stop()` sends SIGTERM, which Kafka answers with a clean shutdown,
+ * and SIGKILLs it if that takes longer than `stopTimeoutMs`; then the folder
+ * is removed. Several may run at once: each has its own folder and ports.
+ *
+ * The JVM does not outlive the test process: it gets SIGTERM when its parent
+ * dies (setpriv's parent-death signal, even if the parent was SIGKILLed) and
+ * SIGKILL from an exit handler when the parent exits without stopping it.
+ *
+ * The jars come from Maven Central through scripts/apache-kafka-fetch.sh,
+ * which this runs once per process (it returns at once when the cache is
+ * complete; `npm test` has run it before the suite).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiKey } from '../../protocol/api-keys.js';
+import { sleep } from './eventually.js';
+import { freePort } from './gateway.js';
+import { RawConnection } from './raw-connection.js';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const FETCH_SCRIPT = join(REPO, 'scripts/apache-kafka-fetch.sh');
+
+export interface ApacheKafkaOptions {
+  /** The client listener's port; default a free one (the controller's is always a free one). */
+  port?: number;
+  /** auto.create.topics.enable; Kafka's default, true. */
+  autoCreateTopics?: boolean;
+  /** group.initial.rebalance.delay.ms; default 0 so groups form at once (Kafka's default is 3000). */
+  initialRebalanceDelayMs?: number;
+  /** Further server.properties entries; they replace the defaults of the same name. */
+  config?: Record<string, string | number | boolean>;
+  /** JVM options instead of the defaults (heap, GC). */
+  jvmOptions?: string[];
+  /** How long to wait for the first answer to Metadata. Default 90 s. */
+  startTimeoutMs?: number;
+  /** How long stop() waits for a clean shutdown before SIGKILL. Default 30 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface ApacheKafka {
+  /** "127.0.0.1:port", ready for `bootstrap.servers`. */
+  bootstrap: string;
+  host: string;
+  port: number;
+  /** The KRaft controller's listener. */
+  controllerPort: number;
+  /** The broker's node id (1). */
+  nodeId: number;
+  clusterId: string;
+  /** Apache Kafka's version, as in test/apache-kafka/pom.xml. */
+  version: string;
+  /** The JVM's pid. */
+  pid: number;
+  /** The temporary folder holding server.properties, the data and server.log. */
+  dir: string;
+  /** Kafka's own log (log4j), for a test that wants to say what the broker said. */
+  logFile: string;
+  /** The last lines of server.log. */
+  logTail(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_JVM_OPTIONS = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+const NODE_ID = 1;
+
+export interface ApacheKafkaInstall {
+  version: string;
+  /** The folder of jars: the classpath is `<libs>/*`. */
+  libs: string;
+}
+
+let install: Promise<ApacheKafkaInstall> | null = null;
+
+/** Makes sure Apache Kafka's jars are in the cache (fetching them if not) and says where. */
+export function apacheKafkaInstall(): Promise<ApacheKafkaInstall> {
+  install ??= runFetchScript().catch((e: unknown) => {
+    install = null;
+    throw e;
+  });
+  return install;
+}
+
+function runFetchScript(): Promise<ApacheKafkaInstall> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [FETCH_SCRIPT], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const libs = stdout.match(/^kafka_libs=(.+)$/m)?.[1];
+      if (code !== 0 || !libs) {
+        reject(new Error(`scripts/apache-kafka-fetch.sh failed (exit ${code}), so Apache Kafka cannot start:\n${stderr.trim()}`));
+        return;
+      }
+      const version = libs.split('/').at(-2) ?? 'unknown';
+      resolve({ version, libs });
+    });
+  });
+}
+
+function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number): string {
+  const settings: Record<string, string | number | boolean> = {
+    'process.roles': 'broker,controller',
+    'node.id': NODE_ID,
+    'controller.quorum.bootstrap.servers': `127.0.0.1:${controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    'controller.listener.names': 'CONTROLLER',
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'log.dirs': join(dir, 'data'),
+    // Two cores shared with other work: the fewest threads that still serve clients.
+    'num.network.threads': 2,
+    'num.io.threads': 2,
+    'background.threads': 2,
+    'num.recovery.threads.per.data.dir': 1,
+    'num.replica.fetchers': 1,
+    'group.coordinator.threads': 1,
+    'share.coordinator.threads': 1,
+    'log.cleaner.threads': 1,
+    // The cleaner's buffer is taken from the heap at start; Kafka's 128 MiB would be a quarter of it.
+    'log.cleaner.dedupe.buffer.size': 8 * 1024 * 1024,
+    // One node: every internal topic at replication factor 1, and one partition so a first group or transaction is quick.
+    'offsets.topic.replication.factor': 1,
+    'offsets.topic.num.partitions': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
+    'transaction.state.log.num.partitions': 1,
+    'share.coordinator.state.topic.replication.factor': 1,
+    'share.coordinator.state.topic.min.isr': 1,
+    'share.coordinator.state.topic.num.partitions': 1,
+    'group.initial.rebalance.delay.ms': options.initialRebalanceDelayMs ?? 0,
+    'auto.create.topics.enable': options.autoCreateTopics ?? true,
+    ...options.config,
+  };
+  return Object.entries(settings)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join('\n');
+}
+
+function log4jProperties(logFile: string): string {
+  return [
+    'status = warn',
+    'appender.file.type = File',
+    'appender.file.name = file',
+    `appender.file.fileName = ${logFile}`,
+    'appender.file.layout.type = PatternLayout',
+    'appender.file.layout.pattern = [%d] %p %m (%c)%n',
+    'rootLogger.level = INFO',
+    'rootLogger.appenderRef.file.ref = file',
+  ].join('\n');
+}
+
+/** Runs one of Kafka's main classes to completion (the storage format). */
+function runJava(classpath: string, jvmOptions: string[], mainClass: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('java', [...jvmOptions, '-cp', classpath, mainClass, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+/** setpriv is util-linux's; where it is missing, the exit handler alone stops an orphaned JVM. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
+
+/** Why a start failed, and whether a new pair of ports may help (another process took one first). */
+class StartFailure extends Error {
+  constructor(
+    message: string,
+    readonly portTaken: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export async function startApacheKafka(options: ApacheKafkaOptions = {}): Promise<ApacheKafka> {
+  const { version, libs } = await apacheKafkaInstall();
+  // A free port can be taken by someone else before Kafka binds it: then once more with new ones.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, version, libs);
+    } catch (e) {
+      if (!(e instanceof StartFailure && e.portTaken && attempt < 3 && options.port === undefined)) throw e;
+    }
+  }
+}
+
+async function startOnce(options: ApacheKafkaOptions, version: string, libs: string): Promise<ApacheKafka> {
+  const dir = mkdtempSync(join(tmpdir(), 'queen-apache-kafka-'));
+  const port = options.port ?? (await freePort());
+  let controllerPort = await freePort();
+  while (controllerPort === port) controllerPort = await freePort();
+  const clusterId = randomBytes(16).toString('base64url');
+  const propertiesFile = join(dir, 'server.properties');
+  const logFile = join(dir, 'server.log');
+  const log4jFile = join(dir, 'log4j2.properties');
+  writeFileSync(propertiesFile, serverProperties(options, dir, port, controllerPort) + '\n');
+  writeFileSync(log4jFile, log4jProperties(logFile) + '\n');
+  const classpath = join(libs, '*');
+  const jvmOptions = [...(options.jvmOptions ?? DEFAULT_JVM_OPTIONS), `-Dlog4j2.configurationFile=${log4jFile}`];
+  const logTail = (lines = 40) => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-lines - 1).join('\n') : '(no server.log yet)');
+
+  const formatted = await runJava(classpath, ['-Xmx256m', '-XX:+UseSerialGC'], 'kafka.tools.StorageTool', ['format', '--cluster-id', clusterId, '--config', propertiesFile, '--standalone']);
+  if (formatted.code !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new StartFailure(`Formatting Apache Kafka's storage failed (exit ${formatted.code}):\n${formatted.output.trim()}`, false);
+  }
+
+  const command = ['java', ...jvmOptions, '-cp', classpath, 'kafka.Kafka', propertiesFile];
+  const child: ChildProcess = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', ...command], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d: string) => (output = (output + d).slice(-20_000));
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  child.once('error', (e) => keep(`\n${e.message}`));
+  const killOnExit = () => {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', killOnExit);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const forced = setTimeout(() => child.kill('SIGKILL'), options.stopTimeoutMs ?? 30_000);
+        await exit;
+        clearTimeout(forced);
+      }
+      process.removeListener('exit', killOnExit);
+      rmSync(dir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    await waitForMetadata(port, options.startTimeoutMs ?? 90_000, () => exited);
+  } catch (e) {
+    const said = `${output.trim()}\n${logTail()}`;
+    await stop();
+    const reason = exited ? 'Apache Kafka exited before it answered Metadata' : (e as Error).message;
+    throw new StartFailure(`${reason} on 127.0.0.1:${port}. What it said:\n${said}`, exited && /Address already in use|BindException/.test(said));
+  }
+
+  return {
+    bootstrap: `127.0.0.1:${port}`,
+    host: '127.0.0.1',
+    port,
+    controllerPort,
+    nodeId: NODE_ID,
+    clusterId,
+    version,
+    pid: child.pid!,
+    dir,
+    logFile,
+    logTail,
+    stop,
+  };
+}
+
+/** Polls with Metadata (all topics) until the broker answers naming itself. */
+async function waitForMetadata(port: number, timeoutMs: number, gone: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no connection yet';
+  while (!gone()) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for Metadata (last: ${last})`);
+    let connection: RawConnection | null = null;
+    try {
+      connection = await RawConnection.open(port);
+      const answer = await connection.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, 5_000);
+      if (answer.brokers.some((b: { nodeId: number }) => b.nodeId === NODE_ID)) return;
+      last = 'Metadata listed no broker yet';
+    } catch (e) {
+      last = (e as Error).message;
+    } finally {
+      connection?.destroy();
+    }
+    await sleep(100);
+  }
+}
