@@ -67,7 +67,6 @@ export function versusKafka(result: ConfigurationResult): ConfigurationResult['v
       p50: sameLoad ? ratio(f.latency!.p50, kafka.latency!.p50) : undefined,
       p99: sameLoad ? ratio(f.latency!.p99, kafka.latency!.p99) : undefined,
       produceMicrosPerRecord: ratio(f.produce?.brokerMicrosPerRecord, kafka.produce?.brokerMicrosPerRecord),
-      consumeMicrosPerRecord: ratio(f.consume?.brokerMicrosPerRecord, kafka.consume?.brokerMicrosPerRecord),
       peakMemory: ratio(f.peakMemoryMB, kafka.peakMemoryMB),
     };
   }
@@ -81,8 +80,7 @@ export const VERSUS_KAFKA_COLUMNS: { key: keyof VersusKafka; title: string }[] =
   { key: 'endToEnd', title: 'e2e max' },
   { key: 'p50', title: 'p50 (same load)' },
   { key: 'p99', title: 'p99 (same load)' },
-  { key: 'produceMicrosPerRecord', title: 'CPU/rec produce' },
-  { key: 'consumeMicrosPerRecord', title: 'CPU/rec consume' },
+  { key: 'produceMicrosPerRecord', title: 'broker CPU/rec' },
   { key: 'peakMemory', title: 'peak memory' },
 ];
 
