@@ -1,7 +1,8 @@
 /**
- * The printed report: one table per configuration (each broker's figures
- * beside its ceiling and the peers, as ratios), each engine's figures over
- * Apache Kafka's, and the targets (issue 8's, and those against Kafka), each
+ * What the figures of one configuration say: the offered load the latency
+ * phases of Kafka and both engines share, each engine's figures over Apache
+ * Kafka's, the printed table (each broker beside its ceilings and the peers,
+ * as ratios), and the targets (issue 8's, and those against Kafka), each
  * PASS or SHORT.
  */
 import type { BrokerFigures, BrokerName, ConfigurationResult, VersusKafka } from './run.js';
@@ -48,6 +49,25 @@ export function lowerCeilingRatio(result: ConfigurationResult): number | undefin
   const raw = rate('rawPostgres');
   if (nullRate === undefined || raw === undefined) return undefined;
   return ratio(rate('postgres'), Math.min(nullRate, raw));
+}
+
+/** The brokers whose latency phases share one offered load. */
+export const SHARED_LATENCY_LOAD: BrokerName[] = ['kafka', 'memory', 'postgres'];
+
+/** Half the end-to-end maximum a broker reached (or of the lower of produce and consume without one). */
+export function halfMaximum(figures: BrokerFigures): number | undefined {
+  const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce?.recordsPerSecond ?? NaN, figures.consume?.recordsPerSecond ?? Infinity);
+  return Number.isFinite(maximum) && maximum > 0 ? Math.max(100, Math.round(maximum / 2)) : undefined;
+}
+
+/**
+ * The offered load Kafka and both engines are measured at: half the lowest
+ * of their end-to-end maxima, a load each of them carries with room to spare
+ * on this machine, so each latency is that of a broker keeping up.
+ */
+export function sharedLatencyRate(result: ConfigurationResult): number | undefined {
+  const halves = SHARED_LATENCY_LOAD.map((b) => (result.brokers[b] ? halfMaximum(result.brokers[b]!) : undefined)).filter((h): h is number => h !== undefined);
+  return halves.length > 0 ? Math.min(...halves) : undefined;
 }
 
 /** Each engine's figures over Kafka's in the same configuration; absent without a Kafka row. */

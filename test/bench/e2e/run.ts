@@ -47,14 +47,12 @@ import { Progress } from './progress.js';
 import { PERF_PRODUCER_PROPERTIES, PERF_TOOL_JVM_OPTIONS } from './perf-tools.js';
 import { cpuSeconds, killAll, peakMemoryMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
 import { renderChart } from './chart.js';
-import { evaluateTargets, printCell, printTargets, versusKafka } from './report.js';
+import { evaluateTargets, halfMaximum, printCell, printTargets, SHARED_LATENCY_LOAD, sharedLatencyRate, versusKafka } from './report.js';
 import { LOCAL_TEST_URL } from '../../support/postgres.js';
 import { apacheKafkaInstall, startApacheKafka } from '../../support/apache-kafka.js';
 
 export type BrokerName = 'null' | 'mock' | 'kafka' | 'memory' | 'postgres';
 const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'kafka', 'memory', 'postgres'];
-/** The brokers whose latency phases share one offered load. */
-const SHARED_LATENCY_LOAD: BrokerName[] = ['kafka', 'memory', 'postgres'];
 /**
  * Apache Kafka as kafka-server-start.sh runs it: its heap (1 GiB) and
  * kafka-run-class.sh's G1 settings, and the broker's default network and
@@ -450,22 +448,6 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
   if (name !== 'null' && c.latency && !figures.error) return live;
   await stopBroker(live, result);
   return null;
-}
-
-/** Half the end-to-end maximum a broker reached (or of the lower of produce and consume without one). */
-function halfMaximum(figures: BrokerFigures): number | undefined {
-  const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce?.recordsPerSecond ?? NaN, figures.consume?.recordsPerSecond ?? Infinity);
-  return Number.isFinite(maximum) && maximum > 0 ? Math.max(100, Math.round(maximum / 2)) : undefined;
-}
-
-/**
- * The offered load Kafka and both engines are measured at: half the lowest
- * of their end-to-end maxima, a load each of them carries with room to spare
- * on this machine, so each latency is that of a broker keeping up.
- */
-export function sharedLatencyRate(result: ConfigurationResult): number | undefined {
-  const halves = SHARED_LATENCY_LOAD.map((b) => (result.brokers[b] ? halfMaximum(result.brokers[b]!) : undefined)).filter((h): h is number => h !== undefined);
-  return halves.length > 0 ? Math.min(...halves) : undefined;
 }
 
 /** The latency phase at `rate`, then the broker stops. */
