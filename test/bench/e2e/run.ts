@@ -166,6 +166,11 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = flag('only');
 const brokers = (flag('brokers')?.split(',') ?? ALL_BROKERS) as BrokerName[];
+const unknownBrokers = brokers.filter((b) => !ALL_BROKERS.includes(b));
+if (unknownBrokers.length > 0) {
+  process.stderr.write(`--brokers: ${unknownBrokers.join(', ')} is not a broker the benchmark runs; name some of ${ALL_BROKERS.join(', ')}, separated by commas.\n`);
+  process.exit(2);
+}
 const phaseSeconds = Number(flag('seconds') ?? (quick ? 4 : 5));
 const warmupSeconds = quick ? 1 : 1.5;
 const latencyRate = flag('latency-rate') === undefined ? undefined : Number(flag('latency-rate'));
