@@ -185,6 +185,18 @@ function runJava(classpath: string, jvmOptions: string[], mainClass: string, arg
   });
 }
 
+/**
+ * A random cluster id as Kafka's Uuid.randomUuid() makes them: never one
+ * starting with '-', which kafka-storage's argument parser takes for an
+ * option (one start in 64 failed with its usage text).
+ */
+function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 /** setpriv is util-linux's; where it is missing, the exit handler alone stops an orphaned JVM. */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
 
@@ -215,7 +227,7 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   const port = options.port ?? (await freePort());
   let controllerPort = await freePort();
   while (controllerPort === port) controllerPort = await freePort();
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = newClusterId();
   const propertiesFile = join(dir, 'server.properties');
   const logFile = join(dir, 'server.log');
   const log4jFile = join(dir, 'log4j2.properties');
