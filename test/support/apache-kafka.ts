@@ -198,7 +198,7 @@ function newClusterId(): string {
 }
 
 /** setpriv is util-linux's; where it is missing, the exit handler alone stops an orphaned JVM. */
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
+export const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
 
 /** Why a start failed, and whether a new pair of ports may help (another process took one first). */
 class StartFailure extends Error {

@@ -29,6 +29,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { SETPRIV } from '../../support/apache-kafka.js';
 
 /** What kafka-producer-perf-test.sh / kafka-consumer-perf-test.sh and kafka-run-class.sh give the JVM. */
 export const PERF_TOOL_JVM_OPTIONS = [
@@ -124,7 +125,12 @@ interface ToolRun {
 
 /** Runs one of the tools, handing each output line to `onLine`. */
 function runTool(libs: string, mainClass: string, args: string[], onLine: (line: string) => void): ToolRun {
-  const child = spawn('java', [...PERF_TOOL_JVM_OPTIONS, '-cp', join(libs, '*'), mainClass, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = ['java', ...PERF_TOOL_JVM_OPTIONS, '-cp', join(libs, '*'), mainClass, ...args];
+  // The runner SIGKILLs a client past its deadline, and no exit handler runs then: the kernel's
+  // parent-death signal (setpriv) takes the JVM with it (two orphans outlived their clients before).
+  const child = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', ...command], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   let buffered = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -141,7 +147,7 @@ function runTool(libs: string, mainClass: string, args: string[], onLine: (line:
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code, tail: tail.trim() }));
   });
-  // The runner kills this process on its own deadline; the JVM must not outlive it.
+  // And when this process ends on its own (an error, the phase over) without stopping the tool.
   process.once('exit', () => child.kill('SIGKILL'));
   return {
     exited,
