@@ -187,8 +187,20 @@ function runJava(classpath: string, jvmOptions: string[], mainClass: string, arg
   });
 }
 
+/**
+ * A random cluster id as Kafka's Uuid.randomUuid() makes them: never one
+ * starting with '-', which kafka-storage's argument parser takes for an
+ * option (one start in 64 failed with its usage text).
+ */
+function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 /** setpriv is util-linux's; where it is missing, the exit handler alone stops an orphaned JVM. */
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
+export const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
 
 /** Why a start failed, and whether a new pair of ports may help (another process took one first). */
 class StartFailure extends Error {
@@ -217,8 +229,7 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   const port = options.port ?? (await freePort());
   let controllerPort = await freePort();
   while (controllerPort === port) controllerPort = await freePort();
-  // Base64url of 16 bytes, as Kafka's own ids; one that starts with '-' would read as an option to the storage tool.
-  const clusterId = `A${randomBytes(16).toString('base64url').slice(1)}`;
+  const clusterId = newClusterId();
   const propertiesFile = join(dir, 'server.properties');
   const logFile = join(dir, 'server.log');
   const log4jFile = join(dir, 'log4j2.properties');

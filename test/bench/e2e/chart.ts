@@ -4,15 +4,18 @@
  * end-to-end latency), one bar per broker, each labelled with its figure.
  * All panels are logarithmic (the throughput ones share one scale), so
  * kafkajs and librdkafka rows, and 8 ms and 3 s latencies, stay readable side
- * by side. `npx tsx test/bench/e2e/draw.ts [FILE]` redraws a results file.
+ * by side. Each engine's bar also says its figure over Apache Kafka's
+ * (`0.85× K`): the headline, gateway ÷ Apache Kafka on the same machine in
+ * the same run. `npx tsx test/bench/e2e/draw.ts [FILE]` redraws a results file.
  */
-import type { BenchResults, BrokerFigures, BrokerName } from './run.js';
+import type { BenchResults, BrokerFigures, BrokerName, VersusKafka } from './run.js';
 
 type Row = BrokerName | 'rawPostgres';
 const SERIES: { row: Row; name: string; colour: string }[] = [
   { row: 'null', name: 'null broker (client ceiling)', colour: '#9e9e9e' },
   { row: 'rawPostgres', name: 'raw PostgreSQL (storage ceiling)', colour: '#c5b358' },
-  { row: 'mock', name: 'librdkafka mock (peer)', colour: '#5b8def' },
+  { row: 'mock', name: 'librdkafka mock (peer 2)', colour: '#5b8def' },
+  { row: 'kafka', name: 'Apache Kafka (peer)', colour: '#222222' },
   { row: 'memory', name: 'queen-gateway memory', colour: '#e0703a' },
   { row: 'postgres', name: 'queen-gateway postgres', colour: '#3a9e6b' },
 ];
@@ -20,6 +23,8 @@ const SERIES: { row: Row; name: string; colour: string }[] = [
 interface Panel {
   title: string;
   value: (f: BrokerFigures) => number | undefined;
+  /** The gateway ÷ Kafka ratio this panel's engine bars carry. */
+  versus: keyof VersusKafka;
   unit: (n: number) => string;
   /** Log scale from this value up (throughput panels share theirs); absent: linear. */
   logFloor?: number;
@@ -28,9 +33,9 @@ interface Panel {
 
 const compact = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
 const PANELS: Panel[] = [
-  { title: 'produce, records/s', value: (f) => f.produce?.recordsPerSecond, unit: compact, logFloor: 100, shared: true },
-  { title: 'consume, records/s', value: (f) => f.consume?.recordsPerSecond, unit: compact, logFloor: 100, shared: true },
-  { title: 'p99 end-to-end at half max, ms', value: (f) => f.latency?.p99, unit: (n) => n.toFixed(1), logFloor: 1 },
+  { title: 'produce, records/s', value: (f) => f.produce?.recordsPerSecond, versus: 'produce', unit: compact, logFloor: 100, shared: true },
+  { title: 'consume, records/s', value: (f) => f.consume?.recordsPerSecond, versus: 'consume', unit: compact, logFloor: 100, shared: true },
+  { title: 'p99 end-to-end at the shared load, ms', value: (f) => f.latency?.p99, versus: 'p99', unit: (n) => n.toFixed(1), logFloor: 1 },
 ];
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -48,10 +53,10 @@ export function renderChart(results: BenchResults): string {
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="10">`);
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  out.push(`<text x="10" y="18" font-size="14" font-weight="bold">queen-gateway with real clients, ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.quick ? ' (quick)' : ''}</text>`);
-  out.push(`<text x="10" y="34" fill="#555">${results.machine.cpus} cores, load average ${results.machine.loadAverageAtStart.map((l) => l.toFixed(1)).join(' ')} at start; compare bars within a row: only ratios from one run mean much</text>`);
+  out.push(`<text x="10" y="18" font-size="14" font-weight="bold">queen-gateway ÷ Apache Kafka on the same machine, same run: ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.quick ? ' (quick)' : ''}</text>`);
+  out.push(`<text x="10" y="34" fill="#555">${results.machine.cpus} cores, load average ${results.machine.loadAverageAtStart.map((l) => l.toFixed(1)).join(' ')} at start; engine bars say "×K": their figure ÷ Apache Kafka's; compare within a row: only ratios from one run mean much</text>`);
   SERIES.forEach((s, i) => {
-    const x = 10 + i * 190;
+    const x = 10 + i * 175;
     out.push(`<rect x="${x}" y="44" width="10" height="10" fill="${s.colour}"/><text x="${x + 14}" y="53">${escape(s.name)}</text>`);
   });
 
@@ -66,8 +71,8 @@ export function renderChart(results: BenchResults): string {
     const floor = panel.logFloor;
     const scale = (v: number) =>
       floor !== undefined
-        ? Math.max(0, (Math.log10(Math.max(v, floor)) - Math.log10(floor)) / (Math.log10(max) - Math.log10(floor))) * (panelWidth - 50)
-        : (v / max) * (panelWidth - 50);
+        ? Math.max(0, (Math.log10(Math.max(v, floor)) - Math.log10(floor)) / (Math.log10(max) - Math.log10(floor))) * (panelWidth - 80)
+        : (v / max) * (panelWidth - 80);
     out.push(`<text x="${x0}" y="${top - 4}" font-weight="bold">${escape(panel.title)}${floor !== undefined ? ' (log scale)' : ''}</text>`);
     out.push(`<line x1="${x0}" y1="${top}" x2="${x0}" y2="${height - 50}" stroke="#333"/>`);
     results.configurations.forEach((c, i) => {
@@ -78,7 +83,9 @@ export function renderChart(results: BenchResults): string {
         const y = y0 + k * bar;
         const w = Math.max(1, scale(v));
         out.push(`<rect x="${x0}" y="${y}" width="${w.toFixed(1)}" height="${bar - 1}" fill="${s.colour}"/>`);
-        out.push(`<text x="${(x0 + w + 3).toFixed(1)}" y="${y + bar - 2}" font-size="8">${escape(panel.unit(v))}</text>`);
+        const versus = s.row === 'memory' || s.row === 'postgres' ? c.versusKafka?.[s.row]?.[panel.versus] : undefined;
+        const label = panel.unit(v) + (versus !== undefined && Number.isFinite(versus) ? ` · ${versus.toFixed(2)}×K` : '');
+        out.push(`<text x="${(x0 + w + 3).toFixed(1)}" y="${y + bar - 2}" font-size="8">${escape(label)}</text>`);
       });
     });
   });

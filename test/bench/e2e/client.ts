@@ -32,17 +32,19 @@ import KafkaJavascript from '@confluentinc/kafka-javascript';
 import type { ConsumerGlobalConfig, LibrdKafkaError, Message, ProducerGlobalConfig } from '@confluentinc/kafka-javascript';
 import kafkajs from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { perfConsume, perfProduce } from './perf-tools.js';
 
 const { Producer, KafkaConsumer, CODES } = KafkaJavascript;
 const { Kafka, logLevel } = kafkajs;
 
-export type ClientName = 'rdkafka' | 'kafkajs';
+/** perftest: Apache Kafka's own kafka-producer-perf-test and kafka-consumer-perf-test (./perf-tools.ts), produce and consume only. */
+export type ClientName = 'rdkafka' | 'kafkajs' | 'perftest';
 
 export type ClientJob =
   /** As fast as the client goes for `seconds`; the first `warmupSeconds` are not counted. */
-  | { role: 'produce'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number }
+  | { role: 'produce'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; kafkaLibs?: string }
   /** Reads from the start (or the end) of the topic in a new group until `count` records or `seconds` after the first. */
-  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number; from?: 'earliest' | 'latest' }
+  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number; from?: 'earliest' | 'latest'; kafkaLibs?: string }
   /** Sends `rate` records/s for `seconds`, each stamped with its send time; those of the first `warmupSeconds` are marked unmeasured. */
   | { role: 'pace'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; rate: number }
   /** Reads stamped records and reports latency percentiles of the measured ones; ends once idle for `idleSeconds`. */
@@ -175,8 +177,22 @@ async function kafkajsSender(bootstrap: string, topic: string): Promise<Sender> 
 
 const senders = { rdkafka: rdkafkaSender, kafkajs: kafkajsSender };
 
+const PERF_TOOLS_ROLES = 'the perftest client (Kafka\'s perf tools) only produces and consumes flat out: it has no paced producer and no latency reader';
+
+/** The folder of Apache Kafka's jars, which the perf tools need (the runner passes it). */
+function kafkaLibsOf(job: { kafkaLibs?: string }): string {
+  if (!job.kafkaLibs) throw new Error('the perftest client needs kafkaLibs, the folder of Apache Kafka\'s jars (scripts/apache-kafka-fetch.sh prints it)');
+  return job.kafkaLibs;
+}
+
+function senderOf(client: ClientName): (bootstrap: string, topic: string) => Promise<Sender> {
+  if (client === 'perftest') throw new Error(PERF_TOOLS_ROLES);
+  return senders[client];
+}
+
 async function runProduce(job: Extract<ClientJob, { role: 'produce' }>): Promise<ProduceResult> {
-  const sender = await senders[job.client](job.bootstrap, job.topic);
+  if (job.client === 'perftest') return perfProduce({ ...job, libs: kafkaLibsOf(job) }, emit);
+  const sender = await senderOf(job.client)(job.bootstrap, job.topic);
   const value = fillValue(job.recordBytes);
   const started = now();
   const countFrom = started + job.warmupSeconds * 1000;
@@ -217,7 +233,7 @@ async function runProduce(job: Extract<ClientJob, { role: 'produce' }>): Promise
 }
 
 async function runPace(job: Extract<ClientJob, { role: 'pace' }>): Promise<PaceResult> {
-  const sender = await senders[job.client](job.bootstrap, job.topic);
+  const sender = await senderOf(job.client)(job.bootstrap, job.topic);
   const started = now();
   const deadline = started + job.seconds * 1000;
   const measureFrom = started + job.warmupSeconds * 1000;
@@ -325,9 +341,15 @@ async function kafkajsReader(bootstrap: string, topic: string, onAssigned: () =>
 
 const readers = { rdkafka: rdkafkaReader, kafkajs: kafkajsReader };
 
+function readerOf(client: ClientName): typeof rdkafkaReader {
+  if (client === 'perftest') throw new Error(PERF_TOOLS_ROLES);
+  return readers[client];
+}
+
 async function runConsume(job: Extract<ClientJob, { role: 'consume' }>): Promise<ConsumeResult> {
+  if (job.client === 'perftest') return perfConsume({ ...job, libs: kafkaLibsOf(job), from: job.from ?? 'earliest' }, emit);
   const started = now();
-  const reader = await readers[job.client](job.bootstrap, job.topic, () => emit({ ready: true }), job.from ?? 'earliest');
+  const reader = await readerOf(job.client)(job.bootstrap, job.topic, () => emit({ ready: true }), job.from ?? 'earliest');
   let records = 0;
   let firstBatch = 0;
   let first = 0;
@@ -378,7 +400,7 @@ async function runLatency(job: Extract<ClientJob, { role: 'latency' }>): Promise
   let measured = 0;
   let lastRecordAt = 0;
   // From the end: the throughput phase's records are already in the topic and are not measured.
-  const reader = await readers[job.client](job.bootstrap, job.topic, () => emit({ ready: true }), 'latest');
+  const reader = await readerOf(job.client)(job.bootstrap, job.topic, () => emit({ ready: true }), 'latest');
   await new Promise<void>((resolve) => {
     const hardStop = setTimeout(resolve, job.timeoutSeconds * 1000);
     const idle = setInterval(() => {

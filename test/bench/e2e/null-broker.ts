@@ -17,7 +17,10 @@
  */
 import { createServer, type Socket } from 'node:net';
 import { ApiKey } from '../../../protocol/api-keys.js';
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { decodeRequest, encodeResponseFrame } from '../../../protocol/frames.js';
+import { decodeRequestHeader } from '../../../protocol/headers.js';
+import { Reader } from '../../../protocol/primitives/reader.js';
 import { BatchPos, BATCH_LENGTH_PREFIX } from '../../../protocol/records/batch-header.js';
 import { FrameReader } from '../../../src/gateway/frame-reader.js';
 import { handlers } from '../../../src/gateway/handlers/index.js';
@@ -38,7 +41,8 @@ function argument(name: string): string | undefined {
  * answered here would not do: librdkafka derives features from the whole
  * list (without Fetch v4+ it falls back to the legacy message format).
  */
-const advertised = new HandlerRegistry(handlers).advertised;
+const registry = new HandlerRegistry(handlers);
+const advertised = registry.advertised;
 
 function partitionsOf(topic: string): number {
   const match = /-p(\d+)$/.exec(topic);
@@ -110,6 +114,13 @@ function answer(apiKey: number, version: number, body: Body): Body | null {
 function serve(socket: Socket): void {
   socket.setNoDelay(true);
   const frames = new FrameReader(100 << 20, (frame) => {
+    const asked = decodeRequestHeader(new Reader(frame));
+    // As the gateway does: an ApiVersions newer than ours (the Java client's v5) gets the v0 answer
+    // UNSUPPORTED_VERSION with our list, and the client asks again at a version from it.
+    if (asked.apiKey === ApiKey.ApiVersions && !registry.lookup(asked.apiKey, asked.apiVersion)) {
+      for (const chunk of encodeResponseFrame(ApiKey.ApiVersions, 0, asked.correlationId, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: advertised })) socket.write(chunk);
+      return;
+    }
     const { header, body } = decodeRequest(frame);
     const response = answer(header.apiKey, header.apiVersion, body);
     if (response === null) return;

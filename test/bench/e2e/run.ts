@@ -7,25 +7,32 @@
  * broker process at a time:
  *   null      the null broker (./null-broker.ts): acks Produce, stores nothing; the client's ceiling
  *   raw pg    the same captured batches written to PostgreSQL by a bare loop (./raw-postgres.ts); the storage ceiling
- *   mock      librdkafka's mock cluster (./mock-broker.ts): the peer
+ *   mock      librdkafka's mock cluster (./mock-broker.ts): a second peer
+ *   kafka     Apache Kafka itself (test/support/apache-kafka.ts): the peer
  *   memory    `queen-gateway serve --engine memory`
  *   postgres  `queen-gateway serve --engine postgres`
+ * Clients: librdkafka, kafkajs, and Apache Kafka's own perf tools
+ * (./perf-tools.ts, produce and consume only).
  * Phases: produce as fast as the client goes; consume it back through a
  * consumer group; the end-to-end maximum (a producer flat out while a
  * consumer group reads, the smaller of the two rates); end-to-end latency at
- * half that maximum (librdkafka only). Produce alone and consume alone each
- * overstate the load the broker carries with both running on the same cores,
- * and pacing above what the consumer keeps up with measures a growing queue,
- * not latency. The broker process's CPU comes from
- * /proc/<pid>/stat over each phase's measured window, its peak memory from
- * VmHWM. Every figure is printed beside its ceiling and the peer as a ratio,
+ * one offered load shared by Kafka and both engines: half the lowest of their
+ * end-to-end maxima (librdkafka only; the mock at half its own). Produce alone
+ * and consume alone each overstate the load the broker carries with both
+ * running on the same cores, and pacing above what the consumer keeps up
+ * with measures a growing queue, not latency. So that the latency phases can
+ * share a load, brokers with a latency phase stay up (idle) until every
+ * broker of the configuration has had its throughput phases. The broker
+ * process's CPU comes from /proc/<pid>/stat over each phase's measured
+ * window (for Kafka, the JVM's whole process), its peak memory from VmHWM.
+ * Every figure is printed beside its ceiling and the peers as a ratio,
  * because only ratios from one run compare on a shared machine.
  *
  * Flags: --quick; --only SUBSTRING (configurations whose label contains it,
- * e.g. "rdkafka 100 B"); --brokers null,mock,memory,postgres; --profile (the
+ * e.g. "rdkafka 100 B" or "perftest"); --brokers null,mock,kafka,memory,postgres; --profile (the
  * gateway runs under node --cpu-prof, profiles in bench-results/profiles/);
  * --seconds N (produce/latency phase length); --latency-rate N (a fixed
- * offered load for the latency phase instead of half the maximum); --out FILE (default
+ * offered load for the latency phase instead of the shared one); --out FILE (default
  * bench-results/latest.json).
  * Results: bench-results/latest.json and latest.svg; a whole run also copies the chart to docs/bench/results.svg.
  */
@@ -37,13 +44,26 @@ import pg from 'pg';
 import type { ClientJob, ClientName, ConsumeResult, LatencyResult, PaceResult, ProduceResult } from './client.js';
 import type { RawPostgresJob, RawPostgresResult } from './raw-postgres.js';
 import { Progress } from './progress.js';
+import { PERF_PRODUCER_PROPERTIES, PERF_TOOL_JVM_OPTIONS } from './perf-tools.js';
 import { cpuSeconds, killAll, peakMemoryMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
 import { renderChart } from './chart.js';
-import { evaluateTargets, printCell, printTargets } from './report.js';
+import { evaluateTargets, halfMaximum, printCell, printTargets, SHARED_LATENCY_LOAD, sharedLatencyRate, versusKafka } from './report.js';
 import { LOCAL_TEST_URL } from '../../support/postgres.js';
+import { apacheKafkaInstall, startApacheKafka } from '../../support/apache-kafka.js';
 
-export type BrokerName = 'null' | 'mock' | 'memory' | 'postgres';
-const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'memory', 'postgres'];
+export type BrokerName = 'null' | 'mock' | 'kafka' | 'memory' | 'postgres';
+const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'kafka', 'memory', 'postgres'];
+/**
+ * Apache Kafka as kafka-server-start.sh runs it: its heap (1 GiB) and
+ * kafka-run-class.sh's G1 settings, and the broker's default network and
+ * request-handler thread counts (the launcher's other settings, sized for a
+ * shared 2-core machine, stay).
+ */
+const KAFKA_JVM_OPTIONS = [
+  '-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
+  '-XX:+ExplicitGCInvokesConcurrent', '-XX:MaxInlineLevel=15', '-Djava.awt.headless=true',
+];
+const KAFKA_CONFIG = { 'num.network.threads': 3, 'num.io.threads': 8 };
 const MOCK_PARTITIONS = 4;
 const PRODUCE_RUNS = 2;
 const DATABASE_URL = process.env['DATABASE_URL'] ?? LOCAL_TEST_URL;
@@ -87,19 +107,51 @@ export interface BrokerFigures {
   consumeError?: string;
   /** Partitions actually written when fewer than the configuration's (the mock's topics have 4). */
   partitionsUsed?: number;
+  /** Wall-clock seconds of this broker's start, phases and stop (not the time it waited, idle, for the others). */
+  wallSeconds?: number;
   error?: string;
+}
+
+/** One engine's figures over Apache Kafka's in the same configuration and run (each gateway ÷ Kafka). */
+export interface VersusKafka {
+  produce?: number;
+  consume?: number;
+  endToEnd?: number;
+  /** Latency at the same offered load: below 1 is faster than Kafka. */
+  p50?: number;
+  p99?: number;
+  /**
+   * Broker CPU per record in the produce phase: below 1 is cheaper than Kafka.
+   * (Not the consume phase's: a consumer prefetches before its first delivery
+   * opens the window, so a quick broker did much of its work outside it.)
+   */
+  produceMicrosPerRecord?: number;
+  peakMemory?: number;
 }
 
 export interface ConfigurationResult extends Configuration {
   label: string;
   brokers: Partial<Record<BrokerName | 'rawPostgres', BrokerFigures>>;
+  /** The offered load of the latency phases Kafka and the engines share. */
+  sharedLatencyRate?: number;
+  versusKafka?: Partial<Record<'memory' | 'postgres', VersusKafka>>;
 }
 
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
   quick: boolean;
-  machine: { cpus: number; model: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[]; node: string };
+  machine: {
+    cpus: number;
+    model: string;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+    /** The 1/5/15-minute load averages as each configuration finished. */
+    loadAverageAfter?: { configuration: string; loadAverage: number[] }[];
+    node: string;
+  };
+  /** Wall-clock minutes of the whole run. */
+  minutes?: number;
   settings: Record<string, unknown>;
   configurations: ConfigurationResult[];
   targets: ReturnType<typeof evaluateTargets>;
@@ -114,6 +166,11 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = flag('only');
 const brokers = (flag('brokers')?.split(',') ?? ALL_BROKERS) as BrokerName[];
+const unknownBrokers = brokers.filter((b) => !ALL_BROKERS.includes(b));
+if (unknownBrokers.length > 0) {
+  process.stderr.write(`--brokers: ${unknownBrokers.join(', ')} is not a broker the benchmark runs; name some of ${ALL_BROKERS.join(', ')}, separated by commas.\n`);
+  process.exit(2);
+}
 const phaseSeconds = Number(flag('seconds') ?? (quick ? 4 : 5));
 const warmupSeconds = quick ? 1 : 1.5;
 const latencyRate = flag('latency-rate') === undefined ? undefined : Number(flag('latency-rate'));
@@ -126,9 +183,10 @@ function matrix(): Configuration[] {
     for (const partitions of [1, 8]) configurations.push({ client: 'rdkafka', recordBytes: 100, partitions, latency: true });
     configurations.push({ client: 'rdkafka', recordBytes: 1024, partitions: 8, latency: true });
     configurations.push({ client: 'kafkajs', recordBytes: 100, partitions: 8, latency: false });
+    configurations.push({ client: 'perftest', recordBytes: 100, partitions: 8, latency: false });
     return configurations;
   }
-  for (const client of ['rdkafka', 'kafkajs'] as const) {
+  for (const client of ['rdkafka', 'kafkajs', 'perftest'] as const) {
     for (const recordBytes of [100, 1024]) {
       for (const partitions of [1, 8, 64]) configurations.push({ client, recordBytes, partitions, latency: client === 'rdkafka' });
     }
@@ -141,8 +199,19 @@ export function labelOf(c: Configuration): string {
 }
 
 const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
+const kafkaInstall = brokers.includes('kafka') || configurations.some((c) => c.client === 'perftest') ? await apacheKafkaInstall() : undefined;
+const kafkaLibs = kafkaInstall?.libs;
+const kafkaVersion = kafkaInstall?.version;
+/**
+ * Why a broker is left out of a configuration, if it is: the Java client
+ * cannot talk to librdkafka's mock (it reads a throttle of about 20 minutes
+ * from the mock's ApiVersions answer and waits it out).
+ */
+function notRun(name: BrokerName, c: Configuration): string | undefined {
+  return name === 'mock' && c.client === 'perftest' ? 'not run: the Java client reads a throttle of 1,179,648 ms from the mock\'s ApiVersions answer and never sends' : undefined;
+}
 const phasesPer = (c: Configuration) =>
-  brokers.reduce((n, b) => n + (b === 'null' ? (brokers.includes('postgres') ? 3 : 2) : c.latency ? 5 : 3), 0);
+  brokers.reduce((n, b) => n + (notRun(b, c) ? 0 : b === 'null' ? (brokers.includes('postgres') ? 3 : 2) : c.latency ? 5 : 3), 0);
 const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let schemaCount = 0;
@@ -150,20 +219,32 @@ let schemaCount = 0;
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
 interface Server {
-  child: Child;
+  /** The broker's process: for Kafka the JVM. */
+  pid: number;
   bootstrap: string;
+  stop(): Promise<void>;
+  /** The runner's own child (not Kafka's JVM, which the launcher holds). */
+  child?: Child;
   schema?: string;
+}
+
+function childServer(child: Child, bootstrap: string, schema?: string): Server {
+  return { pid: child.pid, bootstrap, child, schema, stop: () => child.stop(profile ? 30_000 : 5_000) };
 }
 
 async function startServer(name: BrokerName, c: Configuration, capture?: string): Promise<Server> {
   const label = `${name} broker`;
   if (name === 'null') {
     const child = spawnScript('./null-broker.ts', capture ? ['--capture', capture] : [], { label, timeoutMs: 600_000 });
-    return { child, bootstrap: await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000) };
+    return childServer(child, await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000));
   }
   if (name === 'mock') {
     const child = spawnScript('./mock-broker.ts', [], { label, timeoutMs: 600_000 });
-    return { child, bootstrap: await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000) };
+    return childServer(child, await child.waitFor((m) => m['listening'] as string | undefined, 'address', 30_000));
+  }
+  if (name === 'kafka') {
+    const kafka = await startApacheKafka({ jvmOptions: KAFKA_JVM_OPTIONS, config: KAFKA_CONFIG, stopTimeoutMs: 30_000 });
+    return { pid: kafka.pid, bootstrap: kafka.bootstrap, stop: () => kafka.stop() };
   }
   const args = ['serve', '--port', '0', '--engine', name, '--group-initial-rebalance-delay-ms', '0', '--default-partitions', String(c.partitions), '--log-level', 'info', '--no-http'];
   let schema: string | undefined;
@@ -175,7 +256,7 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
   const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
-  return { child, bootstrap, schema };
+  return childServer(child, bootstrap, schema);
 }
 
 /** CreateTopics through librdkafka's AdminClient (kafkajs's admin cannot find the mock's controller). */
@@ -256,16 +337,48 @@ async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-async function runBroker(name: BrokerName, c: Configuration, result: ConfigurationResult): Promise<void> {
+/** A broker whose throughput phases are done and whose latency phase waits for the shared load. */
+interface LiveBroker {
+  name: BrokerName;
+  c: Configuration;
+  server: Server;
+  figures: BrokerFigures;
+  topic: string;
+  partitions: number;
+  label: string;
+  capture?: string;
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+/**
+ * Starts a broker and runs its produce, consume and end-to-end phases.
+ * Hands the broker back still running when its latency phase is to come,
+ * otherwise stops it.
+ */
+async function runBroker(name: BrokerName, c: Configuration, result: ConfigurationResult): Promise<LiveBroker | null> {
+  const began = performance.now();
   const figures: BrokerFigures = {};
   result.brokers[name] = figures;
   const label = `${labelOf(c)} ${name}`;
   const capture = name === 'null' && brokers.includes('postgres') ? join(tmpdir(), `queen-bench-${runTag}-${labelOf(c).replace(/ /g, '-')}.capture`) : undefined;
-  const server = await startServer(name, c, capture);
+  figures.error = notRun(name, c);
+  if (figures.error) return null;
+  let server: Server;
+  try {
+    progress.note(`${label}: starting`);
+    server = await startServer(name, c, capture);
+  } catch (e) {
+    figures.error = (e as Error).message;
+    progress.note(`${label}: FAILED to start: ${figures.error.slice(0, 300)}`);
+    figures.wallSeconds = seconds(began);
+    return null;
+  }
   // The mock has no CreateTopics and the binding no mock API: it auto-creates every topic with 4 partitions.
   const partitions = name === 'mock' ? Math.min(c.partitions, MOCK_PARTITIONS) : c.partitions;
   if (partitions !== c.partitions) figures.partitionsUsed = partitions;
   const topic = `bench-${c.client}-${c.recordBytes}-p${partitions}`;
+  const live: LiveBroker = { name, c, server, figures, topic, partitions, label, capture };
   try {
     if (name !== 'null' && name !== 'mock') await createTopic(server.bootstrap, topic, partitions);
 
@@ -277,8 +390,8 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
     for (let run = 1; run <= PRODUCE_RUNS; run++) {
       progress.start(`${label} produce (run ${run} of ${PRODUCE_RUNS})`);
       const produced = await runClient<ProduceResult>(
-        { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
-        server.child.pid,
+        { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds, kafkaLibs },
+        server.pid,
         (phaseSeconds + 90) * 1000,
       );
       const figuresOfRun = phaseFigures(produced.result.counted, produced.result.seconds, c.recordBytes, produced);
@@ -288,7 +401,6 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       figures.produce = { ...best, acked, failed: (figures.produce?.failed ?? 0) + produced.result.failed, runs: runs.map((r) => r.recordsPerSecond) };
       progress.end(`${fmt(figuresOfRun.recordsPerSecond)} rec/s, ${fmt(figuresOfRun.megabytesPerSecond)} MB/s, broker ${figuresOfRun.brokerCores.toFixed(2)} cores`);
     }
-    const produced = { result: { acked } };
 
     if (name !== 'null') {
       progress.start(`${label} consume`);
@@ -296,8 +408,8 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       // only its own figure: the phases after it read from the end.
       try {
         const consumed = await runClient<ConsumeResult>(
-          { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: produced.result.acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + 30 },
-          server.child.pid,
+          { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + 30, kafkaLibs },
+          server.pid,
           // Room for a librdkafka consumer's slow close after a large prefetch.
           (phaseSeconds + 90) * 1000,
         );
@@ -317,12 +429,12 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       const timeoutMs = (phaseSeconds + 90) * 1000;
       const { reading } = await readerAtTheEnd<ConsumeResult>(
         { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: Number.MAX_SAFE_INTEGER, seconds: phaseSeconds - warmupSeconds, timeoutSeconds: phaseSeconds + 60, from: 'latest' },
-        server.child.pid,
+        server.pid,
         timeoutMs,
       );
       const producing = await runClient<ProduceResult>(
         { role: 'produce', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds },
-        server.child.pid,
+        server.pid,
         timeoutMs,
       );
       const delivered = (await reading).result;
@@ -333,51 +445,70 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       };
       progress.end(`${fmt(figures.endToEnd.recordsPerSecond)} rec/s (produced ${fmt(figures.endToEnd.produced)}, delivered ${fmt(figures.endToEnd.delivered)})`);
     }
-
-    if (name !== 'null' && c.latency) {
-      const maximum = figures.endToEnd?.recordsPerSecond ?? Math.min(figures.produce!.recordsPerSecond, figures.consume?.recordsPerSecond ?? Infinity);
-      const rate = latencyRate ?? Math.max(100, Math.round(maximum / 2));
-      progress.start(`${label} latency at ${fmt(rate)} rec/s`);
-      const latencyTopic = topic;
-      const timeoutMs = (phaseSeconds + 90) * 1000;
-      const { reading } = await readerAtTheEnd<LatencyResult>(
-        { role: 'latency', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, timeoutSeconds: phaseSeconds + 60, idleSeconds: 2 },
-        server.child.pid,
-        timeoutMs,
-      );
-      const paced = await runClient<PaceResult>(
-        { role: 'pace', client: c.client, bootstrap: server.bootstrap, topic: latencyTopic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds, rate },
-        server.child.pid,
-        timeoutMs,
-      );
-      const read = await reading;
-      figures.latency = {
-        offeredRate: rate,
-        achievedRate: paced.result.achievedRate,
-        measured: read.result.measured,
-        p50: read.result.p50,
-        p99: read.result.p99,
-        p999: read.result.p999,
-        max: read.result.max,
-        brokerCores: paced.brokerCpuSeconds / paced.windowSeconds,
-      };
-      // No measured record (a consumer too slow to reach them before going idle) leaves the percentiles empty.
-      if (read.result.measured === 0) throw new Error(`the latency consumer received none of the ${fmt(paced.result.sent)} records sent after the warm-up in time`);
-      progress.end(`p50 ${figures.latency.p50.toFixed(2)} ms, p99 ${figures.latency.p99.toFixed(2)} ms, p99.9 ${figures.latency.p999.toFixed(2)} ms over ${fmt(read.result.measured)} records`);
-    }
-    figures.peakMemoryMB = peakMemoryMB(server.child.pid);
   } catch (e) {
     figures.error = (e as Error).message;
     progress.end(`FAILED: ${figures.error}`);
-    figures.peakMemoryMB = peakMemoryMB(server.child.pid);
-  } finally {
-    if (capture) {
+  }
+  figures.wallSeconds = seconds(began);
+  if (name !== 'null' && c.latency && !figures.error) return live;
+  await stopBroker(live, result);
+  return null;
+}
+
+/** The latency phase at `rate`, then the broker stops. */
+async function runLatency(live: LiveBroker, rate: number, result: ConfigurationResult): Promise<void> {
+  const began = performance.now();
+  const { server, figures, c, topic, partitions, label } = live;
+  try {
+    progress.start(`${label} latency at ${fmt(rate)} rec/s`);
+    const timeoutMs = (phaseSeconds + 90) * 1000;
+    const { reading } = await readerAtTheEnd<LatencyResult>(
+      { role: 'latency', client: c.client, bootstrap: server.bootstrap, topic, timeoutSeconds: phaseSeconds + 60, idleSeconds: 2 },
+      server.pid,
+      timeoutMs,
+    );
+    const paced = await runClient<PaceResult>(
+      { role: 'pace', client: c.client, bootstrap: server.bootstrap, topic, partitions, recordBytes: c.recordBytes, seconds: phaseSeconds, warmupSeconds, rate },
+      server.pid,
+      timeoutMs,
+    );
+    const read = await reading;
+    figures.latency = {
+      offeredRate: rate,
+      achievedRate: paced.result.achievedRate,
+      measured: read.result.measured,
+      p50: read.result.p50,
+      p99: read.result.p99,
+      p999: read.result.p999,
+      max: read.result.max,
+      brokerCores: paced.brokerCpuSeconds / paced.windowSeconds,
+    };
+    // No measured record (a consumer too slow to reach them before going idle) leaves the percentiles empty.
+    if (read.result.measured === 0) throw new Error(`the latency consumer received none of the ${fmt(paced.result.sent)} records sent after the warm-up in time`);
+    progress.end(`p50 ${figures.latency.p50.toFixed(2)} ms, p99 ${figures.latency.p99.toFixed(2)} ms, p99.9 ${figures.latency.p999.toFixed(2)} ms over ${fmt(read.result.measured)} records`);
+  } catch (e) {
+    figures.error = (e as Error).message;
+    progress.end(`FAILED: ${figures.error}`);
+  }
+  figures.wallSeconds = (figures.wallSeconds ?? 0) + seconds(began);
+  await stopBroker(live, result);
+}
+
+/** Reads the broker's peak memory and stops it; for the null broker, then the raw PostgreSQL ceiling on its captured batches. */
+async function stopBroker(live: LiveBroker, result: ConfigurationResult): Promise<void> {
+  const began = performance.now();
+  const { server, figures, capture, c } = live;
+  figures.peakMemoryMB = peakMemoryMB(server.pid);
+  try {
+    if (capture && server.child) {
       const written = server.child.waitFor((m) => ('captured' in m ? true : undefined), 'capture', 60_000);
       server.child.signal('SIGUSR2');
       await written.catch((e: Error) => (figures.error ??= e.message));
     }
-    await server.child.stop(profile ? 30_000 : 5_000);
+  } finally {
+    await server.stop();
     if (server.schema) await dropSchema(server.schema).catch(() => {});
+    figures.wallSeconds = (figures.wallSeconds ?? 0) + seconds(began);
   }
 
   if (capture && !figures.error) {
@@ -408,12 +539,15 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
     } finally {
       rmSync(capture, { force: true });
     }
+  } else if (capture) {
+    rmSync(capture, { force: true });
   }
 }
 
 const startedAt = new Date();
 const loadAverageAtStart = loadavg();
 const results: ConfigurationResult[] = [];
+const loadAverageAfter: { configuration: string; loadAverage: number[] }[] = [];
 if (profile) mkdirSync(profileDir, { recursive: true });
 progress.note(
   `queen-gateway benchmark${quick ? ' (quick)' : ''}: ${configurations.length} configurations × ${brokers.join(', ')}; ` +
@@ -423,8 +557,21 @@ try {
   for (const c of configurations) {
     const result: ConfigurationResult = { ...c, label: labelOf(c), brokers: {} };
     results.push(result);
-    for (const name of brokers) await runBroker(name, c, result);
-    progress.note(printCell(result));
+    const waiting: LiveBroker[] = [];
+    for (const name of brokers) {
+      const live = await runBroker(name, c, result);
+      if (live) waiting.push(live);
+    }
+    if (c.latency) result.sharedLatencyRate = latencyRate ?? sharedLatencyRate(result);
+    for (const live of waiting) {
+      const rate = SHARED_LATENCY_LOAD.includes(live.name) ? result.sharedLatencyRate : (latencyRate ?? halfMaximum(live.figures));
+      if (rate === undefined) await stopBroker(live, result);
+      else await runLatency(live, rate, result);
+    }
+    result.versusKafka = versusKafka(result);
+    const load = loadavg();
+    loadAverageAfter.push({ configuration: result.label, loadAverage: load });
+    progress.note(printCell(result) + `\nload average ${load.map((l) => l.toFixed(1)).join(' ')}`);
   }
 } finally {
   killAll();
@@ -435,7 +582,8 @@ const output: BenchResults = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),
   quick,
-  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '?', loadAverageAtStart, loadAverageAtEnd: loadavg(), node: process.version },
+  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '?', loadAverageAtStart, loadAverageAtEnd: loadavg(), loadAverageAfter, node: process.version },
+  minutes: (Date.now() - startedAt.getTime()) / 60_000,
   settings: {
     phaseSeconds,
     warmupSeconds,
@@ -443,9 +591,12 @@ const output: BenchResults = {
     brokers,
     rdkafkaProducer: 'acks=all, linger.ms=5, batch.size=1000000, batch.num.messages=10000, no compression, no idempotence, round-robin partitions; delivery reports for failures only, acknowledgements counted from librdkafka statistics every 100 ms',
     kafkajsProducer: 'acks=-1, send() of 500 records, up to 4 sends in flight, round-robin partitions',
+    perftestProducer: `Apache Kafka's ProducerPerformance (kafka-producer-perf-test), --throughput -1, ${Object.entries(PERF_PRODUCER_PROPERTIES).map(([k, v]) => `${k}=${String(v)}`).join(', ')}; JVM ${PERF_TOOL_JVM_OPTIONS.join(' ')}; figures from its 500 ms interval lines after the warm-up`,
+    perftestConsumer: 'Apache Kafka\'s ConsumerPerformance (kafka-consumer-perf-test), a new group, default fetch settings, --show-detailed-stats every 500 ms; records after the first line over the time since it',
     consumers: 'consumer group (subscribe), client default fetch settings; librdkafka consume(10000) batches, kafkajs eachBatch',
+    kafkaBroker: `Apache Kafka ${kafkaVersion ?? '(not run)'}, one KRaft node (broker and controller) on loopback, a fresh data folder per configuration; JVM ${KAFKA_JVM_OPTIONS.join(' ')}; num.network.threads=3, num.io.threads=8 (Kafka's defaults); writes to the page cache, flushing left to the OS (Kafka's default); CPU and peak memory of the JVM's whole process`,
     endToEnd: 'producer flat out while a consumer group reads from the end; the smaller of the produced and delivered rates',
-    latency: 'librdkafka producer paced at half the broker\'s end-to-end maximum, librdkafka consumer in a group; send time in the value',
+    latency: 'librdkafka producer paced at one load shared by Kafka and both engines (half the lowest of their end-to-end maxima; the mock at half its own), librdkafka consumer in a group; send time in the value',
   },
   configurations: results,
   targets,

@@ -1,18 +1,17 @@
 /**
  * Prints a results file (default bench-results/latest.json) as Markdown
- * tables for docs/bench/README.md: per configuration each broker's figures
- * with their ratios, then the targets.
+ * tables for docs/bench/README.md: the headline (each engine ÷ Apache Kafka,
+ * one row per configuration), per configuration each broker's figures with
+ * their ratios, then the targets.
  * Run: npx tsx test/bench/e2e/summary.ts [FILE]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './processes.js';
-import { lowerCeilingRatio, ratio } from './report.js';
+import { lowerCeilingRatio, ratio, ROW_NAMES as NAMES, ROW_ORDER as ORDER, times, VERSUS_KAFKA_COLUMNS } from './report.js';
 import type { BenchResults, BrokerFigures, BrokerName } from './run.js';
 
 type Row = BrokerName | 'rawPostgres';
-const NAMES: Record<Row, string> = { null: 'null broker', rawPostgres: 'raw pg', mock: 'mock (peer)', memory: 'memory', postgres: 'postgres' };
-const ORDER: Row[] = ['null', 'rawPostgres', 'mock', 'memory', 'postgres'];
 
 const results = JSON.parse(readFileSync(process.argv[2] ?? join(REPO_ROOT, 'bench-results/latest.json'), 'utf8')) as BenchResults;
 const n = (x: number | undefined | null, digits = 0) =>
@@ -23,8 +22,24 @@ const lines: string[] = [];
 lines.push(
   `Run of ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC${results.quick ? ' (--quick)' : ''}, ${results.machine.cpus} cores (${results.machine.model}), ` +
     `load average ${results.machine.loadAverageAtStart.map((l) => l.toFixed(1)).join(' ')} at start and ${results.machine.loadAverageAtEnd.map((l) => l.toFixed(1)).join(' ')} at end, Node ${results.machine.node}.`,
+  ...(results.machine.loadAverageAfter?.length
+    ? [`Load average as each configuration finished: ${results.machine.loadAverageAfter.map((l) => `${l.configuration} ${l.loadAverage.map((x) => x.toFixed(1)).join(' ')}`).join('; ')}.` + (results.minutes ? ` The run took ${results.minutes.toFixed(1)} minutes.` : '')]
+    : []),
   '',
 );
+const withKafka = results.configurations.filter((c) => c.versusKafka && Object.keys(c.versusKafka).length > 0);
+if (withKafka.length > 0) {
+  lines.push('**gateway ÷ Apache Kafka on the same machine, same run** (throughput above 1x is faster than Kafka; latency at the same offered load, broker CPU per record and peak memory below 1x are better)', '');
+  lines.push(`| configuration | engine | ${VERSUS_KAFKA_COLUMNS.map((col) => col.title).join(' | ')} | latency load rec/s |`);
+  lines.push(`| --- | --- | ${VERSUS_KAFKA_COLUMNS.map(() => '---:').join(' | ')} | ---: |`);
+  for (const c of withKafka) {
+    for (const engine of ['memory', 'postgres'] as const) {
+      const v = c.versusKafka![engine];
+      if (v) lines.push(`| ${c.label} | ${engine} | ${VERSUS_KAFKA_COLUMNS.map((col) => times(v[col.key])).join(' | ')} | ${n(c.brokers.kafka?.latency?.offeredRate)} |`);
+    }
+  }
+  lines.push('');
+}
 for (const c of results.configurations) {
   lines.push(`**${c.label}**`, '');
   lines.push('| | produce rec/s | MB/s | ÷ null | ÷ raw pg | ÷ lower ceiling | ÷ mock | consume rec/s | ÷ mock | end-to-end max rec/s | latency load rec/s | p50 ms | p99 ms | p99.9 ms | broker cores | µs/rec | peak MB |');
