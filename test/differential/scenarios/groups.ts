@@ -271,7 +271,10 @@ const librdkafkaGroup: Scenario = {
     await topicWithRecords(ctx, topic, 4, 1);
     const members: GroupMember[] = [];
     try {
-      for (const name of ['rd-a', 'rd-b']) members.push(await startMember({ bootstrap: ctx.target.bootstrap, group, topic, name, assignor: 'range' }));
+      // The first member holds all four before the second joins, so every broker sees the same rebalances.
+      members.push(await startMember({ bootstrap: ctx.target.bootstrap, group, topic, name: 'rd-a', assignor: 'range' }));
+      await waitFor(() => members[0]!.assigned.size === 4, { what: `the first librdkafka member to take all 4 partitions on ${ctx.target.name}`, timeoutMs: 40_000 });
+      members.push(await startMember({ bootstrap: ctx.target.bootstrap, group, topic, name: 'rd-b', assignor: 'range' }));
       await waitFor(() => members.every((m) => m.assigned.size === 2), { what: `two librdkafka members with 2 partitions each on ${ctx.target.name}`, timeoutMs: 40_000 });
       const shared = members.map((m) => [...m.assigned].sort()).sort((x, y) => x[0]! - y[0]!);
       await waitFor(() => members.reduce((s, m) => s + m.records.length, 0) === 4, { what: `the 4 records read on ${ctx.target.name}`, timeoutMs: 30_000 });
