@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Core, TransactionOperation } from '../core/core.js';
+import type { Core, TransactionOperation, TransactionResult } from '../core/core.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -17,9 +17,12 @@ import { HttpError } from './errors.js';
  * repeat that finds a claim without an answer learns the outcome is unknown
  * (the first request is still running, or the gateway stopped while running
  * it): 409 `outcome_unknown`, never a second run. Routes whose effect is
- * one core transaction (/api/v1/transaction, /api/v1/ack) also write a
+ * one core transaction (transaction, ack, push, the KV routes) also write a
  * marker in that transaction (idempotencyMarker), so a repeat of one whose
- * answer was lost learns it took effect: 409 `outcome_applied`. When the core provably
+ * answer was lost learns it took effect: 409 `outcome_applied`. Routes whose
+ * effect the core cannot put in a transaction (configure, queue delete) are
+ * idempotent in themselves and say so with IDEMPOTENT_EFFECT: a repeat that
+ * finds a claim without an answer runs them again. When the core provably
  * never received the request (503 `core_unavailable`), the claim is dropped
  * so the same key can be sent again.
  */
@@ -55,6 +58,24 @@ export function idempotencyMarker(request: FastifyRequest): TransactionOperation
   return { op: 'kv.put', ns: LEDGER_NAMESPACE, key: mine.slot, value, lifetime: { ttlMs: LEDGER_TTL_MS } };
 }
 
+/**
+ * Route config of a route whose effect is the same however often it runs
+ * (configure: create-if-absent and set; delete: a missing queue is deleted
+ * already), so a repeat of an unanswered key may run it again.
+ */
+export const IDEMPOTENT_EFFECT = { idempotentEffect: true } as const;
+
+/**
+ * Runs a route's effect as one core transaction carrying the key's ledger
+ * entry when the request claimed a key, or as the plain core call when it did
+ * not (one round trip either way). `effect` is the operations of the effect.
+ */
+export async function withLedger<T>(core: Core, request: FastifyRequest, effect: TransactionOperation[], plain: () => Promise<T>, read: (outcome: TransactionResult) => T): Promise<T> {
+  const marker = idempotencyMarker(request);
+  if (!marker) return plain();
+  return read(await core.transaction({ operations: [...effect, marker] }));
+}
+
 export function installIdempotency(app: FastifyInstance, core: Core): void {
   // After validation: a request its schema refuses never claims a key.
   app.addHook('preHandler', async (request, reply) => {
@@ -77,6 +98,11 @@ export function installIdempotency(app: FastifyInstance, core: Core): void {
     }
     if (!entry.answer && entry.applied) {
       throw new HttpError(409, 'outcome_applied', `A request with the Idempotency-Key ${JSON.stringify(key)} took effect (it arrived at ${new Date(entry.claimedAt).toISOString()}), but its answer was lost before it was recorded. Do not send it again; read its effect instead.`);
+    }
+    if (!entry.answer && (request.routeOptions.config as { idempotentEffect?: boolean }).idempotentEffect) {
+      // The effect is the same however often it runs: running it again is the answer.
+      claimed.set(request, { slot, fingerprint, claimedAt: entry.claimedAt });
+      return;
     }
     if (!entry.answer) {
       throw new HttpError(409, 'outcome_unknown', `A request with the Idempotency-Key ${JSON.stringify(key)} arrived at ${new Date(entry.claimedAt).toISOString()} and has no recorded answer: it is still running, or the gateway stopped while running it, so it may have taken effect. Check its effect before sending it again under a new key.`);

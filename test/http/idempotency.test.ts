@@ -105,18 +105,36 @@ describe('when the core does not answer (core behind the RPC)', () => {
     await core.close();
   });
 
-  it('a request that reached the core and lost its answer is an explicit unknown outcome naming the key; its repeat says so too, and nothing runs twice', async () => {
+  it('a request that reached the core and lost its answer is an explicit unknown outcome naming the key; a keyed push\'s repeat learns it took effect, and nothing runs twice', async () => {
     const app = await buildHttpApi({ core: rpc });
     const push = () => app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'idempotency-key': 'label-7' }, payload: { items: [{ queue: 'labels', payload: 'label 7' }] } });
-    dropNextReply = 'push';
+    // A keyed push is one core transaction carrying its key's ledger entry.
+    dropNextReply = 'transaction';
     const lost = await push();
     expect(lost.statusCode).toBe(504);
     expect(lost.json()).toMatchObject({ code: 'outcome_unknown', idempotencyKey: 'label-7' });
     expect(lost.json().error).toMatch(/may or may not have taken effect.*same Idempotency-Key/);
     const repeat = await push();
     expect(repeat.statusCode).toBe(409);
-    expect(repeat.json()).toMatchObject({ code: 'outcome_unknown' });
+    expect(repeat.json()).toMatchObject({ code: 'outcome_applied' });
     expect((await core.offsets({ partitions: [{ queue: 'labels', partition: 0 }] })).partitions[0]!.highWatermark).toBe(1);
+    await app.close();
+  });
+
+  it('an ack batch, whose ledger entry is written beside its acks, answers a repeat after a lost answer as an unknown outcome, never a second run', async () => {
+    const app = await buildHttpApi({ core: rpc });
+    await core.push({ items: [{ queue: 'labels', transactionId: 'l1', payload: 'l1' }] });
+    const [m] = (await app.inject({ method: 'GET', url: '/api/v1/pop/queue/labels?consumerGroup=w' })).json().messages;
+    const ackBatch = () =>
+      app.inject({ method: 'POST', url: '/api/v1/ack/batch', headers: { 'idempotency-key': 'ack-l1' }, payload: { consumerGroup: 'w', acknowledgments: [{ transactionId: m.transactionId, partitionId: m.partitionId, status: 'failed' }] } });
+    dropNextReply = 'transaction';
+    expect((await ackBatch()).json()).toMatchObject({ code: 'outcome_unknown', idempotencyKey: 'ack-l1' });
+    const repeat = await ackBatch();
+    expect(repeat.statusCode).toBe(409);
+    expect(repeat.json()).toMatchObject({ code: 'outcome_unknown' });
+    // Failed once, not twice.
+    const [again] = (await app.inject({ method: 'GET', url: '/api/v1/pop/queue/labels?consumerGroup=w' })).json().messages;
+    expect(again.retryCount).toBe(1);
     await app.close();
   });
 

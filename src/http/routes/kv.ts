@@ -11,14 +11,30 @@
  *   DELETE /api/v1/kv/:ns/:key               → { deleted }
  *   POST   /api/v1/kv/:ns/:key/incr          { by?, ttl|forever } → { entry }
  *   POST   /api/v1/kv/:ns/:key/once          { ttl|forever } → { won }
+ *
+ * With an Idempotency-Key, each write is a core transaction that also writes
+ * the key's ledger entry (../idempotency.ts), so a retry after a lost answer
+ * can never apply it twice (an incr counting twice).
  */
+import type { KvEntry, KvPutResult, TransactionResult } from '../../core/core.js';
 import { kvEntryAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
+import { withLedger } from '../idempotency.js';
 import { KV_PATH, LIFETIME_PROPERTIES, NAME } from '../schemas.js';
 
 type KvParams = { ns: string; key: string };
+
+/**
+ * The one KV operation's result. With an Idempotency-Key the write runs as a
+ * core transaction beside the key's ledger entry; none of these operations is
+ * required, so the transaction commits.
+ */
+function only<T>(outcome: TransactionResult): T {
+  if (!outcome.success) throw new Error(`A KV transaction without a precondition rolled back: ${outcome.message}`);
+  return outcome.results[0] as T;
+}
 
 const closed = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
 
@@ -50,11 +66,12 @@ export function registerKvRoutes({ app, core }: HttpApiContext): void {
     async (request) => {
       const { ns, key } = request.params;
       const lifetime = lifetimeOf(request.body, 'body');
-      const put = await core.kvPut({
+      const write = {
         ns, key, value: request.body.value,
         ...(lifetime ? { lifetime } : {}),
         ...(request.body.expectedVersion === undefined ? {} : { expectedVersion: request.body.expectedVersion }),
-      });
+      };
+      const put = await withLedger(core, request, [{ op: 'kv.put', ...write }], () => core.kvPut(write), only<KvPutResult>);
       return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
     },
   );
@@ -65,12 +82,15 @@ export function registerKvRoutes({ app, core }: HttpApiContext): void {
     async (request) => {
       const { ns, key } = request.params;
       const lifetime = lifetimeOf(request.body, 'body');
-      const put = await core.kvPutIfAbsent({ ns, key, value: request.body.value, ...(lifetime ? { lifetime } : {}) });
+      const write = { ns, key, value: request.body.value, ...(lifetime ? { lifetime } : {}) };
+      const put = await withLedger(core, request, [{ op: 'kv.putIfAbsent', ...write }], () => core.kvPutIfAbsent(write), only<KvPutResult>);
       return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
     },
   );
 
-  app.delete<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => core.kvDelete(request.params));
+  app.delete<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) =>
+    withLedger(core, request, [{ op: 'kv.delete', ...request.params }], () => core.kvDelete(request.params), only<{ deleted: boolean }>),
+  );
 
   app.post<{ Params: KvParams; Body: { by?: number } & LifetimeFields }>(
     '/api/v1/kv/:ns/:key/incr',
@@ -78,7 +98,8 @@ export function registerKvRoutes({ app, core }: HttpApiContext): void {
     async (request) => {
       const body = request.body ?? {};
       const lifetime = lifetimeOf(body, 'body');
-      const entry = await core.kvIncr({ ...request.params, by: body.by ?? 1, ...(lifetime ? { lifetime } : {}) });
+      const incr = { ...request.params, by: body.by ?? 1, ...(lifetime ? { lifetime } : {}) };
+      const entry = await withLedger(core, request, [{ op: 'kv.incr', ...incr }], () => core.kvIncr(incr), only<KvEntry>);
       return { entry: kvEntryAnswer(entry) };
     },
   );
@@ -86,6 +107,10 @@ export function registerKvRoutes({ app, core }: HttpApiContext): void {
   app.post<{ Params: KvParams; Body: LifetimeFields }>(
     '/api/v1/kv/:ns/:key/once',
     { schema: { params: KV_PATH, body: closed([], LIFETIME_PROPERTIES) } },
-    async (request) => core.once({ ...request.params, lifetime: requiredLifetimeOf(request.body, 'body') }),
+    async (request) => {
+      const gate = { ...request.params, lifetime: requiredLifetimeOf(request.body, 'body') };
+      // A lost gate rolls the transaction back, key's entry included: the answer, recorded after, says so.
+      return withLedger(core, request, [{ op: 'once', ...gate }], () => core.once(gate), (outcome) => (outcome.success ? (outcome.results[0] as { won: boolean }) : { won: false }));
+    },
   );
 }

@@ -7,11 +7,21 @@
  * when the partition already stores the id inside the queue's dedup window
  * (or an earlier item of the same request carries it). A bad item fails the
  * whole request and nothing is written.
+ *
+ * With an Idempotency-Key the push is one core transaction that also writes
+ * the key's ledger entry, so a retry after a lost answer never pushes twice.
+ * A transaction rolls back when an item repeats an id its partition already
+ * stores, where a push answers that item `duplicate`; such a push runs as a
+ * plain push with the ledger written after it. Its retry cannot store the
+ * items that carry ids twice (the queue deduplicates them); items without an
+ * id are the only ones a crash between the two writes could store twice.
  */
-import type { PushItem } from '../../core/core.js';
+import type { FastifyRequest } from 'fastify';
+import type { Core, PushItem, PushItemResult } from '../../core/core.js';
 import { pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
-import { pushCreatingQueues } from '../pushes.js';
+import { idempotencyMarker } from '../idempotency.js';
+import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
 import { PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
 
 export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void {
@@ -20,9 +30,19 @@ export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void
     { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS } } } },
     async (request, reply) => {
       const items: PushItem[] = toPushItems(request.body.items);
-      const { items: results } = await pushCreatingQueues(core, items);
+      const results = await pushWithLedger(core, request, items);
       for (const item of results) metrics.pushed.add({ queue: item.queue, status: item.status });
       return reply.status(201).send(results.map((r, i) => pushItemAnswer(r, i, request.body.items[i]!.traceId ?? null)));
     },
   );
+}
+
+async function pushWithLedger(core: Core, request: FastifyRequest, items: PushItem[]): Promise<PushItemResult[]> {
+  const marker = idempotencyMarker(request);
+  if (marker) {
+    const outcome = await withQueuesCreated(core, items, () => core.transaction({ operations: [...items.map((item) => ({ op: 'push' as const, ...item })), marker] }));
+    if (outcome.success) return outcome.results.slice(0, items.length) as PushItemResult[];
+    if (outcome.reason !== 'duplicate') throw new Error(`A push transaction rolled back for ${outcome.reason}: ${outcome.message}`);
+  }
+  return (await pushCreatingQueues(core, items)).items;
 }

@@ -20,6 +20,7 @@ import { DEAD_LETTERS_NAMESPACE, QUEUE_MODE_GROUP, RETRIES_NAMESPACE } from '../
 import { iso, queueAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
+import { IDEMPOTENT_EFFECT } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { coreConfigOf, METADATA_NAMESPACE, metadataOf, QUEEN_OPTIONS_SCHEMA, queenOptionsAnswer, readMetadata, type QueenMetadata, type QueenOptions } from '../queue-options.js';
 import { NAME } from '../schemas.js';
@@ -49,7 +50,8 @@ interface ConfigureBody {
 const DEAD_LETTER_SCAN = 10_000;
 
 export function registerQueueRoutes({ app, core }: HttpApiContext): void {
-  app.post<{ Body: ConfigureBody }>('/api/v1/configure', { schema: { body: CONFIGURE_BODY } }, async (request, reply) => {
+  // Configure creates if absent and sets what it names: running it again changes nothing.
+  app.post<{ Body: ConfigureBody }>('/api/v1/configure', { schema: { body: CONFIGURE_BODY }, config: IDEMPOTENT_EFFECT }, async (request, reply) => {
     const { queue: name, partitions, options = {} } = request.body;
     const config = coreConfigOf(options);
     const existing = await core.describeQueue({ name });
@@ -157,7 +159,8 @@ export function registerQueueRoutes({ app, core }: HttpApiContext): void {
     };
   });
 
-  app.delete<{ Params: { queue: string } }>('/api/v1/resources/queues/:queue', { schema: { params: queueParams } }, async (request) => {
+  // A queue deleted already is answered as deleted (existed: false): running it again deletes nothing more.
+  app.delete<{ Params: { queue: string } }>('/api/v1/resources/queues/:queue', { schema: { params: queueParams }, config: IDEMPOTENT_EFFECT }, async (request) => {
     const name = request.params.queue;
     const existed = (await core.describeQueue({ name })) !== null;
     if (existed) await core.deleteQueue({ name });
