@@ -29,8 +29,8 @@
  * - `core`: an already-open Core to serve instead of opening one; `stop()`
  *   then leaves it open.
  * - `http`: Queen's native HTTP API on the same core, `{ port, host,
- *   bodyLimit, healthTimeoutMs }` (port default 6632, 0 picks a free one; host default the
- *   gateway's). Off when absent or false.
+ *   bodyLimit, healthTimeoutMs, maxInFlight }` (port default 6632, 0 picks a free one; host default the
+ *   gateway's; maxInFlight: requests at the core at once before 429, default 1024). Off when absent or false.
  *
  * The result: `{ bootstrap: 'host:port', host, port, core, httpUrl, stop() }`, where
  * host and port are the advertised address and `stop()` shuts the gateway
@@ -85,7 +85,7 @@ export interface StartBrokerOptions {
   /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
   maxInflatedRequestBytes?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
-  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number } | false;
+  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number } | false;
   /**
    * PostgreSQL engine: the pool's size and timeouts (connect default 5 s,
    * statement default 10 s). A database that stops answering makes requests
@@ -161,6 +161,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         port: options.http.port ?? DEFAULT_HTTP_PORT,
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
+        ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
       });
     } catch (e) {
       await gateway.close(0);

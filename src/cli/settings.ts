@@ -69,6 +69,7 @@ export const SETTINGS = [
   { flag: 'http', kind: { type: 'bool' }, default: true, help: "serve Queen's native HTTP API in this process (--no-http to turn it off)" },
   { flag: 'http-host', kind: { type: 'string' }, help: 'address the HTTP API listens on (default: --host)' },
   { flag: 'http-port', kind: { type: 'int', min: 0, max: 65535 }, default: 6632, help: 'port the HTTP API listens on (0 picks a free one)' },
+  { flag: 'http-max-in-flight', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1024, help: 'HTTP requests at the core at once (long-poll pops included); one more is answered 429 with Retry-After' },
   { flag: 'health-timeout-ms', kind: { type: 'int', min: 10, max: INT32_MAX }, default: 2_000, help: 'GET /health answers 503 when the core has not answered within this long' },
   // The split layout: `core` serves an engine over the internal RPC, `gateway --core HOST:PORT` uses it.
   { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },

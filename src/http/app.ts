@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
 import { installIdempotency } from './idempotency.js';
+import { DEFAULT_HTTP_MAX_IN_FLIGHT, installLoadShedding } from './load-shedding.js';
 import { HttpMetrics } from './metrics.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
@@ -29,6 +30,8 @@ export interface HttpApiOptions {
   metrics?: HttpMetrics;
   /** How long GET /health waits for the core before answering 503. Default 2 s. */
   healthTimeoutMs?: number;
+  /** Requests at the core at once; one more is answered 429 (./load-shedding.ts). Default 1024. */
+  maxInFlight?: number;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -61,6 +64,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   }) as unknown as FastifyInstance;
   const metrics = options.metrics ?? new HttpMetrics();
   installErrorHandlers(app, bodyLimit);
+  installLoadShedding(app, options.maxInFlight ?? DEFAULT_HTTP_MAX_IN_FLIGHT);
   installQueryStringReading(app);
   app.setReplySerializer(serializeJson);
   installIdempotency(app, options.core);

@@ -21,6 +21,7 @@ export type HttpErrorCode =
   | 'outcome_unknown'    // the request reached the core and no answer came back (504): it may have taken effect
   | 'idempotency_key_reused'
   | 'outcome_applied'    // a repeat of a keyed request that took effect and lost its answer
+  | 'overloaded'         // the API is at its bound of requests in progress (429, Retry-After): nothing was done
   | 'internal';
 
 /** What each core error means over HTTP. */
@@ -165,7 +166,7 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): v
     const expected = out.statusCode < 500 || out.statusCode === 501 || out.code === 'unavailable' || out.code === 'closed' || out.code === 'storage_full' || out.code === 'core_unavailable';
     if (expected) request.log.debug({ code: out.code, url: request.url }, out.message);
     else request.log.error({ err: error, url: request.url }, 'HTTP request failed');
-    const retryAfter = retryAfterSeconds ?? (out.statusCode === 503 ? RETRY_AFTER_SECONDS : undefined);
+    const retryAfter = retryAfterSeconds ?? (out.statusCode === 503 || out.statusCode === 429 ? RETRY_AFTER_SECONDS : undefined);
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     const key = request.headers['idempotency-key'];
     void reply.status(out.statusCode).send(out.code === 'outcome_unknown' ? { ...out, idempotencyKey: typeof key === 'string' ? key : null } : out);

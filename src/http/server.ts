@@ -19,6 +19,8 @@ export interface HttpServerOptions {
   bodyLimit?: number;
   /** How long GET /health waits for the core before answering 503. Default 2 s. */
   healthTimeoutMs?: number;
+  /** Requests at the core at once before 429 `overloaded`. Default 1024. */
+  maxInFlight?: number;
 }
 
 export interface HttpServer {
@@ -32,7 +34,7 @@ export interface HttpServer {
 export const DEFAULT_HTTP_PORT = 6632;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs });
+  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs, ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }) });
   const host = options.host ?? '127.0.0.1';
   try {
     await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });

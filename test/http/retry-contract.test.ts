@@ -1,0 +1,174 @@
+/**
+ * The rest of the retry contract (issue 18): on every mutating route, a
+ * request whose effect committed and whose answer was lost (the gateway
+ * stopped before it recorded the answer) is never applied again when the
+ * caller retries under its Idempotency-Key, on both engines; and 429 with
+ * Retry-After when the HTTP API is at its bound of requests at the core.
+ *
+ * "The answer was lost" is a gateway that stops between the effect and the
+ * write of the answer: its ledger write of the answer fails. The retry goes
+ * to another gateway over the same core, as a client's retry behind a load
+ * balancer would.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { openCore, type QueenCore } from '../../src/core/index.js';
+import type { Core } from '../../src/core/core.js';
+import { buildHttpApi, startHttpServer, type HttpServer } from '../../src/http/index.js';
+import { httpEngines, releaseHttpEngines, type HttpRig } from './support.js';
+
+const engines = await httpEngines();
+afterAll(() => releaseHttpEngines());
+
+/** The core as a gateway sees it that stops after each effect, before recording its answer. */
+function answerNeverRecorded(core: QueenCore): Core {
+  return new Proxy(core, {
+    get(target, property) {
+      if (property === 'kvPut') {
+        return async (req: Parameters<Core['kvPut']>[0]) => {
+          if (req.ns === 'http.idempotency' && (req.value as { answer?: unknown }).answer) throw new Error('the gateway stopped before recording the answer');
+          return target.kvPut(req);
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as Core;
+}
+
+for (const engine of engines) {
+  describe.skipIf(engine.skipReason !== null)(`a retry after a lost answer (${engine.name})${engine.skipReason ? `: ${engine.skipReason}` : ''}`, () => {
+    let rig: HttpRig;
+    let stopping: FastifyInstance;
+    beforeEach(async () => {
+      rig = await engine.open();
+      stopping = await buildHttpApi({ core: answerNeverRecorded(rig.core) });
+    });
+    afterEach(async () => {
+      await stopping.close();
+      await rig.close();
+    });
+
+    const send = (app: FastifyInstance, method: 'POST' | 'PUT' | 'DELETE', url: string, key: string, body?: object) =>
+      app.inject({ method, url, headers: { 'idempotency-key': key, ...(body ? {} : { 'content-type': 'application/json' }) }, ...(body ? { payload: body } : {}) });
+    /** The first attempt commits and its answer is lost; the retry goes to the other gateway. */
+    const lostThenRetried = async (method: 'POST' | 'PUT' | 'DELETE', url: string, key: string, body?: object) => {
+      const first = await send(stopping, method, url, key, body);
+      expect(first.statusCode).toBeLessThan(300);
+      return { first, retry: await send(rig.app, method, url, key, body) };
+    };
+    const expectApplied = (retry: { statusCode: number; json(): any }) => {
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json()).toMatchObject({ code: 'outcome_applied' });
+    };
+    const depth = async (queue: string) => (await rig.call('GET', `/api/v1/resources/queues/${queue}`)).body.totals.total as number;
+    const kv = async (key: string) => rig.core.kvGet({ ns: 'app', key });
+
+    it('push: the retry learns the push took effect, and the message is stored once', async () => {
+      // No transactionId: the queue could not deduplicate a second push.
+      const { retry } = await lostThenRetried('POST', '/api/v1/push', 'label-1', { items: [{ queue: 'labels', payload: 'label 1' }, { queue: 'labels', payload: 'label 2' }] });
+      expectApplied(retry);
+      expect(await depth('labels')).toBe(2);
+    });
+
+    it('KV incr: counted once', async () => {
+      const { first, retry } = await lostThenRetried('POST', '/api/v1/kv/app/visits/incr', 'visit-1', { by: 5 });
+      expect(first.json().entry.value).toBe(5);
+      expectApplied(retry);
+      expect((await kv('visits'))?.value).toBe(5);
+    });
+
+    it('KV put, put-if-absent and delete: each applied once', async () => {
+      expectApplied((await lostThenRetried('PUT', '/api/v1/kv/app/profile', 'profile-1', { value: { name: 'ada' } })).retry);
+      expect((await kv('profile'))?.version).toBe(1);
+      expectApplied((await lostThenRetried('POST', '/api/v1/kv/app/lock/put-if-absent', 'lock-1', { value: 'worker-a' })).retry);
+      expect((await kv('lock'))?.value).toBe('worker-a');
+      expectApplied((await lostThenRetried('DELETE', '/api/v1/kv/app/lock', 'unlock-1')).retry);
+      expect(await kv('lock')).toBeNull();
+    });
+
+    it('once: the gate is won once, and the retry does not report a lost gate as the outcome', async () => {
+      const { first, retry } = await lostThenRetried('POST', '/api/v1/kv/app/welcome-mail/once', 'welcome-1', { forever: true });
+      expect(first.json()).toEqual({ won: true });
+      expectApplied(retry);
+      // A keyed request that lost the gate commits nothing, and its answer is recorded and replayed.
+      const lost = await send(rig.app, 'POST', '/api/v1/kv/app/welcome-mail/once', 'welcome-2', { forever: true });
+      expect(lost.json()).toEqual({ won: false });
+      expect((await send(rig.app, 'POST', '/api/v1/kv/app/welcome-mail/once', 'welcome-2', { forever: true })).headers['idempotency-replayed']).toBe('true');
+    });
+
+    it('configure: runs again and changes nothing; the retry answers the queue as configured (created: false)', async () => {
+      const body = { queue: 'orders', options: { retryLimit: 5 } };
+      const { first, retry } = await lostThenRetried('POST', '/api/v1/configure', 'orders-setup', body);
+      expect(first.statusCode).toBe(201);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toMatchObject({ configured: true, created: false, queue: 'orders', queueId: first.json().queueId, partitions: first.json().partitions });
+      expect(retry.json().options.retryLimit).toBe(5);
+      expect((await rig.call('GET', '/api/v1/resources/queues')).body.queues.filter((q: { name: string }) => q.name === 'orders')).toHaveLength(1);
+    });
+
+    it('queue delete: runs again and deletes nothing more; the retry answers deleted with existed: false', async () => {
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'old', payload: 1 }] });
+      const { first, retry } = await lostThenRetried('DELETE', '/api/v1/resources/queues/old', 'drop-old');
+      expect(first.json()).toMatchObject({ deleted: true, existed: true });
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toMatchObject({ deleted: true, queue: 'old', existed: false });
+      expect((await rig.call('GET', '/api/v1/resources/queues/old')).status).toBe(404);
+    });
+
+    it('a keyed push whose item repeats a stored transactionId answers it duplicate and replays', async () => {
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }] });
+      const body = { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }] };
+      const first = await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch', body);
+      expect(first.json().map((r: { status: string }) => r.status)).toEqual(['duplicate', 'queued']);
+      const again = await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch', body);
+      expect(again.headers['idempotency-replayed']).toBe('true');
+      expect(again.json()).toEqual(first.json());
+      expect(await depth('jobs')).toBe(2);
+    });
+  });
+}
+
+describe('load shedding (a real socket)', () => {
+  let core: QueenCore;
+  let server: HttpServer;
+  beforeEach(async () => {
+    core = await openCore({ engine: 'memory' });
+    server = await startHttpServer({ core, host: '127.0.0.1', port: 0, maxInFlight: 3 });
+  });
+  afterEach(async () => {
+    await server.close();
+    await core.close();
+  });
+
+  it('past its bound of requests at the core, a push is answered 429 with Retry-After and writes nothing; once slots free, pushes succeed', async () => {
+    const pops = [1, 2, 3].map(() => {
+      const abort = new AbortController();
+      const answer = fetch(`${server.url}/api/v1/pop/queue/work?wait=true&timeout=30000`, { signal: abort.signal }).catch(() => null);
+      return { abort, answer };
+    });
+    // The pops hold every slot once a counted request is refused.
+    let probe: Response;
+    do probe = await fetch(`${server.url}/api/v1/resources/queues`);
+    while (probe.status !== 429);
+    const push = () =>
+      fetch(`${server.url}/api/v1/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'work-1' }, body: JSON.stringify({ items: [{ queue: 'work', payload: 'w1' }] }) });
+    const refused = await push();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const answer = (await refused.json()) as { code: string; error: string };
+    expect(answer).toMatchObject({ code: 'overloaded' });
+    expect(answer.error).toMatch(/limit of 3 requests.*nothing was done.*Retry-After/);
+    expect(await core.describeQueue({ name: 'work' })).toBeNull();
+    // Health and metrics stay answerable while the API is full.
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    for (const pop of pops) pop.abort.abort();
+    await Promise.all(pops.map((p) => p.answer));
+    // The same key runs: the refused request claimed nothing.
+    let accepted = await push();
+    while (accepted.status === 429) accepted = await push();
+    expect(accepted.status).toBe(201);
+    expect(accepted.headers.get('idempotency-replayed')).toBeNull();
+    expect((await core.offsets({ partitions: [{ queue: 'work', partition: 0 }] })).partitions[0]!.highWatermark).toBe(1);
+  });
+});
