@@ -97,6 +97,16 @@ for (const engine of engines) {
       expect((await send(rig.app, 'POST', '/api/v1/kv/app/welcome-mail/once', 'welcome-2', { forever: true })).headers['idempotency-replayed']).toBe('true');
     });
 
+    it('ack batch: the last ack carries the key, so the retry learns every ack ran', async () => {
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }] });
+      const popped = (await rig.call('GET', '/api/v1/pop/queue/jobs?consumerGroup=w&batch=2')).body.messages;
+      const body = { consumerGroup: 'w', acknowledgments: popped.map((m: { transactionId: string; partitionId: string }) => ({ transactionId: m.transactionId, partitionId: m.partitionId, status: 'completed' })) };
+      const { first, retry } = await lostThenRetried('POST', '/api/v1/ack/batch', 'jobs-done', body);
+      expect(first.json().map((a: { success: boolean }) => a.success)).toEqual([true, true]);
+      expectApplied(retry);
+      expect((await rig.call('GET', '/api/v1/pop/queue/jobs?consumerGroup=w&batch=2')).body.messages).toEqual([]);
+    });
+
     it('configure: runs again and changes nothing; the retry answers the queue as configured (created: false)', async () => {
       const body = { queue: 'orders', options: { retryLimit: 5 } };
       const { first, retry } = await lostThenRetried('POST', '/api/v1/configure', 'orders-setup', body);

@@ -206,7 +206,9 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       const found = located[i] ?? null;
       const status = item.status ?? 'completed';
       const plan = found ? await planAck(core, found, { status, consumerGroup: group, ...(item.leaseId ? { leaseId: item.leaseId } : {}), error: item.error ?? null }, now) : null;
-      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, marker ? [marker] : []);
+      // A batch's acks are one core transaction each: the key's entry rides with the last,
+      // so it says "applied" only once every ack ran; a stop before leaves the outcome unknown.
+      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, marker && i === items.length - 1 ? [marker] : []);
       if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
       answers.push(answer);
     }
@@ -235,7 +237,7 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
         },
       },
     },
-    async (request) => acknowledge(request.body.acknowledgments, request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body.acknowledgments'),
+    async (request) => acknowledge(request.body.acknowledgments, request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body.acknowledgments', idempotencyMarker(request)),
   );
 
   app.post<{ Params: { leaseId: string }; Body: { seconds?: number; extendMs?: number } | undefined }>(
