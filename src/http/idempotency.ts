@@ -37,6 +37,8 @@ interface LedgerEntry {
   claimedAt: number;
   /** Written in the effect's own core transaction, where the route has one. */
   applied?: boolean;
+  /** What a route wrote down before its effect, for a repeat that runs it again (noteBeforeEffect). */
+  note?: unknown;
   answer?: { status: number; body: string };
 }
 
@@ -48,7 +50,23 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
   return typeof key === 'string' ? key : null;
 }
 
-const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number }>();
+const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number; firstNote?: unknown }>();
+
+/**
+ * For a route with IDEMPOTENT_EFFECT: writes into the key's claim what the
+ * effect is about to act on, so a repeat that runs it again acts on the same
+ * thing (noteOfFirstAttempt). Nothing without a key.
+ */
+export async function noteBeforeEffect(core: Core, request: FastifyRequest, note: unknown): Promise<void> {
+  const mine = claimed.get(request);
+  if (!mine) return;
+  await core.kvPut({ ns: LEDGER_NAMESPACE, key: mine.slot, value: { fingerprint: mine.fingerprint, claimedAt: mine.claimedAt, note } satisfies LedgerEntry, lifetime: { ttlMs: LEDGER_TTL_MS } });
+}
+
+/** In a repeat running an unanswered key again: what the first attempt noted before its effect, if it got that far. */
+export function noteOfFirstAttempt(request: FastifyRequest): unknown {
+  return claimed.get(request)?.firstNote;
+}
 
 /** The ledger write a route adds to the core transaction that is its effect; null when the request claimed no key. */
 export function idempotencyMarker(request: FastifyRequest): TransactionOperation | null {
@@ -101,7 +119,7 @@ export function installIdempotency(app: FastifyInstance, core: Core): void {
     }
     if (!entry.answer && (request.routeOptions.config as { idempotentEffect?: boolean }).idempotentEffect) {
       // The effect is the same however often it runs: running it again is the answer.
-      claimed.set(request, { slot, fingerprint, claimedAt: entry.claimedAt });
+      claimed.set(request, { slot, fingerprint, claimedAt: entry.claimedAt, ...(entry.note === undefined ? {} : { firstNote: entry.note }) });
       return;
     }
     if (!entry.answer) {

@@ -126,6 +126,15 @@ for (const engine of engines) {
       expect((await rig.call('GET', '/api/v1/resources/queues/old')).status).toBe(404);
     });
 
+    it('queue delete: a repeat never deletes a queue of the same name created after the first attempt', async () => {
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'cycle', payload: 1 }] });
+      expect((await send(stopping, 'DELETE', '/api/v1/resources/queues/cycle', 'drop-cycle')).json()).toMatchObject({ existed: true });
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'cycle', payload: 'new life' }] });
+      const retry = await send(rig.app, 'DELETE', '/api/v1/resources/queues/cycle', 'drop-cycle');
+      expect(retry.json()).toMatchObject({ deleted: true, existed: false });
+      expect(await depth('cycle')).toBe(1);
+    });
+
     it('a keyed push whose item repeats a stored transactionId answers it duplicate and replays', async () => {
       await rig.call('POST', '/api/v1/push', { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }] });
       const body = { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }] };

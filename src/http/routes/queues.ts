@@ -20,7 +20,7 @@ import { DEAD_LETTERS_NAMESPACE, QUEUE_MODE_GROUP, RETRIES_NAMESPACE } from '../
 import { iso, queueAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
-import { IDEMPOTENT_EFFECT } from '../idempotency.js';
+import { IDEMPOTENT_EFFECT, noteBeforeEffect, noteOfFirstAttempt } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { coreConfigOf, METADATA_NAMESPACE, metadataOf, QUEEN_OPTIONS_SCHEMA, queenOptionsAnswer, readMetadata, type QueenMetadata, type QueenOptions } from '../queue-options.js';
 import { NAME } from '../schemas.js';
@@ -162,8 +162,15 @@ export function registerQueueRoutes({ app, core }: HttpApiContext): void {
   // A queue deleted already is answered as deleted (existed: false): running it again deletes nothing more.
   app.delete<{ Params: { queue: string } }>('/api/v1/resources/queues/:queue', { schema: { params: queueParams }, config: IDEMPOTENT_EFFECT }, async (request) => {
     const name = request.params.queue;
-    const existed = (await core.describeQueue({ name })) !== null;
-    if (existed) await core.deleteQueue({ name });
+    const found = await core.describeQueue({ name });
+    // A repeat under the key deletes the queue its first attempt named, never one of the same name created since.
+    const first = noteOfFirstAttempt(request) as { queueId?: string } | undefined;
+    if (found && first?.queueId !== undefined && first.queueId !== found.id) return { deleted: true, queue: name, existed: false };
+    const existed = found !== null;
+    if (found) {
+      await noteBeforeEffect(core, request, { queueId: found.id });
+      await core.deleteQueue({ name });
+    }
     // Queen's bookkeeping for the queue goes with it.
     await core.kvDelete({ ns: METADATA_NAMESPACE, key: name });
     for (const ns of [DEAD_LETTERS_NAMESPACE, RETRIES_NAMESPACE]) {
