@@ -168,8 +168,10 @@ describe('load shedding (a real socket)', () => {
     });
     // The pops hold every slot once a counted request is refused.
     let probe: Response;
-    do probe = await fetch(`${server.url}/api/v1/resources/queues`);
-    while (probe.status !== 429);
+    do {
+      probe = await fetch(`${server.url}/api/v1/resources/queues`);
+      await probe.arrayBuffer();
+    } while (probe.status !== 429);
     const push = () =>
       fetch(`${server.url}/api/v1/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'work-1' }, body: JSON.stringify({ items: [{ queue: 'work', payload: 'w1' }] }) });
     const refused = await push();
