@@ -6,25 +6,8 @@
  * gateway (memory and PostgreSQL); observations are compared field by field
  * (./harness.ts) through the table of deliberate differences (./differences.ts).
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
 import { GROUP_SCENARIOS } from './scenarios/groups.js';
-import { enginesLeftOut, expectSameAsKafka, startTargets, type RunningTargets } from './targets.js';
+import { describeDifferential } from './targets.js';
 import { startReferenceKafka } from './reference.js';
 
-const leftOut = await enginesLeftOut();
-
-describe(`differential: consumer groups, gateway against Apache Kafka${leftOut}`, () => {
-  let running: RunningTargets;
-  beforeAll(async () => {
-    running = await startTargets(startReferenceKafka);
-  }, 240_000);
-  afterAll(async () => {
-    await running?.stop();
-  });
-
-  for (const scenario of GROUP_SCENARIOS) {
-    it(scenario.name, async () => {
-      await expectSameAsKafka(scenario, running);
-    }, 180_000);
-  }
-});
+await describeDifferential('consumer groups', GROUP_SCENARIOS, startReferenceKafka, 180_000);

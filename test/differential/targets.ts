@@ -11,7 +11,7 @@
  * (num.partitions=1).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 import { describeVerdict, diffObservations, judge, observe, show, type Observation, type Scenario, type Target } from './harness.js';
@@ -110,4 +110,27 @@ function dump(scenario: string, observations: Record<string, Observation>): void
   mkdirSync(folder, { recursive: true });
   const text = JSON.stringify(observations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v), 2);
   writeFileSync(`${folder}/${scenario.replace(/[^a-z0-9]+/gi, '-')}.json`, text);
+}
+
+/**
+ * One differential suite: Apache Kafka and the gateway's engines started once
+ * for the file, then each scenario compared on all of them.
+ */
+export async function describeDifferential(title: string, scenarios: readonly Scenario[], startReference: () => Promise<ReferenceBroker>, scenarioTimeoutMs: number): Promise<void> {
+  const leftOut = await enginesLeftOut();
+  describe(`differential: ${title}, gateway against Apache Kafka${leftOut}`, () => {
+    let running: RunningTargets;
+    beforeAll(async () => {
+      running = await startTargets(startReference);
+    }, 240_000);
+    afterAll(async () => {
+      await running?.stop();
+    });
+
+    for (const scenario of scenarios) {
+      it(scenario.name, async () => {
+        await expectSameAsKafka(scenario, running);
+      }, scenarioTimeoutMs);
+    }
+  });
 }
