@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssignerProtocol, type Admin } from 'kafkajs';
 import { ApiKey } from '../../protocol/api-keys.js';
 import { ErrorCode, errorName } from '../../protocol/error-codes.js';
-import { Writer } from '../../protocol/primitives/writer.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { sleep, waitFor } from '../support/eventually.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
@@ -25,6 +24,7 @@ import {
   waitForCover,
   type GroupMember,
 } from '../support/groups-members.js';
+import { subscription } from '../support/consumer-protocol.js';
 import { kafkajsClient } from '../support/kafkajs.js';
 import { RawConnection } from '../support/raw-connection.js';
 import { adminCall, createAdmin, createTopic } from '../support/rdkafka.js';
@@ -34,16 +34,6 @@ const engines = await engineMatrix();
 afterAll(releaseEngines);
 
 const PARTITIONS = 6;
-
-/** ConsumerProtocolSubscription v0: what a consumer puts in JoinGroup's protocol metadata. */
-function subscription(topics: string[]): Buffer {
-  const w = new Writer();
-  w.int16(0);
-  w.int32(topics.length);
-  for (const t of topics) w.string(t);
-  w.nullableBytes(null);
-  return w.toBuffer();
-}
 
 const NONE = 0;
 
@@ -119,7 +109,7 @@ for (const engine of engines) {
         memberId: '',
         groupInstanceId: null,
         protocolType: 'consumer',
-        protocols: [{ name: 'roundrobin', metadata: subscription([topic]) }],
+        protocols: [{ name: 'roundrobin', metadata: subscription(topic) }],
       });
       expect(code(answer.errorCode as number)).toBe(code(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
       await expectLiveGroupCarriesOn('a mismatched join');
@@ -176,7 +166,7 @@ for (const engine of engines) {
           rebalanceTimeoutMs: 10_000,
           memberId: '',
           protocolType: 'consumer',
-          protocols: [{ name: 'range', metadata: subscription([topic]) }],
+          protocols: [{ name: 'range', metadata: subscription(topic) }],
         });
       const tooLong = await join('g'.repeat(256));
       expect(code(tooLong.errorCode as number)).toBe(code(ErrorCode.INVALID_GROUP_ID));
@@ -372,7 +362,7 @@ describe('the default initial rebalance delay (3 s), memory engine', () => {
         rebalanceTimeoutMs: 10_000,
         memberId: '',
         protocolType: 'consumer',
-        protocols: [{ name: 'range', metadata: subscription(['orders']) }],
+        protocols: [{ name: 'range', metadata: subscription('orders') }],
       });
     };
     // Each join is held; the later ones arrive while the first is still waiting out the delay.

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GroupCoordinator } from '../../../src/core/groups/coordinator.js';
 import type { JoinGroupRequest, JoinGroupResult } from '../../../src/core/groups/types.js';
+import { subscription } from '../../support/consumer-protocol.js';
 
 /**
  * The classic group protocol as a consumer sees it: joins held until the
@@ -11,21 +12,6 @@ import type { JoinGroupRequest, JoinGroupResult } from '../../../src/core/groups
 
 const SESSION = 10_000;
 const REBALANCE = 30_000;
-
-function subscription(...topics: string[]): Buffer {
-  // ConsumerProtocolSubscription v0: version, topics, user data.
-  const parts: Buffer[] = [Buffer.from([0, 0])];
-  const count = Buffer.alloc(4);
-  count.writeInt32BE(topics.length);
-  parts.push(count);
-  for (const t of topics) {
-    const len = Buffer.alloc(2);
-    len.writeInt16BE(Buffer.byteLength(t));
-    parts.push(len, Buffer.from(t));
-  }
-  parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
-  return Buffer.concat(parts);
-}
 
 function joinRequest(overrides: Partial<JoinGroupRequest> = {}): JoinGroupRequest {
   return {

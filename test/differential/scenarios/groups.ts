@@ -14,8 +14,7 @@ import kafkajs, { type Admin, type Consumer, type Kafka } from 'kafkajs';
 import { ApiKey } from '../../../protocol/api-keys.js';
 import type { Message } from '../../../protocol/codec/compile.js';
 import { buildBatch } from '../../../protocol/records/record-batch.js';
-import { Reader } from '../../../protocol/primitives/reader.js';
-import { Writer } from '../../../protocol/primitives/writer.js';
+import { assignment, decodeAssignment, subscription } from '../../support/consumer-protocol.js';
 import { waitFor } from '../../support/eventually.js';
 import { kafkajsClient } from '../../support/kafkajs.js';
 import { startMember, type GroupMember } from '../../support/groups-members.js';
@@ -56,45 +55,9 @@ async function topicWithRecords(ctx: ScenarioContext, topic: string, partitions:
   });
 }
 
-/** ConsumerProtocolSubscription v0. */
-function subscription(topics: string[]): Buffer {
-  const w = new Writer();
-  w.int16(0);
-  w.int32(topics.length);
-  for (const t of topics) w.string(t);
-  w.nullableBytes(null);
-  return w.toBuffer();
-}
-
-/** ConsumerProtocolAssignment v0 of one topic's partitions. */
-function assignment(topic: string, partitions: number[]): Buffer {
-  const w = new Writer();
-  w.int16(0);
-  w.int32(1);
-  w.string(topic);
-  w.int32(partitions.length);
-  for (const p of partitions) w.int32(p);
-  w.nullableBytes(null);
-  return w.toBuffer();
-}
-
 /** A member id with its UUID part as `<uuid>`: the shape two brokers share. */
 function anonymousMemberId(id: string): string {
   return id.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>');
-}
-
-function decodeAssignment(bytes: Buffer | null): unknown {
-  if (bytes === null || bytes.length === 0) return bytes === null ? null : '<empty>';
-  const r = new Reader(bytes);
-  const version = r.int16();
-  const out: Record<string, number[]> = {};
-  for (let t = r.int32(); t > 0; t--) {
-    const topic = r.string()!;
-    const parts: number[] = [];
-    for (let p = r.int32(); p > 0; p--) parts.push(r.int32());
-    out[topic] = parts.sort((a, b) => a - b);
-  }
-  return { version, partitions: out };
 }
 
 // ─── Raw group calls ─────────────────────────────────────────────────────────
@@ -119,7 +82,7 @@ function join(raw: RawConnection, o: JoinOptions): Promise<Message> {
       memberId: o.memberId,
       groupInstanceId: o.instanceId ?? null,
       protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription([o.topic]) }],
+      protocols: [{ name: 'range', metadata: subscription(o.topic) }],
     },
     30_000,
   );
