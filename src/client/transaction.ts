@@ -73,7 +73,7 @@ export class TransactionBuilder {
   async commit(): Promise<TransactionOutcome> {
     const { body } = await this.http.request<
       | { success: true; results: unknown[] }
-      | { success: false; reason: 'duplicate' | 'kv_precondition'; failed_index: number; failed_item?: number; message: string }
+      | { success: false; reason: 'duplicate' | 'kv_precondition' | 'not_acked'; failed_index: number; failed_item?: number; message: string }
     >('POST', '/api/v1/transaction', { operations: this.operations });
     if (body.success) return { success: true, results: body.results };
     const failedItem = body.failed_item ?? null;

@@ -59,4 +59,4 @@ export interface QueueOptions {
 
 export type TransactionOutcome =
   | { success: true; results: unknown[] }
-  | { success: false; reason: 'kv_precondition'; failedIndex: number; failedItem: number | null; message: string };
+  | { success: false; reason: 'kv_precondition' | 'not_acked'; failedIndex: number; failedItem: number | null; message: string };

@@ -482,8 +482,19 @@ export interface RenewLeaseRequest {
 }
 
 export type TransactionOperation =
-  | ({ op: 'push' } & PushItem)
-  | ({ op: 'ack' } & AckRequest)
+  /**
+   * ifStored: what an id the partition already stores does to the
+   * transaction: 'rollback' (the default: nothing is written, reason
+   * `duplicate`) or 'answer' (the item is answered `duplicate`, as a plain
+   * push answers it, and the rest commits).
+   */
+  | ({ op: 'push'; ifStored?: 'rollback' | 'answer' } & PushItem)
+  /**
+   * required: the transaction rolls back (reason `not_acked`) unless the
+   * group's lease holds the offset when the transaction starts; without it an
+   * ack that does not apply answers `acked: false` and the rest commits.
+   */
+  | ({ op: 'ack'; required?: boolean } & AckRequest)
   | { op: 'kv.put'; ns: string; key: string; value: unknown; lifetime?: Lifetime; expectedVersion?: number; required?: boolean }
   | { op: 'kv.putIfAbsent'; ns: string; key: string; value: unknown; lifetime?: Lifetime; required?: boolean }
   | { op: 'kv.delete'; ns: string; key: string }
@@ -496,7 +507,7 @@ export interface TransactionRequest {
 
 export type TransactionResult =
   | { success: true; results: unknown[] }
-  | { success: false; reason: 'duplicate' | 'kv_precondition'; failedIndex: number; message: string };
+  | { success: false; reason: 'duplicate' | 'kv_precondition' | 'not_acked'; failedIndex: number; message: string };
 
 // ─── The interface ────────────────────────────────────────────────────────────
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation } from '../core/core.js';
+import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation, TransactionResult } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
 import { MAX_POP_BATCH } from '../core/rules/leases.js';
 import { DEFAULT_APPEND_LIMITS, storedBatchLimit } from '../core/rules/batches.js';
@@ -176,7 +176,8 @@ export async function planAck(
   now: number,
 ): Promise<AckPlan> {
   const { queue, message } = located;
-  const base = { queue: queue.name, partition: message.partition, consumerGroup: ack.consumerGroup, offset: message.offset, ...(ack.leaseId ? { leaseId: ack.leaseId } : {}) };
+  // required: an ack the group's lease does not hold rolls its count and dead letter back with it.
+  const base = { queue: queue.name, partition: message.partition, consumerGroup: ack.consumerGroup, offset: message.offset, required: true, ...(ack.leaseId ? { leaseId: ack.leaseId } : {}) };
   const key = messageKey(queue.name, message.partitionIndex, message.offset, ack.consumerGroup);
   if (ack.status === 'completed' || ack.status === 'success') return { operations: [{ op: 'ack', ...base, status: 'completed' }], deadLetter: false };
   if (ack.status === 'retry') return { operations: [{ op: 'ack', ...base, status: 'failed' }], deadLetter: false };
@@ -233,33 +234,47 @@ export const NOT_HELD =
   'The message is not held under a live lease of this group: it was never popped by it, its lease expired or was released (it will be delivered again), or it was acked already.';
 export const NOT_FOUND = 'No such message: the partitionId and transactionId name no message this group can ack; send back the fields of the popped message.';
 
-/** Runs one ack's plan and answers it as Queen does. */
-export async function applyAck(core: Core, index: number, located: LocatedMessage | null, plan: AckPlan | null, transactionId: string | null, alongside: TransactionOperation[] = []): Promise<AckAnswer> {
+/**
+ * Runs one ack's plan as one core transaction and answers it as Queen does.
+ * `alongside(answer)` adds operations to that transaction, given the answer
+ * the ack will have if it applies (a ledger entry recording it).
+ */
+export async function applyAck(
+  core: Core,
+  index: number,
+  located: LocatedMessage | null,
+  plan: AckPlan | null,
+  transactionId: string | null,
+  alongside: (answer: AckAnswer) => TransactionOperation[] = () => [],
+): Promise<AckAnswer> {
   if (!located || !plan) {
     return { index, transactionId, success: false, error: NOT_FOUND, queueName: null, partitionName: null, leaseReleased: false, dlq: false };
   }
-  let acked: boolean;
+  const failed = (error: string): AckAnswer => ({ index, transactionId: located.message.transactionId, success: false, error, queueName: located.queue.name, partitionName: located.message.partition, leaseReleased: false, dlq: false });
+  const answer = ackedAnswer(index, located, plan);
+  let outcome: TransactionResult;
   try {
-    const outcome = await core.transaction({ operations: [...plan.operations, ...alongside] });
-    acked = outcome.success && (outcome.results[0] as { acked?: boolean } | undefined)?.acked === true;
+    outcome = await core.transaction({ operations: [...plan.operations, ...alongside(answer)] });
   } catch (e) {
     // A stale leaseId fails the whole core call, so nothing of the plan was written.
     if (!isCoreError(e) || e.code !== 'unknown_lease') throw e;
-    return { index, transactionId: located.message.transactionId, success: false, error: e.message, queueName: located.queue.name, partitionName: located.message.partition, leaseReleased: false, dlq: false };
+    return failed(e.message);
   }
-  if (!acked && plan.deadLetter) {
-    // The ack did not apply, so the message stays with the group: it is no dead letter.
-    await core.kvDelete({ ns: DEAD_LETTERS_NAMESPACE, key: (plan.operations[1] as { key: string }).key });
-  }
+  // The ack is required: a lease that does not hold it rolls the whole plan back.
+  return outcome.success ? answer : failed(NOT_HELD);
+}
+
+/** The answer of an ack once its plan has applied: known before it runs, so it can be recorded with it. */
+function ackedAnswer(index: number, located: LocatedMessage, plan: AckPlan): AckAnswer {
   const ackOp = plan.operations[0] as { status: string };
   return {
     index,
     transactionId: located.message.transactionId,
-    success: acked,
-    error: acked ? null : NOT_HELD,
+    success: true,
+    error: null,
     queueName: located.queue.name,
     partitionName: located.message.partition,
-    leaseReleased: acked && ackOp.status === 'failed',
-    dlq: acked && plan.deadLetter,
+    leaseReleased: ackOp.status === 'failed',
+    dlq: plan.deadLetter,
   };
 }

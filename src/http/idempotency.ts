@@ -19,7 +19,10 @@ import { HttpError } from './errors.js';
  * it): 409 `outcome_unknown`, never a second run. Routes whose effect is
  * one core transaction (transaction, ack, push, the KV routes) also write a
  * marker in that transaction (idempotencyMarker), so a repeat of one whose
- * answer was lost learns it took effect: 409 `outcome_applied`. Routes whose
+ * answer was lost learns it took effect: 409 `outcome_applied`. A route whose
+ * effect is a series of core transactions (ack batch) records the answers of
+ * the steps so far in each step's transaction (progressMarker), so a repeat
+ * resumes after them and answers the whole request. Routes whose
  * effect the core cannot put in a transaction (configure, queue delete) are
  * idempotent in themselves and say so with IDEMPOTENT_EFFECT: a repeat that
  * finds a claim without an answer runs them again. When the core provably
@@ -39,6 +42,12 @@ interface LedgerEntry {
   applied?: boolean;
   /** What a route wrote down before its effect, for a repeat that runs it again (noteBeforeEffect). */
   note?: unknown;
+  /**
+   * For a route whose effect is a series of core transactions (an ack batch):
+   * the answers of the steps that have run, written in the transaction of the
+   * latest step, so a repeat resumes after them (progressMarker).
+   */
+  progress?: unknown[];
   answer?: { status: number; body: string };
 }
 
@@ -50,7 +59,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string | null {
   return typeof key === 'string' ? key : null;
 }
 
-const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number; firstNote?: unknown }>();
+const claimed = new WeakMap<FastifyRequest, { slot: string; fingerprint: string; claimedAt: number; firstNote?: unknown; firstProgress?: unknown[] }>();
 
 /**
  * For a route with IDEMPOTENT_EFFECT: writes into the key's claim what the
@@ -66,6 +75,25 @@ export async function noteBeforeEffect(core: Core, request: FastifyRequest, note
 /** In a repeat running an unanswered key again: what the first attempt noted before its effect, if it got that far. */
 export function noteOfFirstAttempt(request: FastifyRequest): unknown {
   return claimed.get(request)?.firstNote;
+}
+
+/**
+ * For a route whose effect is a series of core transactions: the ledger write
+ * that goes into a step's transaction, recording the answers of every step up
+ * to and including it (`answers`), so a repeat of a request that stopped part
+ * way resumes after them and answers them as they were (progressOfFirstAttempt).
+ * Null when the request claimed no key.
+ */
+export function progressMarker(request: FastifyRequest, answers: readonly unknown[]): TransactionOperation | null {
+  const mine = claimed.get(request);
+  if (!mine) return null;
+  const value: LedgerEntry = { fingerprint: mine.fingerprint, claimedAt: mine.claimedAt, progress: [...answers] };
+  return { op: 'kv.put', ns: LEDGER_NAMESPACE, key: mine.slot, value, lifetime: { ttlMs: LEDGER_TTL_MS } };
+}
+
+/** In a repeat of a request that stopped part way: the answers of the steps its first attempt completed (none when it completed none). */
+export function progressOfFirstAttempt(request: FastifyRequest): readonly unknown[] {
+  return claimed.get(request)?.firstProgress ?? [];
 }
 
 /** The ledger write a route adds to the core transaction that is its effect; null when the request claimed no key. */
@@ -116,6 +144,11 @@ export function installIdempotency(app: FastifyInstance, core: Core): void {
     }
     if (!entry.answer && entry.applied) {
       throw new HttpError(409, 'outcome_applied', `A request with the Idempotency-Key ${JSON.stringify(key)} took effect (it arrived at ${new Date(entry.claimedAt).toISOString()}), but its answer was lost before it was recorded. Do not send it again; read its effect instead.`);
+    }
+    if (!entry.answer && entry.progress) {
+      // A series of steps stopped part way (or its answer was lost after the last): resume after the steps recorded.
+      claimed.set(request, { slot, fingerprint, claimedAt: entry.claimedAt, firstProgress: entry.progress });
+      return;
     }
     if (!entry.answer && (request.routeOptions.config as { idempotentEffect?: boolean }).idempotentEffect) {
       // The effect is the same however often it runs: running it again is the answer.

@@ -44,7 +44,7 @@ export class HttpMetrics {
   readonly pushed = new Family('queen_http_pushed_messages_total', 'counter', 'Messages pushed over HTTP (push and transaction), by queue and outcome (queued or duplicate).');
   readonly popped = new Family('queen_http_popped_messages_total', 'counter', 'Messages handed out by HTTP pops, by queue.');
   readonly acked = new Family('queen_http_acks_total', 'counter', 'Acks over HTTP that applied, by queue and status (completed or failed).');
-  readonly rollbacks = new Family('queen_http_transaction_rollbacks_total', 'counter', 'HTTP transactions rolled back, by reason (duplicate or kv_precondition).');
+  readonly rollbacks = new Family('queen_http_transaction_rollbacks_total', 'counter', 'HTTP transactions rolled back, by reason (duplicate, kv_precondition or not_acked).');
 
   /** The whole exposition: the counters, then queue depth and group lag read from the core now. */
   async render(core: Core): Promise<string> {

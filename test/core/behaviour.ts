@@ -255,6 +255,43 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(await storedIn(q)).toBe(1);
       });
 
+      it('a push with ifStored: "answer" answers a stored id duplicate and lets the rest of the transaction commit', async () => {
+        const q = await newQueue();
+        const original = (await push([{ queue: q, transactionId: 'known', payload: 'first' }]))[0]!;
+        const res = await core.transaction({
+          operations: [
+            { op: 'push', ifStored: 'answer', queue: q, transactionId: 'known', payload: 'again' },
+            { op: 'push', ifStored: 'answer', queue: q, payload: 'no id' },
+            { op: 'kv.put', ns: 'app', key: 'answered', value: true },
+          ],
+        });
+        expect(res.success).toBe(true);
+        if (!res.success) return;
+        expect(res.results[0]).toMatchObject({ status: 'duplicate', duplicate: true, messageId: original.messageId });
+        expect(res.results[1]).toMatchObject({ status: 'queued', duplicate: false });
+        expect((await core.kvGet({ ns: 'app', key: 'answered' }))!.value).toBe(true);
+        expect(await storedIn(q)).toBe(2);
+        await expect(core.transaction({ operations: [{ op: 'push', ifStored: 'sometimes' as never, queue: q, payload: 1 }] })).rejects.toMatchObject({ code: 'invalid_argument' });
+      });
+
+      it('a required ack that the group does not hold rolls the whole transaction back with reason not_acked; an optional one answers acked: false', async () => {
+        const inbox = await newQueue();
+        const out = await newQueue();
+        await push([{ queue: inbox, payload: 'job' }]);
+        const { message, lease } = await popOne(inbox, 'worker');
+        const ackOp = { op: 'ack' as const, queue: inbox, partition: message.partition, consumerGroup: 'worker', offset: message.offset, status: 'completed' as const };
+        expect((await core.ack({ ...ackOp, leaseId: lease.id })).acked).toBe(true);
+        // Acked already: the group no longer holds it.
+        const required = await core.transaction({ operations: [{ op: 'push', queue: out, payload: 'result' }, { ...ackOp, required: true }, { op: 'kv.incr', ns: 'app', key: 'done', by: 1 }] });
+        expect(required).toMatchObject({ success: false, reason: 'not_acked', failedIndex: 1 });
+        expect(await storedIn(out)).toBe(0);
+        expect(await core.kvGet({ ns: 'app', key: 'done' })).toBeNull();
+        const optional = await core.transaction({ operations: [{ op: 'push', queue: out, payload: 'result' }, ackOp] });
+        expect(optional.success).toBe(true);
+        if (optional.success) expect(optional.results[1]).toEqual({ acked: false });
+        expect(await storedIn(out)).toBe(1);
+      });
+
       it('"once writes a marker in the step’s transaction and refuses the whole transaction when the marker already exists"', async () => {
         const emails = await newQueue();
         const step = () =>

@@ -97,14 +97,72 @@ for (const engine of engines) {
       expect((await send(rig.app, 'POST', '/api/v1/kv/app/welcome-mail/once', 'welcome-2', { forever: true })).headers['idempotency-replayed']).toBe('true');
     });
 
-    it('ack batch: the last ack carries the key, so the retry learns every ack ran', async () => {
+    it('ack batch: the retry answers every ack as it ran, and acks nothing again', async () => {
       await rig.call('POST', '/api/v1/push', { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }] });
       const popped = (await rig.call('GET', '/api/v1/pop/queue/jobs?consumerGroup=w&batch=2')).body.messages;
       const body = { consumerGroup: 'w', acknowledgments: popped.map((m: { transactionId: string; partitionId: string }) => ({ transactionId: m.transactionId, partitionId: m.partitionId, status: 'completed' })) };
       const { first, retry } = await lostThenRetried('POST', '/api/v1/ack/batch', 'jobs-done', body);
       expect(first.json().map((a: { success: boolean }) => a.success)).toEqual([true, true]);
-      expectApplied(retry);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toEqual(first.json());
       expect((await rig.call('GET', '/api/v1/pop/queue/jobs?consumerGroup=w&batch=2')).body.messages).toEqual([]);
+    });
+
+    it('ack batch stopped part way: the retry answers the acks that ran as they were and runs only the rest', async () => {
+      // Two queues, so the first ack (failed: counted, lease released) would answer differently if it ran again.
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'mail', transactionId: 'm1', payload: 1 }, { queue: 'sms', transactionId: 's1', payload: 2 }] });
+      const mail = (await rig.call('GET', '/api/v1/pop/queue/mail?consumerGroup=w')).body.messages[0];
+      const sms = (await rig.call('GET', '/api/v1/pop/queue/sms?consumerGroup=w')).body.messages[0];
+      const body = {
+        consumerGroup: 'w',
+        acknowledgments: [
+          { transactionId: mail.transactionId, partitionId: mail.partitionId, status: 'failed', error: 'smtp down' },
+          { transactionId: sms.transactionId, partitionId: sms.partitionId, status: 'completed' },
+        ],
+      };
+      // A gateway that stops after its first ack's core transaction.
+      let transactions = 0;
+      const stopsAfterOne = await buildHttpApi({
+        core: new Proxy(rig.core, {
+          get(target, property) {
+            if (property === 'transaction') {
+              return async (req: Parameters<Core['transaction']>[0]) => {
+                if (++transactions > 1) throw new Error('the gateway stopped after the first ack');
+                return target.transaction(req);
+              };
+            }
+            const value = Reflect.get(target, property, target) as unknown;
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }) as Core,
+      });
+      try {
+        expect((await send(stopsAfterOne, 'POST', '/api/v1/ack/batch', 'notify-1', body)).statusCode).toBe(500);
+      } finally {
+        await stopsAfterOne.close();
+      }
+      const retry = await send(rig.app, 'POST', '/api/v1/ack/batch', 'notify-1', body);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toMatchObject([
+        { index: 0, success: true, leaseReleased: true, transactionId: 'm1' },
+        { index: 1, success: true, leaseReleased: false, transactionId: 's1' },
+      ]);
+      // The failed ack counted once: the message comes back with one retry behind it.
+      expect((await rig.call('GET', '/api/v1/pop/queue/mail?consumerGroup=w')).body.messages).toMatchObject([{ transactionId: 'm1', retryCount: 1 }]);
+      expect((await rig.call('GET', '/api/v1/pop/queue/sms?consumerGroup=w')).body.messages).toEqual([]);
+      // And the whole answer is recorded now.
+      const again = await send(rig.app, 'POST', '/api/v1/ack/batch', 'notify-1', body);
+      expect(again.headers['idempotency-replayed']).toBe('true');
+      expect(again.json()).toEqual(retry.json());
+    });
+
+    it('lease renewal: runs again, since a renewal sets the deadline from now; the retry answers the lease', async () => {
+      await rig.call('POST', '/api/v1/push', { items: [{ queue: 'slow', payload: 1 }] });
+      const popped = (await rig.call('GET', '/api/v1/pop/queue/slow?consumerGroup=w')).body;
+      const { first, retry } = await lostThenRetried('POST', `/api/v1/lease/${popped.lease.id ?? popped.messages[0].leaseId}/extend`, 'renew-1', { seconds: 120 });
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()[0]).toMatchObject({ success: true, leaseId: first.json()[0].leaseId });
+      expect(Date.parse(retry.json()[0].expiresAt)).toBeGreaterThanOrEqual(Date.parse(first.json()[0].expiresAt));
     });
 
     it('configure: runs again and changes nothing; the retry answers the queue as configured (created: false)', async () => {
@@ -135,15 +193,16 @@ for (const engine of engines) {
       expect(await depth('cycle')).toBe(1);
     });
 
-    it('a keyed push whose item repeats a stored transactionId answers it duplicate and replays', async () => {
+    it('a keyed push whose item repeats a stored transactionId answers it duplicate; a retry after a lost answer stores nothing twice', async () => {
       await rig.call('POST', '/api/v1/push', { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }] });
-      const body = { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }] };
-      const first = await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch', body);
-      expect(first.json().map((r: { status: string }) => r.status)).toEqual(['duplicate', 'queued']);
-      const again = await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch', body);
-      expect(again.headers['idempotency-replayed']).toBe('true');
-      expect(again.json()).toEqual(first.json());
-      expect(await depth('jobs')).toBe(2);
+      const body = { items: [{ queue: 'jobs', transactionId: 'j1', payload: 1 }, { queue: 'jobs', transactionId: 'j2', payload: 2 }, { queue: 'jobs', payload: 'no id' }] };
+      const { first, retry } = await lostThenRetried('POST', '/api/v1/push', 'jobs-batch', body);
+      expect(first.json().map((r: { status: string }) => r.status)).toEqual(['duplicate', 'queued', 'queued']);
+      expectApplied(retry);
+      expect(await depth('jobs')).toBe(3);
+      // Answered and recorded: the same key replays the answer.
+      const recorded = await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch-2', body);
+      expect((await send(rig.app, 'POST', '/api/v1/push', 'jobs-batch-2', body)).json()).toEqual(recorded.json());
     });
   });
 }

@@ -20,6 +20,11 @@ export function isLeaseLive(lease: Pick<LeaseState, 'deadline'> | null | undefin
   return !!lease && lease.deadline > nowMs;
 }
 
+/** Whether an ack of `offset` applies: the lease is live and handed the offset out. */
+export function leaseHoldsOffset<L extends Pick<LeaseState, 'deadline' | 'fromOffset' | 'toOffset'>>(lease: L | null | undefined, offset: number, nowMs: number): lease is L {
+  return isLeaseLive(lease, nowMs) && offset >= lease!.fromOffset && offset < lease!.toOffset;
+}
+
 /** The pop batch size limit, so one pop cannot pin a whole partition in memory. */
 export const MAX_POP_BATCH = 10_000;
 

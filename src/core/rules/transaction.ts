@@ -11,15 +11,20 @@ import { validateGroupName, validateKvKey, validateKvNamespace, validatePartitio
  *
  *  1. every operation is validated first; a bad one fails the call (CoreError)
  *     and nothing is written;
- *  2. pushes are checked before KV operations: a push whose id its partition
- *     already stores (inside the window) rolls everything back with reason
- *     `duplicate`; an id repeated within the same transaction is stored once,
- *     answered with duplicate: true, and the transaction commits;
+ *  2. pushes are checked before KV operations: a push whose id its
+ *     partition already stores (inside the window) rolls everything back with
+ *     reason `duplicate`, unless it says ifStored: 'answer' (then it is
+ *     answered duplicate: true); an id repeated within the same transaction
+ *     is stored once, answered with duplicate: true, and the transaction
+ *     commits;
  *  3. KV operations run in order, each seeing the ones before it; a required
  *     precondition that does not hold (put with expectedVersion, putIfAbsent,
  *     once = putIfAbsent with required: true) rolls back with reason
- *     `kv_precondition` and its index;
- *  4. then acks, pushes and KV writes are applied together.
+ *     `kv_precondition` and its index (so a lost once gate is what a repeated
+ *     consume-transform-produce step learns, as the seed says);
+ *  4. a required ack whose offset the group's lease does not hold rolls
+ *     everything back with reason `not_acked`;
+ *  5. then acks, pushes and KV writes are applied together.
  */
 
 export type KvOperation = Extract<TransactionOperation, { op: `kv.${string}` } | { op: 'once' }>;
@@ -28,7 +33,10 @@ export interface TransactionPlan {
   /** The pushes as one push request; `opIndexOfItem[i]` is the operation index of item i. */
   push: PushPlan;
   opIndexOfItem: number[];
-  acks: { opIndex: number; ack: AckRequest }[];
+  /** Indexes of the push items whose stored id answers `duplicate` instead of rolling back (ifStored: 'answer'). */
+  answerStored: Set<number>;
+  /** `required` acks roll the transaction back unless they apply (notAcked). */
+  acks: { opIndex: number; ack: AckRequest; required: boolean }[];
   kv: { opIndex: number; op: KvOperation }[];
   operationCount: number;
 }
@@ -76,6 +84,7 @@ export function planTransaction(req: { operations: unknown }, nowMs: number): Tr
   const pushItems: PushItem[] = [];
   const opIndexOfItem: number[] = [];
   const acks: TransactionPlan['acks'] = [];
+  const answerStored = new Set<number>();
   const kv: TransactionPlan['kv'] = [];
   operations.forEach((op, opIndex) => {
     const field = `operations[${opIndex}]`;
@@ -86,12 +95,19 @@ export function planTransaction(req: { operations: unknown }, nowMs: number): Tr
         if (op.partition !== undefined) item.partition = op.partition;
         if (op.transactionId !== undefined) item.transactionId = op.transactionId;
         if (op.traceId !== undefined) item.traceId = op.traceId;
+        if (op.ifStored !== undefined && op.ifStored !== 'rollback' && op.ifStored !== 'answer') {
+          throw new CoreError('invalid_argument', `${field}.ifStored must be "rollback" or "answer"; got ${JSON.stringify(op.ifStored)}.`);
+        }
+        if (op.ifStored === 'answer') answerStored.add(pushItems.length);
         pushItems.push(item);
         opIndexOfItem.push(opIndex);
         break;
       }
       case 'ack':
-        acks.push({ opIndex, ack: validateAck(op, field) });
+        if (op.required !== undefined && typeof op.required !== 'boolean') {
+          throw new CoreError('invalid_argument', `${field}.required must be true or false; got ${JSON.stringify(op.required)}.`);
+        }
+        acks.push({ opIndex, ack: validateAck(op, field), required: op.required === true });
         break;
       case 'kv.put':
       case 'kv.putIfAbsent':
@@ -115,7 +131,7 @@ export function planTransaction(req: { operations: unknown }, nowMs: number): Tr
     }
     throw e;
   }
-  return { push, opIndexOfItem, acks, kv, operationCount: operations.length };
+  return { push, opIndexOfItem, answerStored, acks, kv, operationCount: operations.length };
 }
 
 /**
@@ -125,7 +141,7 @@ export function planTransaction(req: { operations: unknown }, nowMs: number): Tr
  */
 export function firstStoredDuplicate(plan: TransactionPlan, hitOf: (item: PlannedPush) => DedupHit | null): TransactionResult | null {
   for (const item of plan.push.items) {
-    if (item.repeatOf !== null) continue;
+    if (item.repeatOf !== null || plan.answerStored.has(item.index)) continue;
     const hit = hitOf(item);
     if (hit) {
       const opIndex = plan.opIndexOfItem[item.index]!;
@@ -136,6 +152,24 @@ export function firstStoredDuplicate(plan: TransactionPlan, hitOf: (item: Planne
         message: `Operation ${opIndex} pushes transactionId ${JSON.stringify(item.transactionId.slice(0, 200))}, which partition "${item.partition}" of queue "${item.queue}" already stores (message ${hit.messageId} at offset ${hit.offset}); nothing in the transaction was written.`,
       };
     }
+  }
+  return null;
+}
+
+/**
+ * Step 4: the first required ack (in operation order) that does not
+ * apply rolls the transaction back. `holds(ack)` answers whether the group's
+ * lease holds the offset of plan.acks[ackIndex] as the transaction starts.
+ */
+export function firstUnheldAck(plan: TransactionPlan, holds: (ackIndex: number) => boolean): TransactionResult | null {
+  for (const [i, { opIndex, ack, required }] of plan.acks.entries()) {
+    if (!required || holds(i)) continue;
+    return {
+      success: false,
+      reason: 'not_acked',
+      failedIndex: opIndex,
+      message: `Operation ${opIndex} acks offset ${ack.offset} of ${ack.queue}/${ack.partition}, which group "${ack.consumerGroup.slice(0, 200)}" does not hold under a live lease (never popped, expired, released or acked already); nothing in the transaction was written.`,
+    };
   }
   return null;
 }

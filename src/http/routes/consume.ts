@@ -29,13 +29,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PopResult, TransactionOperation, UnreadableRange } from '../../core/core.js';
+import type { PopResult, UnreadableRange } from '../../core/core.js';
 import { isCoreError } from '../../core/errors.js';
-import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, retryCounts, type AckTarget, type QueenAckStatus } from '../acks.js';
-import type { FastifyBaseLogger } from 'fastify';
+import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, retryCounts, type AckAnswer, type AckTarget, type QueenAckStatus } from '../acks.js';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { leaseAnswer, messageAnswer, unreadableAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
-import { idempotencyMarker } from '../idempotency.js';
+import { IDEMPOTENT_EFFECT, progressMarker, progressOfFirstAttempt } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { applySubscription } from '../subscriptions.js';
 import { NAME } from '../schemas.js';
@@ -197,18 +197,27 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
     async (request, reply) => pop(request.params.queue, request.params.partition, request.query, reply.raw, request.log),
   );
 
-  /** Acks in the order given; each answers for itself, as Queen's do. */
-  const acknowledge = async (items: AckItem[], group: string, field: string, marker: TransactionOperation | null = null) => {
-    const located = await locateMessages(core, group, items, field);
+  /**
+   * Acks in the order given; each answers for itself, as Queen's do, and each
+   * is one core transaction. Under an Idempotency-Key every ack's transaction
+   * also records the answers so far in the key's ledger entry, so a repeat of
+   * a batch that stopped part way (or whose answer was lost) answers the acks
+   * that ran as they were and runs only the rest.
+   */
+  const acknowledge = async (request: FastifyRequest, items: AckItem[], group: string, field: string) => {
+    const answers = progressOfFirstAttempt(request).slice(0, items.length) as AckAnswer[];
+    const rest = items.slice(answers.length);
+    const located = await locateMessages(core, group, rest, field);
     const now = Date.now();
-    const answers = [];
-    for (const [i, item] of items.entries()) {
-      const found = located[i] ?? null;
+    for (const [j, item] of rest.entries()) {
+      const i = answers.length;
+      const found = located[j] ?? null;
       const status = item.status ?? 'completed';
       const plan = found ? await planAck(core, found, { status, consumerGroup: group, ...(item.leaseId ? { leaseId: item.leaseId } : {}), error: item.error ?? null }, now) : null;
-      // A batch's acks are one core transaction each: the key's entry rides with the last,
-      // so it says "applied" only once every ack ran; a stop before leaves the outcome unknown.
-      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, marker && i === items.length - 1 ? [marker] : []);
+      const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, (applied) => {
+        const marker = progressMarker(request, [...answers, applied]);
+        return marker ? [marker] : [];
+      });
       if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
       answers.push(answer);
     }
@@ -218,8 +227,7 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
   app.post<{ Body: AckItem }>(
     '/api/v1/ack',
     { schema: { body: { type: 'object', additionalProperties: false, properties: { ...ACK_ITEM, consumerGroup: NULLABLE_STRING } } } },
-    // One ack is one core transaction, so an Idempotency-Key's ledger entry commits with it.
-    async (request) => acknowledge([request.body], request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body', idempotencyMarker(request)),
+    async (request) => acknowledge(request, [request.body], request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body'),
   );
 
   app.post<{ Body: { acknowledgments: AckItem[]; consumerGroup?: string | null } }>(
@@ -237,12 +245,14 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
         },
       },
     },
-    async (request) => acknowledge(request.body.acknowledgments, request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body.acknowledgments', idempotencyMarker(request)),
+    async (request) => acknowledge(request, request.body.acknowledgments, request.body.consumerGroup ?? QUEUE_MODE_GROUP, 'body.acknowledgments'),
   );
 
   app.post<{ Params: { leaseId: string }; Body: { seconds?: number; extendMs?: number } | undefined }>(
     '/api/v1/lease/:leaseId/extend',
     {
+      // A renewal sets the deadline to now plus the extension: running it again is the same effect.
+      config: IDEMPOTENT_EFFECT,
       schema: {
         params: { type: 'object', required: ['leaseId'], properties: { leaseId: NAME } },
         body: {

@@ -10,11 +10,9 @@
  *
  * With an Idempotency-Key the push is one core transaction that also writes
  * the key's ledger entry, so a retry after a lost answer never pushes twice.
- * A transaction rolls back when an item repeats an id its partition already
- * stores, where a push answers that item `duplicate`; such a push runs as a
- * plain push with the ledger written after it. Its retry cannot store the
- * items that carry ids twice (the queue deduplicates them); items without an
- * id are the only ones a crash between the two writes could store twice.
+ * Its items say ifStored: 'answer', so an id the partition already stores is
+ * answered `duplicate` inside the transaction, exactly as a plain push
+ * answers it, instead of rolling the push back.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Core, PushItem, PushItemResult } from '../../core/core.js';
@@ -39,10 +37,10 @@ export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void
 
 async function pushWithLedger(core: Core, request: FastifyRequest, items: PushItem[]): Promise<PushItemResult[]> {
   const marker = idempotencyMarker(request);
-  if (marker) {
-    const outcome = await withQueuesCreated(core, items, () => core.transaction({ operations: [...items.map((item) => ({ op: 'push' as const, ...item })), marker] }));
-    if (outcome.success) return outcome.results.slice(0, items.length) as PushItemResult[];
-    if (outcome.reason !== 'duplicate') throw new Error(`A push transaction rolled back for ${outcome.reason}: ${outcome.message}`);
-  }
-  return (await pushCreatingQueues(core, items)).items;
+  if (!marker) return (await pushCreatingQueues(core, items)).items;
+  const operations = [...items.map((item) => ({ op: 'push' as const, ifStored: 'answer' as const, ...item })), marker];
+  const outcome = await withQueuesCreated(core, items, () => core.transaction({ operations }));
+  // Nothing in it can roll back: stored ids are answered, and the marker's put has no precondition.
+  if (!outcome.success) throw new Error(`A push transaction rolled back for ${outcome.reason}: ${outcome.message}`);
+  return outcome.results.slice(0, items.length) as PushItemResult[];
 }

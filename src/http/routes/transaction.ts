@@ -2,13 +2,15 @@
  * POST /api/v1/transaction: pushes, acks and KV operations (once included),
  * all or nothing, judged in the core's order: every operation validated
  * (a bad one is a 4xx and nothing is written), pushes checked before KV,
- * then everything applied together. A push to a queue that does not exist
+ * KV before acks, then everything applied together. A push to a queue that does not exist
  * yet creates it, as POST /api/v1/push does.
  *
  * A rollback is an answer, not an error: HTTP 200 with success: false, the
  * reason (`duplicate`: a push carries an id its partition already stores;
  * `kv_precondition`: a once gate was lost, or a required putIfAbsent or a
- * versioned put did not hold), failed_index (the operation in this request),
+ * versioned put did not hold; `not_acked`: an ack names a message the group
+ * does not hold under a live lease, so nothing the step produced commits
+ * without its input being acked), failed_index (the operation in this request),
  * for a push operation failed_item (the item within it), and `error`, the
  * sentence Queen's clients read.
  *

@@ -56,11 +56,11 @@ import { appendLimitsOf, appendRefusal, checkQueueRules, keepInPlace, parseAppen
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
+import { inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
-import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
+import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
@@ -788,7 +788,7 @@ export class MemoryCore implements Core {
    */
   private applyAck({ queue, partition, req }: { queue: QueueState; partition: PartitionState; req: AckRequest }): boolean {
     const lease = partition.leases.get(req.consumerGroup);
-    if (!lease || !isLeaseLive(lease, this.clock()) || req.offset < lease.fromOffset || req.offset >= lease.toOffset) return false;
+    if (!leaseHoldsOffset(lease, req.offset, this.clock())) return false;
     if (req.status === 'failed') {
       this.dropLease(partition, req.consumerGroup);
       this.wakePartition(queue, partition);
@@ -832,6 +832,8 @@ export class MemoryCore implements Core {
     if (duplicate) return duplicate;
     const kv = evaluateKvOperations(plan.kv, (ns, key) => this.kv.get(kvSlot(ns, key)) ?? null, now);
     if (!kv.ok) return kv.result;
+    const unheld = firstUnheldAck(plan, (i) => leaseHoldsOffset(acks[i]!.checked.partition.leases.get(acks[i]!.checked.req.consumerGroup), acks[i]!.checked.req.offset, now));
+    if (unheld) return unheld;
     const kvWrites = [...kv.writes.values()].map(({ ns, key, entry }) => ({ slot: kvSlot(ns, key), entry }));
     const growth = pushBytes + Math.max(0, this.kvGrowth(kvWrites));
     if (growth > 0) this.checkRoom(growth);

@@ -56,13 +56,13 @@ import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForSto
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
 import { queuesToRoute, routePushItems } from '../../rules/push-routing.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, lastSequenceInWindow, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
 import { retentionStartOffset } from '../../rules/retention.js';
-import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
+import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { Database, type Statements } from './database.js';
 import { GroupCommit } from './group-commit.js';
@@ -948,9 +948,20 @@ export class PostgresCore implements Core {
    * those after it are delivered again. Returns the wake-up keys for poppers
    * when the lease ended.
    */
-  private async applyAck(tx: Statements, { queue, partition, req }: CheckedAck): Promise<{ acked: boolean; woken: string[] | null }> {
+  private async leaseOfAck(tx: Statements, { partition, req }: CheckedAck): Promise<LeaseRow | null> {
     const lease = await tx.one<LeaseRow>('lease-for-update', [partition.id, req.consumerGroup]);
-    if (!lease || !isLeaseLive(lease, this.clock()) || req.offset < lease.from_offset || req.offset >= lease.to_offset) return { acked: false, woken: null };
+    const range = lease && { deadline: lease.deadline, fromOffset: lease.from_offset, toOffset: lease.to_offset };
+    return leaseHoldsOffset(range, req.offset, this.clock()) ? lease : null;
+  }
+
+  private async ackHolds(tx: Statements, checked: CheckedAck): Promise<boolean> {
+    return (await this.leaseOfAck(tx, checked)) !== null;
+  }
+
+  private async applyAck(tx: Statements, checked: CheckedAck): Promise<{ acked: boolean; woken: string[] | null }> {
+    const { queue, partition, req } = checked;
+    const lease = await this.leaseOfAck(tx, checked);
+    if (!lease) return { acked: false, woken: null };
     const woken = [partitionKey(queue.name, partition.idx), queueKey(queue.name)];
     if (req.status === 'failed') {
       await tx.run('delete-lease', [partition.id, req.consumerGroup]);
@@ -1013,6 +1024,10 @@ export class PostgresCore implements Core {
         }
         const kv = evaluateKvOperations(plan.kv, (ns, key) => current.get(kvSlot(ns, key)) ?? null, now);
         if (!kv.ok) throw new RollbackWith(kv.result);
+        const holding: boolean[] = [];
+        for (const [i, { checked }] of acks.entries()) holding.push(!plan.acks[i]!.required || (await this.ackHolds(tx, checked)));
+        const unheld = firstUnheldAck(plan, (i) => holding[i]!);
+        if (unheld) throw new RollbackWith(unheld);
         // Every check has passed: write it all in this transaction.
         const results: unknown[] = new Array(plan.operationCount);
         const writes = new LogWrites();
