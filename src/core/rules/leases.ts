@@ -38,16 +38,16 @@ export function requireCurrentLease(lease: Pick<LeaseState, 'id' | 'deadline'> |
   }
 }
 
-/**
- * The newest record timestamp a pop may hand out now (Queen's delayed
- * processing): a record younger than the queue's delay, and every record
- * after it, waits, so the partition's order holds.
- */
 /** Queen's window buffer: a partition that received records within the window is left alone for now. */
 export function inWindowBuffer(windowBufferMs: number, newestAppendMs: number | null, nowMs: number): boolean {
   return windowBufferMs > 0 && newestAppendMs !== null && newestAppendMs > nowMs - windowBufferMs;
 }
 
+/**
+ * The newest record timestamp a pop may hand out now (Queen's delayed
+ * processing): a record younger than the queue's delay, and every record
+ * after it, waits, so the partition's order holds.
+ */
 export function popVisibleUntil(delayedProcessingMs: number, nowMs: number): number {
   return delayedProcessingMs > 0 ? nowMs - delayedProcessingMs : Number.POSITIVE_INFINITY;
 }

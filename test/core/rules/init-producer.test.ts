@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../../src/core/rules/init-producer.js';
+
+describe('InitProducer requests', () => {
+  it('ignores the transaction timeout of an idempotent producer (librdkafka sends -1 there)', () => {
+    expect(checkInitProducer({ transactionalId: null, transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 })).toEqual({
+      transactionalId: null,
+      transactionTimeoutMs: 0,
+      producerId: -1,
+      producerEpoch: -1,
+    });
+  });
+
+  it('checks a transactional producer\'s timeout, id and epoch', () => {
+    expect(checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: 60_000, producerId: 7, producerEpoch: MAX_PRODUCER_EPOCH })).toMatchObject({ transactionTimeoutMs: 60_000, producerEpoch: MAX_PRODUCER_EPOCH });
+    expect(() => checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 })).toThrow(/transactionTimeoutMs must be zero or more/);
+    expect(() => checkInitProducer({ transactionalId: '', transactionTimeoutMs: 1, producerId: -1, producerEpoch: -1 })).toThrow('transactionalId must be null or a non-empty string.');
+    expect(() => checkInitProducer({ transactionalId: null, transactionTimeoutMs: 0, producerId: -2, producerEpoch: -1 })).toThrow(/producerId must be at least -1/);
+    expect(() => checkInitProducer({ transactionalId: null, transactionTimeoutMs: 0, producerId: 1, producerEpoch: MAX_PRODUCER_EPOCH + 1 })).toThrow(/producerEpoch must be at most 32767/);
+  });
+});
