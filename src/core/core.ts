@@ -130,9 +130,11 @@ export interface PartitionRef {
 export interface AppendPartition extends PartitionRef {
   /**
    * One or more Kafka RecordBatch v2 (magic 2) batches, back to back, as the
-   * producer sent them (the gateway has checked their framing and CRC). The
-   * core assigns offsets, rewrites baseOffset and the partition leader epoch
-   * (0, the only one here; both outside the CRC) and stores the bytes verbatim.
+   * producer sent them. The core checks them (framing, CRC and every record:
+   * rules/batches.ts; the gateway checks nothing of them), assigns offsets,
+   * rewrites baseOffset and the partition leader epoch (0, the only one here;
+   * both outside the CRC), corrects a wrong maxTimestamp as Kafka's broker
+   * does (recomputing the CRC), and stores the bytes otherwise verbatim.
    */
   records: Buffer;
 }

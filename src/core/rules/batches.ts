@@ -14,7 +14,9 @@ import type { SequencedBatch } from './producer-window.js';
  * compressed batches within the append limits (protocol/records
  * validateBatch). A batch that fails is refused, so every stored batch can be
  * read. Nothing is re-encoded: the bytes stored are the bytes received, with
- * only header fields outside the records rewritten (prepareForStorage).
+ * only header fields rewritten (prepareForStorage: baseOffset and the leader
+ * epoch, outside the CRC; a wrong maxTimestamp, inside it, with the CRC
+ * recomputed).
  *
  * Inflation is synchronous (the bounded decoders of protocol/records), so at
  * any moment the whole process inflates at most one batch: the per-batch limit
