@@ -6,23 +6,13 @@ import { compileCodec, type MessageCodec } from './compile.js';
  * Every API by key, and the codecs for its requests and responses. Codecs
  * exist for every version Kafka defines for a message (validVersions), so
  * tests and the migration bridge can speak versions the gateway does not
- * serve; `servesVersion` says what the gateway serves.
+ * serve; what the gateway serves is its handlers' registry (src/gateway/registry.ts).
  */
 
 const byKey: ReadonlyMap<number, ApiDef> = new Map(apis.map((api) => [api.apiKey, api]));
 
 export function apiDefinition(apiKey: number): ApiDef | undefined {
   return byKey.get(apiKey);
-}
-
-export function allApis(): readonly ApiDef[] {
-  return apis;
-}
-
-/** Whether the gateway serves this key at this version. */
-export function servesVersion(apiKey: number, version: number): boolean {
-  const api = byKey.get(apiKey);
-  return api !== undefined && inVersions(api.versions, version);
 }
 
 export function servedRange(api: ApiDef): { min: number; max: number } {
@@ -51,18 +41,4 @@ export function isFlexibleRequest(apiKey: number, version: number): boolean {
 
 export function isFlexibleResponse(apiKey: number, version: number): boolean {
   return inVersions(knownApi(apiKey).response.flexibleVersions, version);
-}
-
-/** Compiles every served version up front, so the first request of each kind pays nothing. */
-export function compileServedCodecs(): number {
-  let count = 0;
-  for (const api of apis) {
-    const { min, max } = servedRange(api);
-    for (let v = min; v <= max; v++) {
-      compileCodec(api.request, v);
-      compileCodec(api.response, v);
-      count += 2;
-    }
-  }
-  return count;
 }
