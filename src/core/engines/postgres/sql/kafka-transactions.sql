@@ -131,6 +131,7 @@ ORDER BY started_at
 LIMIT 100;
 
 -- name: txn-trim-aborted
--- Aborted ranges wholly before a partition's log start are no longer read.
-DELETE FROM aborted_transactions a USING partitions p
-WHERE a.partition_id = p.id AND a.last_offset < p.log_start_offset;
+-- Aborted ranges wholly before a partition's log start are no longer read,
+-- nor those of deleted partitions.
+DELETE FROM aborted_transactions a
+WHERE NOT EXISTS (SELECT 1 FROM partitions p WHERE p.id = a.partition_id AND p.log_start_offset <= a.last_offset);
