@@ -3,7 +3,8 @@
  * memory engine, on PostgreSQL (reopen() opens a second core on the same
  * schema, as a restart would), and through the RPC in front of each.
  */
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildBatch } from '../../protocol/records/record-batch.js';
 import { MemoryCore } from '../../src/core/engines/memory/index.js';
 import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
 import { withGroupCoordinator } from '../../src/core/queen-core.js';
@@ -11,6 +12,7 @@ import type { Core } from '../../src/core/core.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { describeTransactionBehaviour } from './transactions-behaviour.js';
+import { uniqueName } from './behaviour.js';
 
 const SECRET = 'transactions-suite-secret';
 
@@ -96,5 +98,31 @@ if (found.database === null) {
         await engine.close();
       },
     };
+  });
+
+  describe(`Kafka transactions: several PostgreSQL cores on one database (${database.source})`, () => {
+    it('sweep the same expired transaction at once and abort it exactly once', async () => {
+      let now = Date.now();
+      const schema = database.freshSchema();
+      const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+      const cores = [await open(), await open(), await open()];
+      try {
+        const [first] = cores;
+        const queue = uniqueName('swept');
+        await first!.createQueue({ name: queue, partitions: 1, config: { dedupWindowSeconds: 0 } });
+        const transactionalId = uniqueName('tid');
+        const { producerId, producerEpoch } = await first!.initProducer({ transactionalId, transactionTimeoutMs: 1_000, producerId: -1, producerEpoch: -1 });
+        await first!.addPartitionsToTxn({ transactionalId, producerId, producerEpoch, partitions: [{ queue, partition: 0 }] });
+        const records = buildBatch({ records: [{ value: 'abandoned' }], producerId, producerEpoch, baseSequence: 0, isTransactional: true });
+        expect((await first!.append({ partitions: [{ queue, partition: 0, records }] })).partitions[0]!.error).toBeNull();
+        now += 5_000;
+        await Promise.all(cores.map((c) => c.abortExpiredTransactions()));
+        // One data batch and one abort marker: no core wrote a second marker.
+        expect((await first!.offsets({ partitions: [{ queue, partition: 0 }] })).partitions[0]).toMatchObject({ highWatermark: 2, lastStableOffset: 2 });
+        expect((await first!.describeTransactions({ transactionalIds: [transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteAbort', producerEpoch: producerEpoch + 1 });
+      } finally {
+        await Promise.all(cores.map((c) => c.close()));
+      }
+    });
   });
 }
