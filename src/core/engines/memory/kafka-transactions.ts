@@ -59,13 +59,12 @@ export interface MemoryTxnHost<P extends object> {
 }
 
 interface MemoryTransaction extends StoredTransaction {
-  partitions: Map<P_KEY, { ref: PartitionRef; partition: object }>;
+  /** "queue\0partition" → the partition and the engine's object for it. */
+  partitions: Map<string, { ref: PartitionRef; partition: object }>;
   groups: Set<string>;
   /** group → "queue\0partition" → offset pending until commit. */
   pendingOffsets: Map<string, Map<string, CommittedOffset>>;
 }
-
-type P_KEY = string;
 
 /** Per partition: open transactions' first offsets and the aborted-transactions index. */
 interface PartitionTransactions {
