@@ -1040,6 +1040,19 @@ export class PostgresCore implements Core {
     }
   }
 
+  // ─── Kafka transactions ─────────────────────────────────────────────────────
+
+  private transactionsNotYet(): never {
+    throw new CoreError('not_supported', 'Kafka transactions are not built on the PostgreSQL engine yet; use the memory engine.');
+  }
+  async addPartitionsToTxn(): Promise<never> { this.transactionsNotYet(); }
+  async addOffsetsToTxn(): Promise<never> { this.transactionsNotYet(); }
+  async txnOffsetCommit(): Promise<never> { this.transactionsNotYet(); }
+  async endTxn(): Promise<never> { this.transactionsNotYet(); }
+  async describeTransactions(): Promise<never> { this.transactionsNotYet(); }
+  async listTransactions(): Promise<never> { this.transactionsNotYet(); }
+  async unstableOffsets(): Promise<{ partitions: PartitionRef[] }> { return { partitions: [] }; }
+
   // ─── Lifecycle and maintenance ─────────────────────────────────────────────
 
   /**
