@@ -31,6 +31,13 @@ const ERROR_SENTENCES = {
   why: 'the project gives every error a user sees as a sentence; clients print it and ignore it otherwise',
 };
 
+const ONE_EPOCH_BUMP = {
+  behaviour: 'the epoch a new instance gets when it fences an instance with an open transaction',
+  kafka: 'the old epoch + 2 (one bump to abort the open transaction, one for the new instance)',
+  gateway: 'the old epoch + 1, which the abort markers also carry',
+  why: 'one bump fences the old instance everywhere: every later request of its epoch is refused, as with Kafka; clients use whatever epoch they are given',
+};
+
 export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   { scenario: 'record above max.message.bytes', paths: ['raw.*.errorMessage'], ...ERROR_SENTENCES },
   { scenario: 'unknown topic, auto-create not allowed', paths: ['produce.errorMessage'], ...ERROR_SENTENCES },
@@ -78,5 +85,23 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     kafka: 'accepted (the state may have been deleted with old segments)',
     gateway: 'OUT_OF_ORDER_SEQUENCE_NUMBER',
     why: "the core never drops a producer's state while its log lives, so a missing state means a new producer, and a batch that overtook sequence 0 must not be written first",
+  },
+  {
+    scenario: 'transactions: InitProducerId with a transactional id',
+    paths: ['openTransaction.firstAnswer.error', 'openTransaction.firstAnswer.producerId', 'openTransaction.firstAnswer.producerEpoch'],
+    behaviour: 'InitProducerId of a new instance while the previous instance of its transactional id has a transaction open',
+    kafka: 'CONCURRENT_TRANSACTIONS while it aborts that transaction; the retry gets the new epoch',
+    gateway: 'the new epoch at once',
+    why: 'the abort (markers included) is one call to the core, finished before the answer, so there is nothing to retry; clients retry CONCURRENT_TRANSACTIONS and take either',
+  },
+  {
+    scenario: 'transactions: a zombie producer is fenced, request version by version',
+    paths: ['successor.producerEpoch'],
+    ...ONE_EPOCH_BUMP,
+  },
+  {
+    scenario: 'transactions: kafkajs commit, abort, sendOffsets and a fenced zombie',
+    paths: ['readUncommitted.batches[6].producerEpoch', 'readUncommitted.batches[7].producerEpoch'],
+    ...ONE_EPOCH_BUMP,
   },
 ];
