@@ -5,7 +5,8 @@
  * transactional error code a client can meet, request version by request
  * version, and what a read_committed reader sees (records, the last stable
  * offset, the aborted-transactions list, ListOffsets) against a
- * read_uncommitted one, while a transaction is open and after it ends.
+ * read_uncommitted one, while a transaction is open and after it ends, and an
+ * abandoned transaction aborted by its timeout.
  *
  * Transactions are ended with EndTxn v4 and partitions added with
  * AddPartitionsToTxn v3 (what clients before KIP-890's second part send, and
@@ -653,6 +654,43 @@ const offsetsScenario: Scenario = {
   },
 };
 
+// ─── The transaction timeout ─────────────────────────────────────────────────
+
+const timeoutScenario: Scenario = {
+  name: 'transactions: an abandoned transaction is aborted after its timeout',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const tid = 'diff-txn-timeout-abort';
+    const topic = 'diff-txn-timeout-abort';
+    return withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+      const p = await initTransactional(ctx, raw, tid, 1_000);
+      const out: Record<string, unknown> = {};
+      out.added = await addPartitions(raw, p, [{ name: topic, partitions: [0] }]);
+      out.produced = await produceTransactional(raw, p, topic, 0, 0, ['abandoned-0', 'abandoned-1']);
+      await producePlain(ctx, raw, topic, ['plain-after']);
+      out.whileOpen = { lastStableOffset: (await rawFetch(raw, topic, { partition: 0, offset: 0, isolationLevel: 1 }, n)).lastStableOffset };
+      // Apache Kafka looks for timed-out transactions every 10 s (transaction.abort.timed.out.transaction.cleanup.interval.ms).
+      let state = '';
+      for (let i = 0; i < 300 && state !== 'CompleteAbort'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = ((await describeTxn(raw, [tid], n, p))[0] as { state: string }).state;
+      }
+      out.described = await describeTxn(raw, [tid], n, p);
+      out.readCommitted = await fetchAt(raw, topic, 1, n);
+      out.valuesReadCommitted = committedValues(out.readCommitted as Record<string, unknown>);
+      out.abandonedProducer = {
+        produce: await produceTransactional(raw, p, topic, 0, 2, ['late']),
+        addPartitions: await addPartitions(raw, p, [{ name: topic, partitions: [0] }]),
+        endTxn: await endTxn(raw, p, true),
+      };
+      out.reinitialised = initObservation(await initProducerId(raw, tid, { timeoutMs: 1_000 }), p);
+      return out;
+    });
+  },
+};
+
 // ─── kafkajs ─────────────────────────────────────────────────────────────────
 
 const kafkajsScenario: Scenario = {
@@ -726,4 +764,4 @@ const kafkajsScenario: Scenario = {
   },
 };
 
-export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, kafkajsScenario];
+export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario];
