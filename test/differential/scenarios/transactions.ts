@@ -35,10 +35,10 @@ const TV = { initProducerId: 4, addPartitions: 3, addOffsets: 3, endTxn: 4, txnO
 const RETRIABLE = new Set<number>([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR, ErrorCode.CONCURRENT_TRANSACTIONS]);
 
 /** Sends until the answer is not retriable, as clients do. */
-async function retrying(send: () => Promise<Message>, errorOf: (m: Message) => number): Promise<{ answer: Message }> {
+async function retrying(send: () => Promise<Message>, errorOf: (m: Message) => number): Promise<Message> {
   for (let attempt = 0; ; attempt++) {
     const answer = await send();
-    if (!RETRIABLE.has(errorOf(answer)) || attempt >= 200) return { answer };
+    if (!RETRIABLE.has(errorOf(answer)) || attempt >= 200) return answer;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -73,7 +73,7 @@ async function initProducerId(raw: RawConnection, transactionalId: string | null
       producerId: options.producerId ?? -1n,
       producerEpoch: options.producerEpoch ?? -1,
     });
-  const { answer } = options.retry === false ? { answer: await send() } : await retrying(send, (m) => m.errorCode as number);
+  const answer = options.retry === false ? await send() : await retrying(send, (m) => m.errorCode as number);
   return { errorCode: answer.errorCode as number, producerId: answer.producerId as bigint, producerEpoch: answer.producerEpoch as number };
 }
 
@@ -99,7 +99,7 @@ async function addPartitions(raw: RawConnection, p: ProducerIdentity, topics: { 
     version >= 4
       ? { transactions: [{ transactionalId: p.transactionalId, producerId: p.producerId, producerEpoch: p.producerEpoch, verifyOnly: false, topics }] }
       : { v3AndBelowTransactionalId: p.transactionalId, v3AndBelowProducerId: p.producerId, v3AndBelowProducerEpoch: p.producerEpoch, v3AndBelowTopics: topics };
-  const { answer } = await retrying(
+  const answer = await retrying(
     () => raw.request(ApiKey.AddPartitionsToTxn, version, body),
     (m) => (version >= 4 ? ((m.errorCode as number) || firstPartitionError((m.resultsByTransaction as Message[])[0]?.topicResults as Message[] | undefined)) : firstPartitionError(m.resultsByTopicV3AndBelow as Message[])),
   );
@@ -118,7 +118,7 @@ function firstPartitionError(results: Message[] | undefined): number {
 }
 
 async function addOffsets(raw: RawConnection, p: ProducerIdentity, group: string, version: number = TV.addOffsets): Promise<string> {
-  const { answer } = await retrying(
+  const answer = await retrying(
     () => raw.request(ApiKey.AddOffsetsToTxn, version, { transactionalId: p.transactionalId, producerId: p.producerId, producerEpoch: p.producerEpoch, groupId: group }),
     (m) => m.errorCode as number,
   );
@@ -126,7 +126,7 @@ async function addOffsets(raw: RawConnection, p: ProducerIdentity, group: string
 }
 
 async function endTxn(raw: RawConnection, p: ProducerIdentity, committed: boolean, version: number = TV.endTxn): Promise<Record<string, unknown>> {
-  const { answer } = await retrying(
+  const answer = await retrying(
     () => raw.request(ApiKey.EndTxn, version, { transactionalId: p.transactionalId, producerId: p.producerId, producerEpoch: p.producerEpoch, committed }),
     (m) => m.errorCode as number,
   );
@@ -156,7 +156,7 @@ async function awaitSettled(raw: RawConnection, transactionalId: string): Promis
 }
 
 async function txnOffsetCommit(raw: RawConnection, p: ProducerIdentity, group: string, topic: string, offsets: [number, number][], version: number = TV.txnOffsetCommit): Promise<unknown> {
-  const { answer } = await retrying(
+  const answer = await retrying(
     () =>
       raw.request(ApiKey.TxnOffsetCommit, version, {
         transactionalId: p.transactionalId,
@@ -601,7 +601,7 @@ async function offsetFetch(raw: RawConnection, group: string, topic: string, req
 }
 
 async function plainCommit(raw: RawConnection, group: string, topic: string, offset: number): Promise<unknown> {
-  const { answer: a } = await retrying(
+  const a = await retrying(
     () =>
       raw.request(ApiKey.OffsetCommit, TV.offsetCommit, {
         groupId: group,
