@@ -89,10 +89,18 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   {
     scenario: 'transactions: InitProducerId with a transactional id',
     paths: ['openTransaction.firstAnswer.error', 'openTransaction.firstAnswer.producerId', 'openTransaction.firstAnswer.producerEpoch'],
-    behaviour: 'InitProducerId of a new instance while the previous instance of its transactional id has a transaction open',
-    kafka: 'CONCURRENT_TRANSACTIONS while it aborts that transaction; the retry gets the new epoch',
-    gateway: 'the new epoch at once',
-    why: 'the abort (markers included) is one call to the core, finished before the answer, so there is nothing to retry; clients retry CONCURRENT_TRANSACTIONS and take either',
+    behaviour: 'InitProducerId for a transactional id whose transaction is still open',
+    kafka: 'CONCURRENT_TRANSACTIONS while the coordinator aborts it; the client retries',
+    gateway: 'the abort (markers and all) is done inside the call, which answers the new epoch at once',
+    why: 'the core ends a transaction in one atomic step, so there is no in-between state to wait out',
+  },
+  {
+    scenario: 'transactions: EndTxn v5 bumps the epoch at every end',
+    paths: ['commit.producerEpoch', 'oldEpochAfterCommit.**', 'nextProduced.**', 'abort.producerEpoch', 'readCommitted.**'],
+    behaviour: 'transaction.version 2 (KIP-890 part 2: an epoch bump per transaction, AddPartitionsToTxn implied by Produce)',
+    kafka: 'Kafka 4 finalizes it and clients use it',
+    gateway: 'not advertised (ApiVersions lists no features): clients use the classic transaction protocol',
+    why: "the classic protocol is what every client speaks; KIP-890's second part is not built",
   },
   {
     scenario: 'transactions: a zombie producer is fenced, request version by version',

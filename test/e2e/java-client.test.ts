@@ -12,6 +12,11 @@
  *   then members that stop part-way and a member that resumes at the
  *   committed offsets, nothing lost or doubled;
  * - a consumer on the new group protocol (KIP-848), which only Kafka serves;
+ * - a transactional producer: an aborted and a committed transaction with
+ *   offsets sent for a group, then a second instance with the same
+ *   transactional id that fences the first; a read_committed consumer reads
+ *   the committed records only, and the group's offsets are the committed
+ *   transaction's;
  * - the admin client: createTopics, listTopics, describeTopics,
  *   describeCluster, listOffsets, describeConfigs, deleteTopics, and the
  *   group operations above.
@@ -29,7 +34,7 @@ import { apacheKafkaInstall, startApacheKafka } from '../support/apache-kafka.js
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { startGateway } from '../support/gateway.js';
-import { JavaConsumer, javaAdmin, javaProduce, type AdminResult, type JavaConsumed, type JavaRecord, type TopicPartitionRef } from '../support/java-client.js';
+import { JavaConsumer, javaAdmin, javaProduce, javaTransactions, type JavaError, type AdminResult, type JavaConsumed, type JavaRecord, type TopicPartitionRef } from '../support/java-client.js';
 import { uniqueTopic } from '../support/records.js';
 
 const engines = await engineMatrix();
@@ -118,6 +123,48 @@ for (const target of targets) {
     afterAll(async () => {
       await server?.stop();
     });
+
+    it('transactions: read_committed reads only committed records, offsets land with the commit, a second instance fences the first', async () => {
+      const topic = uniqueTopic('java-txn');
+      const input = uniqueTopic('java-txn-in');
+      const group = `${topic}-group`;
+      await createTopic(server.bootstrap, topic, 2);
+      await createTopic(server.bootstrap, input, 1);
+      const committed = Array.from({ length: 6 }, (_, i) => ({ partition: i % 2, key: null, value: `committed-${i}` }));
+      const lines = await javaTransactions(server.bootstrap, {
+        topic,
+        transactionalId: `${topic}-tid`,
+        groupId: group,
+        fence: true,
+        steps: [
+          { action: 'abort', records: [{ partition: 0, key: null, value: 'aborted-0' }, { partition: 1, key: null, value: 'aborted-1' }], offsets: [{ topic: input, partition: 0, offset: 5 }] },
+          { action: 'commit', records: committed, offsets: [{ topic: input, partition: 0, offset: 7 }] },
+        ],
+      });
+      expect(lines.filter((l) => l.event === 'step').map((l) => l.action)).toEqual(['abort', 'commit']);
+      const zombie = lines.find((l) => l.event === 'zombie');
+      expect(zombie?.fenced, JSON.stringify(lines)).toBe(true);
+      expect((zombie!.error as JavaError).type).toMatch(/ProducerFenced|InvalidProducerEpoch/);
+      expect(lines.some((l) => l.event === 'successor-committed'), JSON.stringify(lines)).toBe(true);
+
+      // Six committed records and the successor's: no aborted one and nothing of the fenced instance.
+      const reader = await JavaConsumer.start({
+        bootstrap: server.bootstrap,
+        topics: [topic],
+        groupId: `${topic}-reader`,
+        clientId: 'java-txn-reader',
+        maxRecords: committed.length + 1,
+        config: { 'isolation.level': 'read_committed' },
+      });
+      await reader.finished(90_000);
+      expect(reader.records.map((r) => r.value).sort()).toEqual([...committed.map((r) => r.value), 'successor'].sort());
+      for (const p of [0, 1]) {
+        const values = reader.records.filter((r) => r.partition === p && r.value!.startsWith('committed')).map((r) => r.value);
+        expect(values, `partition ${p} in order`).toEqual(committed.filter((r) => r.partition === p).map((r) => r.value));
+      }
+      const offsets = await javaAdmin(server.bootstrap, [{ op: 'listConsumerGroupOffsets', group }]);
+      expect(resultOf(offsets, 0, 'listConsumerGroupOffsets')).toEqual({ [`${input}:0`]: { offset: 7, metadata: '' } });
+    }, 180_000);
 
     it('an idempotent producer with five requests in flight stores every record once, in order, at contiguous offsets', async () => {
       const topic = uniqueTopic('java-idempotent');

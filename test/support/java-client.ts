@@ -53,7 +53,7 @@ interface DriverRun {
   exited: Promise<number | null>;
 }
 
-async function runDriver(command: 'produce' | 'consume' | 'admin', settings: object): Promise<DriverRun> {
+async function runDriver(command: 'produce' | 'consume' | 'admin' | 'transact', settings: object): Promise<DriverRun> {
   const cp = await driverClasspath();
   const child = spawn('java', [...JVM_OPTIONS, '-cp', cp, MAIN_CLASS, command, JSON.stringify(settings)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: DriverLine[] = [];
@@ -79,7 +79,7 @@ async function runDriver(command: 'produce' | 'consume' | 'admin', settings: obj
 }
 
 /** Runs a command to its end; fails, with what the driver said, if it exits non-zero. */
-async function runToEnd(command: 'produce' | 'admin', settings: object, timeoutMs: number): Promise<DriverLine[]> {
+async function runToEnd(command: 'produce' | 'admin' | 'transact', settings: object, timeoutMs: number): Promise<DriverLine[]> {
   const run = await runDriver(command, settings);
   run.child.stdin!.end();
   const timer = setTimeout(() => run.child.kill('SIGKILL'), timeoutMs);
@@ -124,6 +124,30 @@ export async function javaProduce(bootstrap: string, topic: string, records: rea
     sent: lines.filter((l) => l.event === 'sent') as unknown as JavaSent[],
     failed: lines.filter((l) => l.event === 'failed') as unknown as JavaProduceResult['failed'],
   };
+}
+
+// ─── transact ────────────────────────────────────────────────────────────────
+
+export interface JavaTransactionStep {
+  action: 'commit' | 'abort';
+  records: { partition: number; key: string | null; value: string }[];
+  /** Offsets for the driver's groupId, sent with the transaction. */
+  offsets?: { topic: string; partition: number; offset: number }[];
+}
+
+export interface JavaTransactionsSpec {
+  topic: string;
+  transactionalId: string;
+  groupId: string;
+  steps: JavaTransactionStep[];
+  /** After the steps: a second instance with the same transactional id fences this one (JavaClientDriver.fence). */
+  fence?: boolean;
+  config?: JavaConfig;
+}
+
+/** Runs the transactions with one transactional KafkaProducer; answers the driver's lines. */
+export async function javaTransactions(bootstrap: string, spec: JavaTransactionsSpec): Promise<DriverLine[]> {
+  return runToEnd('transact', { bootstrap, clientId: 'queen-e2e-java-transactions', ...spec }, 120_000);
 }
 
 // ─── admin ───────────────────────────────────────────────────────────────────

@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TopicListing;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -59,6 +60,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       arrives on stdin, then closes (leaving the group) and says "closed".
  *   admin   {"bootstrap", "ops": [{"op", ...}], "config"?}
  *       runs the operations in order, one line each (see {@link #adminOp}).
+ *   transact {"bootstrap", "topic", "transactionalId", "groupId", "steps": [{"action": "commit"|"abort",
+ *             "records": [{"partition", "key", "value"}], "offsets"?: [{"topic", "partition", "offset"}]}],
+ *             "fence"?, "config"?}
+ *       a transactional producer: initTransactions, then per step
+ *       beginTransaction, the records, sendOffsetsToTransaction for groupId
+ *       when offsets are given, and commitTransaction or (after a flush, so
+ *       the records are stored) abortTransaction; a "step" line each. With
+ *       "fence", this producer then opens a transaction, a second producer
+ *       with the same transactional id runs initTransactions ("successor"),
+ *       the first one's send and commit are attempted ("zombie", with the
+ *       error that stopped it) and the successor commits one record
+ *       ("successor-committed"). Then "done".
  * </pre>
  *
  * A failure is a line with "error": {"type": the exception's class, "message"},
@@ -79,6 +92,7 @@ public final class JavaClientDriver {
         case "produce" -> produce(spec);
         case "consume" -> consume(spec);
         case "admin" -> admin(spec);
+        case "transact" -> transact(spec);
         default -> {
           System.err.println("unknown subcommand " + args[0] + ": use produce, consume or admin");
           System.exit(2);
@@ -118,6 +132,68 @@ public final class JavaClientDriver {
       }
     }
     emit(line("done"));
+  }
+
+  // ─── transact ──────────────────────────────────────────────────────────────
+
+  private static void transact(JsonNode spec) throws Exception {
+    Properties props = clientProperties(spec);
+    props.put("transactional.id", spec.get("transactionalId").asText());
+    props.putIfAbsent("key.serializer", StringSerializer.class.getName());
+    props.putIfAbsent("value.serializer", StringSerializer.class.getName());
+    overrides(spec, props);
+    String topic = spec.get("topic").asText();
+    String groupId = text(spec, "groupId");
+    KafkaProducer<String, String> producer = new KafkaProducer<>(props);
+    try {
+      producer.initTransactions();
+      int index = 0;
+      for (JsonNode step : spec.get("steps")) {
+        String action = step.get("action").asText();
+        producer.beginTransaction();
+        for (JsonNode record : step.get("records")) {
+          producer.send(new ProducerRecord<>(topic, record.get("partition").asInt(), text(record, "key"), text(record, "value")));
+        }
+        if (step.hasNonNull("offsets")) {
+          Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+          for (JsonNode o : step.get("offsets")) offsets.put(new TopicPartition(o.get("topic").asText(), o.get("partition").asInt()), new OffsetAndMetadata(o.get("offset").asLong()));
+          producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(groupId));
+        }
+        if (action.equals("commit")) {
+          producer.commitTransaction();
+        } else {
+          producer.flush();
+          producer.abortTransaction();
+        }
+        emit(line("step", "index", index++, "action", action));
+      }
+      if (spec.path("fence").asBoolean(false)) fence(producer, props, topic);
+    } finally {
+      producer.close(Duration.ofSeconds(10));
+    }
+    emit(line("done"));
+  }
+
+  /** A second instance with the same transactional id takes over; the first is then fenced. */
+  private static void fence(KafkaProducer<String, String> zombie, Properties props, String topic) {
+    zombie.beginTransaction();
+    zombie.send(new ProducerRecord<>(topic, 0, null, "zombie-open"));
+    zombie.flush();
+    try (KafkaProducer<String, String> successor = new KafkaProducer<>(props)) {
+      successor.initTransactions();
+      emit(line("successor"));
+      try {
+        zombie.send(new ProducerRecord<>(topic, 0, null, "zombie-late")).get();
+        zombie.commitTransaction();
+        emit(line("zombie", "fenced", false));
+      } catch (Exception e) {
+        emit(line("zombie", "fenced", true, "error", error(e)));
+      }
+      successor.beginTransaction();
+      successor.send(new ProducerRecord<>(topic, 0, null, "successor"));
+      successor.commitTransaction();
+      emit(line("successor-committed"));
+    }
   }
 
   // ─── consume ───────────────────────────────────────────────────────────────
