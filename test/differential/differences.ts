@@ -112,4 +112,9 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     paths: ['readUncommitted.batches[6].producerEpoch', 'readUncommitted.batches[7].producerEpoch'],
     ...ONE_EPOCH_BUMP,
   },
+  {
+    scenario: 'transactions: librdkafka commit, abort and a fenced zombie',
+    paths: ['readCommitted.batches[4].producerEpoch', 'readCommitted.batches[5].producerEpoch'],
+    ...ONE_EPOCH_BUMP,
+  },
 ];

@@ -1,7 +1,7 @@
 /**
  * Kafka transactions, driven raw where a client would never send the request
  * (a zombie's stale epoch, a batch to a partition never added, an id never
- * handed out) and through kafkajs where a user would see it: every
+ * handed out) and through kafkajs and librdkafka where a user would see it: every
  * transactional error code a client can meet, request version by request
  * version, and what a read_committed reader sees (records, the last stable
  * offset, the aborted-transactions list, ListOffsets) against a
@@ -20,7 +20,9 @@ import { ApiKey } from '../../../protocol/api-keys.js';
 import type { Message } from '../../../protocol/codec/compile.js';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { buildBatch } from '../../../protocol/records/record-batch.js';
+import type { LibrdKafkaError, Producer } from '@confluentinc/kafka-javascript';
 import { kafkajsClient } from '../../support/kafkajs.js';
+import { connectProducer, disconnect } from '../../support/rdkafka.js';
 import type { RawConnection } from '../../support/raw-connection.js';
 import { code, type Normaliser, type Scenario, type ScenarioContext } from '../harness.js';
 import { awaitCoordinator, createTopicRaw, EARLIEST, LATEST, outcome, producerIdMarker, rawFetch, rawListOffsets, rawProduce, withRaw } from '../observe.js';
@@ -764,4 +766,54 @@ const kafkajsScenario: Scenario = {
   },
 };
 
-export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario];
+// ─── librdkafka ──────────────────────────────────────────────────────────────
+
+/** A librdkafka call's outcome as a user sees it: done, or its error code and kind. */
+function rdkafkaCall(what: string, call: (cb: (err: LibrdKafkaError | null | undefined) => void) => void): Promise<unknown> {
+  return new Promise((resolve) =>
+    call((err) => resolve(err ? { error: err.code, fatal: err.isFatal ?? false, requiresAbort: err.isTxnRequiresAbort ?? false, retriable: err.isRetriable ?? false } : `${what} done`)),
+  );
+}
+
+const librdkafkaScenario: Scenario = {
+  name: 'transactions: librdkafka commit, abort and a fenced zombie',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const topic = 'diff-txn-librdkafka';
+    const tid = 'diff-txn-librdkafka';
+    await withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+    });
+    const config = { 'transactional.id': tid, 'linger.ms': 5 };
+    const first = await connectProducer(ctx.target.bootstrap, config, topic);
+    let second: Producer | null = null;
+    const out: Record<string, unknown> = {};
+    const send = (p: Producer, value: string) => p.produce(topic, 0, Buffer.from(value), null, T0);
+    try {
+      out.init = await rdkafkaCall('init', (cb) => first.initTransactions(30_000, cb));
+      out.begin = await rdkafkaCall('begin', (cb) => first.beginTransaction(cb));
+      send(first, 'rdk-committed-0');
+      send(first, 'rdk-committed-1');
+      out.commit = await rdkafkaCall('commit', (cb) => first.commitTransaction(30_000, cb));
+      await rdkafkaCall('begin', (cb) => first.beginTransaction(cb));
+      send(first, 'rdk-aborted');
+      out.abort = await rdkafkaCall('abort', (cb) => first.abortTransaction(30_000, cb));
+      await rdkafkaCall('begin', (cb) => first.beginTransaction(cb));
+      send(first, 'rdk-zombie');
+      await new Promise<void>((resolve) => first.flush(10_000, () => resolve()));
+      second = await connectProducer(ctx.target.bootstrap, config, topic);
+      out.successorInit = await rdkafkaCall('init', (cb) => second!.initTransactions(30_000, cb));
+      out.zombieCommit = await rdkafkaCall('commit', (cb) => first.commitTransaction(30_000, cb));
+      await rdkafkaCall('begin', (cb) => second!.beginTransaction(cb));
+      send(second, 'rdk-successor');
+      out.successorCommit = await rdkafkaCall('commit', (cb) => second!.commitTransaction(30_000, cb));
+    } finally {
+      await Promise.allSettled([disconnect(first), second && disconnect(second)]);
+    }
+    const readCommitted = await withRaw(ctx, (raw) => fetchAt(raw, topic, 1, n));
+    return { ...out, valuesReadCommitted: committedValues(readCommitted), readCommitted };
+  },
+};
+
+export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario, librdkafkaScenario];
