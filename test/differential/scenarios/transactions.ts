@@ -761,7 +761,10 @@ const kafkajsScenario: Scenario = {
       await consumer.disconnect();
     }
     out.readCommittedValues = values;
-    out.readUncommitted = await withRaw(ctx, (raw) => fetchAt(raw, topic, 0, n));
+    out.readUncommitted = await withRaw(ctx, async (raw) => {
+      await awaitSettled(raw, tid);
+      return fetchAt(raw, topic, 0, n);
+    });
     return out;
   },
 };
@@ -811,7 +814,10 @@ const librdkafkaScenario: Scenario = {
     } finally {
       await Promise.allSettled([disconnect(first), second && disconnect(second)]);
     }
-    const readCommitted = await withRaw(ctx, (raw) => fetchAt(raw, topic, 1, n));
+    const readCommitted = await withRaw(ctx, async (raw) => {
+      await awaitSettled(raw, tid);
+      return fetchAt(raw, topic, 1, n);
+    });
     return { ...out, valuesReadCommitted: committedValues(readCommitted), readCommitted };
   },
 };
