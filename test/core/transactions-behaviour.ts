@@ -129,8 +129,14 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       expect(second.producerId).toBe(first.producerId);
       expect(second.producerEpoch).toBe(first.producerEpoch + 1);
       await expectCoreError(init(uniqueName('tid'), 900_001), 'invalid_transaction_timeout');
+      // KIP-360: the current producer bumps its own epoch; a retry of that call answers the same; an older epoch is fenced.
+      const own = { transactionalId: id, transactionTimeoutMs: 60_000, producerId: second.producerId, producerEpoch: second.producerEpoch };
+      const bumped = await core.initProducer(own);
+      expect(bumped).toEqual({ producerId: second.producerId, producerEpoch: second.producerEpoch + 1 });
+      expect(await core.initProducer(own)).toEqual(bumped);
+      await expectCoreError(core.initProducer({ ...own, producerEpoch: first.producerEpoch }), 'producer_fenced');
       expect((await core.describeTransactions({ transactionalIds: [id, 'never-seen'] })).transactions).toEqual([
-        { transactionalId: id, state: 'Empty', producerId: first.producerId, producerEpoch: second.producerEpoch, timeoutMs: 60_000, startedAt: -1, partitions: [] },
+        { transactionalId: id, state: 'Empty', producerId: first.producerId, producerEpoch: second.producerEpoch + 1, timeoutMs: 60_000, startedAt: -1, partitions: [] },
         null,
       ]);
     });

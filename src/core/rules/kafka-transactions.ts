@@ -39,6 +39,12 @@ export interface StoredTransaction {
   state: KafkaTxnState;
   /** -1 when no transaction is open. */
   startedAt: number;
+  /**
+   * The epoch before the last bump a producer asked for with its own id and
+   * epoch (KIP-360), so a retry of that InitProducerId gets the same answer;
+   * -1 after any other InitProducerId (Kafka's lastProducerEpoch).
+   */
+  lastProducerEpoch: number;
 }
 
 /** Checks the identity fields every transactional call carries. */
@@ -93,7 +99,7 @@ export function requireCurrentProducer(txn: StoredTransaction | null, who: TxnPr
 
 export type InitDecision =
   | { kind: 'new' }
-  | { kind: 'bump'; producerId: number; producerEpoch: number }
+  | { kind: 'bump'; producerId: number; producerEpoch: number; lastProducerEpoch: number }
   /** A retry of an InitProducerId already answered: the same identity again. */
   | { kind: 'same'; producerId: number; producerEpoch: number };
 
@@ -101,7 +107,8 @@ export type InitDecision =
  * InitProducerId for a transactional id. Without a producer id (-1) the
  * epoch is bumped, fencing any other instance. With one (KIP-360, a producer
  * bumping its own epoch after an abortable error) it must be the current
- * identity, or the one just before a bump already made (a retry).
+ * identity, or the one such a bump started from (a retry of it). Any other
+ * is fenced: an older instance never gets the current epoch.
  */
 export function decideTransactionalInit(existing: StoredTransaction | null, req: InitProducerRequest): InitDecision {
   if (!existing) {
@@ -111,7 +118,7 @@ export function decideTransactionalInit(existing: StoredTransaction | null, req:
     return { kind: 'new' };
   }
   if (req.producerId >= 0) {
-    if (req.producerId === existing.producerId && req.producerEpoch === existing.producerEpoch - 1) {
+    if (req.producerId === existing.producerId && existing.lastProducerEpoch >= 0 && req.producerEpoch === existing.lastProducerEpoch) {
       return { kind: 'same', producerId: existing.producerId, producerEpoch: existing.producerEpoch };
     }
     if (req.producerId !== existing.producerId || req.producerEpoch !== existing.producerEpoch) {
@@ -122,7 +129,7 @@ export function decideTransactionalInit(existing: StoredTransaction | null, req:
     }
   }
   if (existing.producerEpoch + 1 >= MAX_PRODUCER_EPOCH) return { kind: 'new' };
-  return { kind: 'bump', producerId: existing.producerId, producerEpoch: existing.producerEpoch + 1 };
+  return { kind: 'bump', producerId: existing.producerId, producerEpoch: existing.producerEpoch + 1, lastProducerEpoch: req.producerId >= 0 ? existing.producerEpoch : -1 };
 }
 
 export function isOpen(txn: StoredTransaction): boolean {

@@ -102,6 +102,7 @@ export class MemoryTransactions<P extends object> {
       timeoutMs,
       state: 'Empty',
       startedAt: -1,
+      lastProducerEpoch: decision.kind === 'bump' ? decision.lastProducerEpoch : -1,
       partitions: new Map(),
       groups: new Set(),
       pendingOffsets: new Map(),
@@ -211,6 +212,7 @@ export class MemoryTransactions<P extends object> {
       // Kafka bumps the epoch when it aborts a timed-out transaction, so the abandoned producer is fenced.
       this.end(txn, false, txn.producerEpoch + 1, txn.producerId);
       txn.producerEpoch += 1;
+      txn.lastProducerEpoch = -1;
       this.host.noteProducerEpoch({ producerId: txn.producerId, producerEpoch: txn.producerEpoch });
       aborted++;
     }

@@ -56,11 +56,20 @@ interface TransactionRow {
   timeout_ms: number;
   state: KafkaTxnState;
   started_at: number;
+  last_producer_epoch: number;
 }
 
 function stored(row: TransactionRow | null): StoredTransaction | null {
   return row
-    ? { transactionalId: row.transactional_id, producerId: row.producer_id, producerEpoch: row.producer_epoch, timeoutMs: row.timeout_ms, state: row.state, startedAt: row.started_at }
+    ? {
+        transactionalId: row.transactional_id,
+        producerId: row.producer_id,
+        producerEpoch: row.producer_epoch,
+        timeoutMs: row.timeout_ms,
+        state: row.state,
+        startedAt: row.started_at,
+        lastProducerEpoch: row.last_producer_epoch,
+      }
     : null;
 }
 
@@ -102,7 +111,7 @@ export class PostgresTransactions {
       }
       // The fenced instance's open transaction is aborted under the new epoch, as Kafka's coordinator does.
       if (existing && existing.state === 'Ongoing') await this.end(tx, existing, false, identity.producerEpoch, writes);
-      await tx.run('txn-set', [req.transactionalId, identity.producerId, identity.producerEpoch, timeoutMs, 'Empty', -1]);
+      await tx.run('txn-set', [req.transactionalId, identity.producerId, identity.producerEpoch, timeoutMs, 'Empty', -1, decision.kind === 'bump' ? decision.lastProducerEpoch : -1]);
       await tx.run('set-producer-epoch', [identity.producerId, identity.producerEpoch]);
       return identity;
     });
@@ -203,7 +212,8 @@ export class PostgresTransactions {
         continue;
       }
       const partitions = txn.state === 'Ongoing' ? await this.db.statements.run<{ queue_name: string; idx: number }>('txn-describe-partitions', [id]) : [];
-      out.push({ ...txn, partitions: partitions.map((p) => ({ queue: p.queue_name, partition: p.idx })) });
+      const { transactionalId, state, producerId, producerEpoch, timeoutMs, startedAt } = txn;
+      out.push({ transactionalId, state, producerId, producerEpoch, timeoutMs, startedAt, partitions: partitions.map((p) => ({ queue: p.queue_name, partition: p.idx })) });
     }
     return out;
   }
@@ -243,7 +253,7 @@ export class PostgresTransactions {
         if (!txn || txn.state !== 'Ongoing' || now - txn.startedAt <= txn.timeoutMs) return false;
         const epoch = txn.producerEpoch + 1;
         await this.end(tx, txn, false, epoch, writes);
-        await tx.run('txn-set', [id, txn.producerId, epoch, txn.timeoutMs, 'CompleteAbort', -1]);
+        await tx.run('txn-set', [id, txn.producerId, epoch, txn.timeoutMs, 'CompleteAbort', -1, -1]);
         await tx.run('set-producer-epoch', [txn.producerId, epoch]);
         return true;
       });
@@ -302,7 +312,7 @@ export class PostgresTransactions {
   private async open(tx: Statements, txn: StoredTransaction): Promise<void> {
     if (txn.state === 'Ongoing') return;
     await tx.run('txn-clear', [txn.transactionalId]);
-    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, 'Ongoing', this.host.clock()]);
+    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, 'Ongoing', this.host.clock(), txn.lastProducerEpoch]);
   }
 
   /**
@@ -326,6 +336,6 @@ export class PostgresTransactions {
     }
     if (commit) await tx.run('txn-commit-offsets', [txn.transactionalId]);
     await tx.run('txn-clear', [txn.transactionalId]);
-    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, endedState(commit), -1]);
+    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, endedState(commit), -1, txn.lastProducerEpoch]);
   }
 }

@@ -6,7 +6,9 @@
 ALTER TABLE transactional_producers
   ADD COLUMN state text NOT NULL DEFAULT 'Empty',
   -- Epoch ms the open transaction began; -1 when none is open.
-  ADD COLUMN started_at bigint NOT NULL DEFAULT -1;
+  ADD COLUMN started_at bigint NOT NULL DEFAULT -1,
+  -- The epoch a producer's own KIP-360 bump started from (a retry of it gets the same answer); -1 otherwise.
+  ADD COLUMN last_producer_epoch integer NOT NULL DEFAULT -1;
 CREATE INDEX transactional_producers_producer ON transactional_producers (producer_id);
 -- The timeout sweep reads only open transactions.
 CREATE INDEX transactional_producers_open ON transactional_producers (started_at) WHERE state = 'Ongoing';

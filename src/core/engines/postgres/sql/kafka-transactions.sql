@@ -1,19 +1,19 @@
 -- name: txn-lock
 -- A transactional id's row, locked: every coordinator call on one id runs
 -- one at a time, whichever core it reaches.
-SELECT transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at
+SELECT transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at, last_producer_epoch
 FROM transactional_producers WHERE transactional_id = $1 FOR UPDATE;
 
 -- name: txn-get
-SELECT transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at
+SELECT transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at, last_producer_epoch
 FROM transactional_producers WHERE transactional_id = $1;
 
 -- name: txn-set
-INSERT INTO transactional_producers (transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO transactional_producers (transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at, last_producer_epoch)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (transactional_id) DO UPDATE
   SET producer_id = excluded.producer_id, producer_epoch = excluded.producer_epoch, timeout_ms = excluded.timeout_ms,
-      state = excluded.state, started_at = excluded.started_at;
+      state = excluded.state, started_at = excluded.started_at, last_producer_epoch = excluded.last_producer_epoch;
 
 -- name: txn-clear
 -- A new transaction starts with no partitions, groups or offsets.
