@@ -31,6 +31,13 @@ const ERROR_SENTENCES = {
   why: 'the project gives every error a user sees as a sentence; clients print it and ignore it otherwise',
 };
 
+const ONE_EPOCH_BUMP = {
+  behaviour: 'the epoch a new instance gets when it fences an instance with an open transaction',
+  kafka: 'the old epoch + 2 (one bump to abort the open transaction, one for the new instance)',
+  gateway: 'the old epoch + 1, which the abort markers also carry',
+  why: 'one bump fences the old instance everywhere: every later request of its epoch is refused, as with Kafka; clients use whatever epoch they are given',
+};
+
 export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   { scenario: 'record above max.message.bytes', paths: ['raw.*.errorMessage'], ...ERROR_SENTENCES },
   { scenario: 'unknown topic, auto-create not allowed', paths: ['produce.errorMessage'], ...ERROR_SENTENCES },
@@ -78,5 +85,36 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     kafka: 'accepted (the state may have been deleted with old segments)',
     gateway: 'OUT_OF_ORDER_SEQUENCE_NUMBER',
     why: "the core never drops a producer's state while its log lives, so a missing state means a new producer, and a batch that overtook sequence 0 must not be written first",
+  },
+  {
+    scenario: 'transactions: InitProducerId with a transactional id',
+    paths: ['openTransaction.firstAnswer.error', 'openTransaction.firstAnswer.producerId', 'openTransaction.firstAnswer.producerEpoch'],
+    behaviour: 'InitProducerId for a transactional id whose transaction is still open',
+    kafka: 'CONCURRENT_TRANSACTIONS while the coordinator aborts it; the client retries',
+    gateway: 'the abort (markers and all) is done inside the call, which answers the new epoch at once',
+    why: 'the core ends a transaction in one atomic step, so there is no in-between state to wait out',
+  },
+  {
+    scenario: 'transactions: EndTxn v5 bumps the epoch at every end',
+    paths: ['commit.producerEpoch', 'oldEpochAfterCommit.**', 'nextProduced.**', 'abort.producerEpoch', 'readCommitted.**'],
+    behaviour: 'transaction.version 2 (KIP-890 part 2: an epoch bump per transaction, AddPartitionsToTxn implied by Produce)',
+    kafka: 'Kafka 4 finalizes it and clients use it',
+    gateway: 'not advertised (ApiVersions lists no features): clients use the classic transaction protocol',
+    why: "the classic protocol is what every client speaks; KIP-890's second part is not built",
+  },
+  {
+    scenario: 'transactions: a zombie producer is fenced, request version by version',
+    paths: ['successor.producerEpoch'],
+    ...ONE_EPOCH_BUMP,
+  },
+  {
+    scenario: 'transactions: kafkajs commit, abort, sendOffsets and a fenced zombie',
+    paths: ['readUncommitted.batches[6].producerEpoch', 'readUncommitted.batches[7].producerEpoch'],
+    ...ONE_EPOCH_BUMP,
+  },
+  {
+    scenario: 'transactions: librdkafka commit, abort and a fenced zombie',
+    paths: ['readCommitted.batches[4].producerEpoch', 'readCommitted.batches[5].producerEpoch'],
+    ...ONE_EPOCH_BUMP,
   },
 ];

@@ -133,6 +133,8 @@ export interface FetchShape {
   offset: number;
   maxWaitMs?: number;
   maxBytes?: number;
+  /** 0 read_uncommitted (the default), 1 read_committed. */
+  isolationLevel?: 0 | 1;
 }
 
 /** One partition fetched with a plain (sessionless) Fetch; the answer and its batches decoded. */
@@ -142,7 +144,7 @@ export async function rawFetch(raw: RawConnection, topic: string, at: FetchShape
     maxWaitMs: at.maxWaitMs ?? 50,
     minBytes: 1,
     maxBytes: at.maxBytes ?? 1 << 20,
-    isolationLevel: 0,
+    isolationLevel: at.isolationLevel ?? 0,
     sessionId: 0,
     sessionEpoch: -1,
     topics: [{ topic, partitions: [{ partition: at.partition, currentLeaderEpoch: -1, fetchOffset: BigInt(at.offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: at.maxBytes ?? 1 << 20 }] }],
@@ -201,10 +203,10 @@ export const EARLIEST = -2;
 export const LATEST = -1;
 export const MAX_TIMESTAMP = -3;
 
-export async function rawListOffsets(raw: RawConnection, topic: string, partition: number, timestamp: number): Promise<Record<string, unknown>> {
+export async function rawListOffsets(raw: RawConnection, topic: string, partition: number, timestamp: number, isolationLevel: 0 | 1 = 0): Promise<Record<string, unknown>> {
   const answer = await raw.request(ApiKey.ListOffsets, V.listOffsets, {
     replicaId: -1,
-    isolationLevel: 0,
+    isolationLevel,
     topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: BigInt(timestamp), maxNumOffsets: 1 }] }],
   });
   const p = (answer.topics as { partitions: Message[] }[])[0]!.partitions[0]!;

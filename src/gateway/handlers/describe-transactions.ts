@@ -1,6 +1,7 @@
 // DescribeTransactions: the state of transactional ids, from the core's
 // transaction coordinator (kafka-transactions.sh --describe). An unknown id
-// answers TRANSACTIONAL_ID_NOT_FOUND.
+// answers TRANSACTIONAL_ID_NOT_FOUND with every other field zero, as Apache
+// Kafka answers it.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTransactions } from '../../../protocol/messages/index.js';
 import type { PartitionRef } from '../../core/core.js';
@@ -27,9 +28,9 @@ export const describeTransactions: ApiHandler = {
       transactionalId,
       transactionState: '',
       transactionTimeoutMs: 0,
-      transactionStartTimeMs: -1n,
-      producerId: -1n,
-      producerEpoch: -1,
+      transactionStartTimeMs: 0n,
+      producerId: 0n,
+      producerEpoch: 0,
       topics: [],
     });
     try {

@@ -9,7 +9,10 @@
 // the group's generation: a fenced producer is already refused by its epoch.
 // Every partition answers the same code: the call is taken or refused whole.
 //
-// Versions: PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2.
+// Versions: a fenced producer gets INVALID_PRODUCER_EPOCH at every version
+// served (0-4), as Apache Kafka 4 answers it: the group coordinator checks the
+// epoch, and only KIP-890's v5 carries PRODUCER_FENCED (the differential
+// suite's zombie scenario shows both).
 import { TxnOffsetCommit } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
@@ -43,7 +46,7 @@ export const txnOffsetCommit: ApiHandler = {
         ),
       });
     } catch (e) {
-      errorCode = transactionalErrorOf(e, ctx.header.apiVersion, 2).errorCode;
+      errorCode = transactionalErrorOf(e, ctx.header.apiVersion, 5).errorCode;
     }
     return {
       throttleTimeMs: 0,
