@@ -22,7 +22,7 @@ describe('HTTP API: consuming, KV, configuration, listings, operations', () => {
 
   it('pop takes the partition lease (owner, deadline) for its group; other workers of the group get nothing until it ends', async () => {
     await rig.client.queue('jobs').push([{ data: 1 }, { data: 2 }]);
-    const { status, body } = await rig.call('GET', '/api/v1/pop/queue/jobs/partition/Default?consumerGroup=workers&batch=10&owner=worker-a&leaseMs=5000');
+    const { status, body } = await rig.call('GET', '/api/v1/pop/queue/jobs/partition/Default?consumerGroup=workers&batch=10&owner=worker-a&leaseMs=60000');
     expect(status).toBe(200);
     expect(body.messages.map((m: { data: unknown }) => m.data)).toEqual([1, 2]);
     expect(body.lease).toMatchObject({ owner: 'worker-a', consumerGroup: 'workers', partition: 'Default' });
