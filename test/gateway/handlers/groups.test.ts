@@ -345,6 +345,9 @@ describe('ListGroups and DescribeGroups', () => {
     const names = async (request: Message) => (await gw.answer(ApiKey.ListGroups, 5, request)).groups.map((g: Message) => g.groupId);
     expect(await names({ statesFilter: ['Stable'], typesFilter: [] })).toContain(live.group);
     expect(await names({ statesFilter: ['Empty'], typesFilter: [] })).not.toContain(live.group);
+    // Kafka compares states ignoring case; a name no state has matches nothing.
+    expect(await names({ statesFilter: ['stable'], typesFilter: [] })).toContain(live.group);
+    expect(await names({ statesFilter: ['Steady'], typesFilter: [] })).toEqual([]);
     expect(await names({ statesFilter: [], typesFilter: ['Classic'] })).toContain(live.group);
     expect(await names({ statesFilter: [], typesFilter: ['consumer'] })).toEqual([]);
   });
