@@ -522,3 +522,37 @@ describe('OffsetDelete', () => {
     expect(await committed(group)).toEqual({});
   });
 });
+
+describe('an empty group id', () => {
+  // Kafka's coordinator refuses an empty group id with INVALID_GROUP_ID on
+  // SyncGroup, Heartbeat, LeaveGroup and OffsetDelete (GroupCoordinatorService,
+  // isGroupIdNotEmpty), as it does on JoinGroup (tested above). The core's
+  // coordinator checks the id on joins only and answers these as an unknown
+  // member or group. The fix belongs in the core (src/core/groups/coordinator.ts
+  // and queen-core.ts's deleteGroupOffsets), where JoinGroup's check already is,
+  // not in four copies of it in the handlers.
+  const refusals: [string, () => Promise<number>][] = [
+    ['SyncGroup', async () => (await sync({ group: '', memberId: 'member-1', generationId: 1 })).errorCode],
+    ['Heartbeat', async () => (await heartbeat({ group: '', memberId: 'member-1', generationId: 1 })).errorCode],
+    ['LeaveGroup', async () => (await gw.answer(ApiKey.LeaveGroup, 5, { groupId: '', members: [{ memberId: 'member-1', groupInstanceId: null, reason: null }] })).errorCode],
+    ['OffsetDelete', async () => (await gw.answer(ApiKey.OffsetDelete, 0, { groupId: '', topics: [{ name: 'orders', partitions: [{ partitionIndex: 0 }] }] })).errorCode],
+  ];
+  it.fails.each(refusals)('%s answers INVALID_GROUP_ID, as Kafka does', async (_api, errorCodeOf) => {
+    expect(named(await errorCodeOf())).toBe('INVALID_GROUP_ID');
+  });
+
+  // Kafka takes commits and offset fetches for the empty group id, for
+  // compatibility with old clients (GroupCoordinatorService.commitOffsets,
+  // fetchOffsets). The core refuses '' as a group name (its invalid_name,
+  // which the gateway maps to INVALID_TOPIC_EXCEPTION, naming the wrong
+  // thing); accepting it is a decision for the core's name rules
+  // (src/core/rules/names.ts), not for these handlers.
+  it.fails('OffsetCommit takes commits for the empty group id, as Kafka does', async () => {
+    expect(commitErrors(await commit('', [['orders', 0, 3]]))).toEqual({ 'orders/0': 'NONE' });
+  });
+
+  it.fails('OffsetFetch reads the empty group id\'s offsets, as Kafka does', async () => {
+    const response = await gw.answer(ApiKey.OffsetFetch, 7, { groupId: '', topics: [{ name: 'orders', partitionIndexes: [0] }], requireStable: false });
+    expect([named(response.errorCode), response.topics[0]?.partitions[0]?.committedOffset]).toEqual(['NONE', -1n]);
+  });
+});
