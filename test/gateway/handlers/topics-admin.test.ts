@@ -59,6 +59,15 @@ describe('ApiVersions', () => {
     }
   });
 
+  it('answers INVALID_REQUEST, listing nothing, for a client software name or version Kafka\'s pattern refuses (v3+)', async () => {
+    for (const [clientSoftwareName, clientSoftwareVersion] of [['my client', '1.0'], ['@scope/client', '1.0'], ['client', '1.0-'], ['', '1']]) {
+      const response = await gw.answer(ApiKey.ApiVersions, 3, { clientSoftwareName, clientSoftwareVersion });
+      expect([named(response.errorCode), response.apiKeys], `${clientSoftwareName} ${clientSoftwareVersion}`).toEqual(['INVALID_REQUEST', []]);
+    }
+    const fine = await gw.answer(ApiKey.ApiVersions, 4, { clientSoftwareName: 'apache-kafka-java', clientSoftwareVersion: '3.9.0' });
+    expect(named(fine.errorCode)).toBe('NONE');
+  });
+
   it('serves no handler outside its advertised range', async () => {
     for (const handler of handlers) {
       const { min, max } = gw.versionsOf(handler.api.apiKey);
