@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apis } from '../../protocol/messages/index.js';
 import { servedRange } from '../../protocol/codec/registry.js';
 import { encodeRequestFrame } from '../../protocol/frames.js';
-import { BatchPos } from '../../protocol/records/batch-header.js';
+import { BatchAttr, BatchPos } from '../../protocol/records/batch-header.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
@@ -88,7 +88,12 @@ function produceFrame(version: number, partition: number, records: Buffer): Buff
 }
 
 const produceArgs = fc.record({ version: fc.integer({ min: 3, max: 11 }), partition: fc.integer({ min: 0, max: PARTITIONS - 1 }) });
-const validProduce = fc.tuple(produceArgs, batchArb).map(([a, batch]) => ({ ...a, frame: produceFrame(a.version, a.partition, batch) }));
+// Kafka takes zstd batches from Produce v7 only (KIP-110), so a valid zstd batch goes with a version that may carry it.
+const zstdBatch = (batch: Buffer) => (batch.readInt16BE(BatchPos.Attributes) & BatchAttr.CompressionMask) === CompressionCodec.Zstd;
+const validProduce = fc
+  .tuple(produceArgs, batchArb)
+  .map(([a, batch]) => ({ ...a, version: zstdBatch(batch) ? Math.max(a.version, 7) : a.version, batch }))
+  .map(({ batch, ...a }) => ({ ...a, frame: produceFrame(a.version, a.partition, batch) }));
 const mutatedProduce = fc.tuple(produceArgs, mutatedBatchArb).map(([a, batch]) => produceFrame(a.version, a.partition, batch));
 
 /** A frame with bytes overwritten anywhere (size prefix and header included), cut short, or extended. */

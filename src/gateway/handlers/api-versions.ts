@@ -6,20 +6,33 @@
 // UNSUPPORTED_VERSION (35) with a v0 body listing the same APIs, which is how a
 // newer client learns to step down (KIP-511).
 //
+// v3+: a client software name or version Kafka's pattern refuses (letters,
+// digits, '-' and '.', starting and ending with a letter or digit; KIP-511)
+// answers INVALID_REQUEST with no API list, as Kafka's broker does.
+//
 // v3+: the tagged SupportedFeatures and FinalizedFeatures lists go out empty
 // with FinalizedFeaturesEpoch -1: there is no feature-versioned metadata here,
 // and clients read "empty" as "classic behaviour". The client software name and
 // version a v3+ client sends are only logged at debug.
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ApiVersions } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
+
+/** KIP-511's rule for ClientSoftwareName and ClientSoftwareVersion. */
+const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?$/;
 
 export const apiVersions: ApiHandler = {
   api: ApiVersions,
   versions: '0-4',
   async handle(request, ctx) {
     if (ctx.header.apiVersion >= 3) {
-      ctx.log.debug({ software: request.clientSoftwareName, softwareVersion: request.clientSoftwareVersion }, 'client software');
+      const software = { software: request.clientSoftwareName, softwareVersion: request.clientSoftwareVersion };
+      if (!SOFTWARE_NAME_OR_VERSION.test(software.software) || !SOFTWARE_NAME_OR_VERSION.test(software.softwareVersion)) {
+        ctx.log.info(software, 'ApiVersions refused: the client software name and version must be letters, digits, "-" and ".", starting and ending with a letter or digit');
+        return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
+      }
+      ctx.log.debug(software, 'client software');
     }
     return {
       errorCode: NONE,

@@ -12,6 +12,9 @@
 //   UNKNOWN_TOPIC_OR_PARTITION; its neighbours still commit.
 // - Metadata longer than 4096 bytes (Kafka's offset.metadata.max.bytes)
 //   answers OFFSET_METADATA_TOO_LARGE for that partition.
+// - A commit with a generation (0 or more) to a group that does not exist
+//   answers ILLEGAL_GENERATION before v9 and GROUP_ID_NOT_FOUND from v9, as
+//   Kafka's coordinator does (v9 is the version both group protocols share).
 // - RetentionTimeMs (v2-v4) and CommitTimestamp (v1) are accepted and
 //   ignored: committed offsets are kept until deleted, as Kafka 2.1+ does for
 //   groups that are alive.
@@ -19,7 +22,7 @@
 // Versions: v0 has no generation or member id; GroupInstanceId from v7.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetCommit } from '../../../protocol/messages/index.js';
-import type { ApiHandler } from '../handler.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
 import { groupErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
 
@@ -30,6 +33,12 @@ interface CommitPartition {
   committedOffset: bigint;
   committedLeaderEpoch: number;
   committedMetadata: string | null;
+}
+
+/** Whether the group has members or committed offsets: DescribeGroups answers any other group Dead. */
+async function groupExists(ctx: HandlerContext, group: string): Promise<boolean> {
+  const { groups } = await ctx.core.describeGroups({ groups: [group] });
+  return groups[0]?.state !== 'Dead';
 }
 
 export const offsetCommit: ApiHandler = {
@@ -69,7 +78,7 @@ export const offsetCommit: ApiHandler = {
           groupInstanceId: request.groupInstanceId ?? null,
           offsets,
         });
-        groupCode = groupErrorCode(error);
+        groupCode = groupErrorCode(error === 'illegal_generation' && ctx.header.apiVersion >= 9 && !(await groupExists(ctx, request.groupId)) ? 'group_id_not_found' : error);
       } catch (e) {
         groupCode = kafkaErrorOf(e).errorCode;
       }

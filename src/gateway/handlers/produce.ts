@@ -11,8 +11,11 @@
 // - acks 0, 1 and -1 are all answered after the core's append returns (there
 //   are no followers, so 1 and -1 mean the same); acks=0 then sends nothing.
 //   Any other acks value fails every partition with INVALID_REQUIRED_ACKS.
-// - From v3 a partition's records must be exactly one batch, as Kafka
-//   requires; more answers INVALID_RECORD, and nothing of it is stored.
+// - From v3 a partition's records must be exactly one batch of magic 2, as
+//   Kafka requires; none, more than one, or a legacy message set answers
+//   INVALID_RECORD, and nothing of it is stored. A zstd batch before v7
+//   answers UNSUPPORTED_COMPRESSION_TYPE, as Kafka does (KIP-110: v7 is the
+//   client's promise that it can read zstd back).
 // - A batch that breaks a framing rule (header, length, CRC, compressed bytes
 //   that do not inflate) answers CORRUPT_MESSAGE, an unknown codec
 //   UNSUPPORTED_COMPRESSION_TYPE, records that inflate past the core's limit
@@ -51,7 +54,8 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
-import { BATCH_LENGTH_PREFIX, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
+import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
+import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendError, AppendPartition } from '../../core/core.js';
@@ -97,14 +101,14 @@ function failed(index: number, errorCode: number, errorMessage: string | null, r
  */
 function recordsForCore(records: Buffer | null, version: number): { records: Buffer } | { errorCode: number; message: string } {
   if (records === null || records.length === 0) {
-    return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.' };
+    // Kafka checks this from v3 only; before, an empty set is still nothing to store.
+    return version > 2
+      ? { errorCode: ErrorCode.INVALID_RECORD, message: `Produce v${version} carries exactly one record batch per partition; this partition carries none.` }
+      : { errorCode: ErrorCode.CORRUPT_MESSAGE, message: 'The partition carries no record batch.' };
   }
   if (version > 2) {
-    // Kafka takes exactly one batch per partition from v3 on; a second batch after the first is refused whole.
-    if (records.length >= BATCH_LENGTH_PREFIX && batchSize(records) < records.length) {
-      return { errorCode: ErrorCode.INVALID_RECORD, message: `Produce v${version} carries exactly one record batch per partition; these records hold more. Send each batch in its own request.` };
-    }
-    return { records };
+    const refusal = oneBatchRefusal(records, version);
+    return refusal ?? { records };
   }
   if (records.length <= BatchPos.Magic || records.readInt8(BatchPos.Magic) >= 2) return { records };
   try {
@@ -113,6 +117,27 @@ function recordsForCore(records: Buffer | null, version: number): { records: Buf
     if (e instanceof DecodeError) return { errorCode: ErrorCode.CORRUPT_MESSAGE, message: `The message set is corrupt: ${e.message}.` };
     throw e;
   }
+}
+
+/**
+ * Kafka's rules for Produce v3+ records (ProduceRequest.validateRecords):
+ * one batch, of magic 2, and zstd only from v7. Records too short to hold a
+ * magic byte are left to the core, which answers them corrupt.
+ */
+function oneBatchRefusal(records: Buffer, version: number): { errorCode: number; message: string } | null {
+  if (records.length <= BatchPos.Magic) return null;
+  const magic = records.readInt8(BatchPos.Magic);
+  if (magic !== 2) {
+    return { errorCode: ErrorCode.INVALID_RECORD, message: `Produce v${version} carries record batches of magic 2 only; these records have magic ${magic}. Send legacy message sets with Produce v2 or earlier.` };
+  }
+  if (version < 7 && records.length >= BatchPos.Attributes + 2 && (records.readInt16BE(BatchPos.Attributes) & BatchAttr.CompressionMask) === CompressionCodec.Zstd) {
+    return { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, message: `Produce v${version} cannot carry zstd-compressed batches; zstd needs Produce v7 or later.` };
+  }
+  // A second batch after the first is refused whole.
+  if (records.length >= BATCH_LENGTH_PREFIX && batchSize(records) < records.length) {
+    return { errorCode: ErrorCode.INVALID_RECORD, message: `Produce v${version} carries exactly one record batch per partition; these records hold more. Send each batch in its own request.` };
+  }
+  return null;
 }
 
 export const produce: ApiHandler = {
