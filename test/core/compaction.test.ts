@@ -220,6 +220,12 @@ function describeCompaction(engine: string, open: () => Promise<Fixture>): void 
       expect((await readFrom(f.core, queue)).records).toEqual([]);
     });
 
+    it('refuses a native push to a compacted queue (it carries no key) and stores nothing', async () => {
+      const queue = await compactedQueue();
+      await expect(f.core.push({ items: [{ queue, partition: '0', payload: { a: 1 } }] })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/compacted.*no key/) });
+      expect((await readFrom(f.core, queue)).records).toEqual([]);
+    });
+
     it('keeps what a reader positioned in the tail reads: every record from its position on, while appends and compaction run', async () => {
       const queue = await compactedQueue({ segmentBytes: 4096 });
       const t = Date.now();

@@ -13,36 +13,11 @@ import { expect } from 'vitest';
 import { sleep } from './eventually.js';
 import { connectProducer, disconnect, readRecords } from './rdkafka.js';
 import type { ReadRecord } from './records.js';
+import { latestIndexByKey, MARKER, type Update } from './compaction-updates.js';
+
+export { latestIndexByKey, MARKER, planUpdates, type Update } from './compaction-updates.js';
 
 const QUEUE_FULL = KafkaJavascript.CODES.ERRORS.ERR__QUEUE_FULL;
-
-export interface Update {
-  key: string;
-  /** Null: a tombstone. */
-  value: string | null;
-}
-
-/** Keys `key-<n>`; every `tombstoneEvery`-th update deletes its key. Deterministic (a fixed LCG), so every engine and Kafka get the same log. */
-export function planUpdates(count: number, keys: number, tombstoneEvery = 50): Update[] {
-  const updates: Update[] = [];
-  let state = 0x2545f491;
-  for (let i = 0; i < count; i++) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const key = `key-${state % keys}`;
-    updates.push({ key, value: i % tombstoneEvery === tombstoneEvery - 1 ? null : `v${i}-${'x'.repeat(i % 17)}` });
-  }
-  return updates;
-}
-
-/** The marker written last, after the tail's time is up, so everything before it may be compacted. */
-export const MARKER: Update = { key: 'marker', value: 'end' };
-
-/** The latest update's index per key: where a reader of the compacted log finds each key. */
-export function latestIndexByKey(updates: readonly Update[]): Map<string, number> {
-  const latest = new Map<string, number>();
-  updates.forEach((u, i) => latest.set(u.key, i));
-  return latest;
-}
 
 /** Writes the updates in order to partition 0 (idempotent, so update i lands at offset i on an empty topic). */
 export async function produceUpdates(bootstrap: string, topic: string, updates: readonly Update[], codec: 'lz4' | 'none' = 'lz4'): Promise<void> {

@@ -1,7 +1,8 @@
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import { BatchAttr, BatchPos, readBatchHeader } from '../../../protocol/records/batch-header.js';
 import { decodeBatch, rebuildBatch } from '../../../protocol/records/record-batch.js';
-import type { CompactionSettings } from '../core.js';
+import type { CompactionSettings, QueueConfig } from '../core.js';
+import { CoreError } from '../errors.js';
 
 /**
  * Log compaction, engine-independent: which part of a partition may be
@@ -177,4 +178,17 @@ export function compactBatch(bytes: Buffer, baseOffset: number, latest: LatestOf
   if (kept.length === decoded.records.length && newHorizon === null) return { kind: 'keep' };
   const rebuilt = rebuildBatch(bytes, decoded, kept, newHorizon === null ? undefined : BigInt(newHorizon));
   return { kind: 'rewrite', bytes: rebuilt, maxTimestamp: Number(rebuilt.readBigInt64BE(BatchPos.MaxTimestamp)), removed: decoded.records.length - kept.length };
+}
+
+/**
+ * A native push carries no key, and a compacted queue keeps the latest record
+ * per key: the push is refused (as Kafka refuses a keyless record there)
+ * rather than stored for the compactor to drop.
+ */
+export function refuseNativePushToCompacted(queueName: string, config: Pick<QueueConfig, 'compaction'>, itemIndex: number): void {
+  if (!config.compaction) return;
+  throw new CoreError(
+    'invalid_argument',
+    `Item ${itemIndex} cannot be pushed: queue "${queueName}" is compacted (cleanup.policy=compact), which keeps the latest record per key, and a native push carries no key. Write to it with a Kafka producer that gives every record a key.`,
+  );
 }

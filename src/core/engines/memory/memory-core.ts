@@ -66,7 +66,7 @@ import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 import { compactPartition } from './compaction.js';
-import { emptyCompactionStats, type CompactionStats } from '../../rules/compaction.js';
+import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -663,6 +663,7 @@ export class MemoryCore implements Core {
     let total = 0;
     for (const item of plan.items) {
       const queue = this.queue(item.queue);
+      refuseNativePushToCompacted(queue.name, queue.config, item.index);
       const size = Buffer.byteLength(item.payloadJson, 'utf8');
       total += size;
       if (size > queue.config.maxMessageBytes) {

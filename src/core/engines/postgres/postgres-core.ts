@@ -69,7 +69,7 @@ import { GroupCommit } from './group-commit.js';
 import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 import { compactPostgres } from './compaction.js';
-import { emptyCompactionStats, type CompactionStats } from '../../rules/compaction.js';
+import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -784,6 +784,7 @@ export class PostgresCore implements Core {
         queue = rows[0]!;
         queues.set(item.queue, queue);
       }
+      refuseNativePushToCompacted(queue.name, queue.config, item.index);
       const size = Buffer.byteLength(item.payloadJson, 'utf8');
       if (size > queue.config.maxMessageBytes) {
         throw new CoreError('invalid_argument', `Item ${item.index}'s payload is ${size} bytes as JSON; queue "${queue.name}" accepts at most ${queue.config.maxMessageBytes}.`);
