@@ -10,8 +10,9 @@
  * 2. the compactor alone: one pass over that log (records/s it reads and
  *    keeps or removes, and how many survive);
  * 3. writes while compacting: the scenario appended to a fresh compacted
- *    queue while compactor passes run back to back (records/s), and its
- *    ratio to (1).
+ *    queue while compactor rounds run back to back, each compacting when
+ *    Kafka's default min.cleanable.dirty.ratio (0.5) says so (records/s),
+ *    and its ratio to (1).
  * Run: `npm run bench:compaction` (BENCH_UPDATES, BENCH_KEYS to resize).
  * Not part of `npm test`.
  */
@@ -29,12 +30,12 @@ const UPDATES = Number(process.env['BENCH_UPDATES'] ?? 1_000_000);
 const KEYS = Number(process.env['BENCH_KEYS'] ?? 10_000);
 const BATCH_RECORDS = 1_000;
 
-/** Kafka's defaults but for the ratio: the tail is the newest 1 MiB, compaction runs on any dirt. */
+/** Kafka's defaults (dirty ratio 0.5) but for the tail: the newest 1 MiB (segment.bytes at its minimum). */
 const SETTINGS: CompactionSettings = {
   deleteRetentionMs: 86_400_000,
   minCompactionLagMs: 0,
   maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
-  minCleanableDirtyRatio: 0,
+  minCleanableDirtyRatio: 0.5,
   segmentBytes: 1 << 20,
   segmentMs: Number.MAX_SAFE_INTEGER,
 };
@@ -59,10 +60,16 @@ async function compactedQueue(core: Core, name: string): Promise<string> {
   return name;
 }
 
-/** Appends every batch in order; records/s. */
+/**
+ * Appends every batch in order; records/s. Each append waits for the event
+ * loop's next turn, as a request arriving on a socket does, so the memory
+ * engine's compactor (which yields the same way) gets its share of the
+ * thread; both measurements pay it alike.
+ */
 async function write(core: Core, queue: string, all: readonly Buffer[]): Promise<number> {
   const started = performance.now();
   for (const records of all) {
+    await new Promise((r) => setImmediate(r));
     const res = await core.append({ partitions: [{ queue, partition: 0, records }] });
     if (res.partitions[0]!.error) throw new Error(res.partitions[0]!.errorMessage);
   }
