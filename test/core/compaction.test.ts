@@ -174,17 +174,15 @@ function describeCompaction(engine: string, open: () => Promise<Fixture>): void 
       const tombstoneBatch = kept.batches.find((b) => Number(decodeBatch(b).header.baseOffset) === 2)!;
       expect(tombstoneBatch.readInt16BE(BatchPos.Attributes) & BatchAttr.DeleteHorizon).toBe(BatchAttr.DeleteHorizon);
       expect(kept.records[1]!.timestamp).toBe(t);
+      // Nothing new is written: the horizon alone makes a pass due once it has passed (KIP-534).
       f.advanceClock(9_000);
-      await append(f.core, queue, batchOf([['tail', 't2']], t));
       await f.runCompaction();
-      expect((await readFrom(f.core, queue)).records.map((r) => r.key)).toEqual(['b', 'a', 'tail', 'tail']);
+      expect((await readFrom(f.core, queue)).records.map((r) => r.key)).toEqual(['b', 'a', 'tail']);
       f.advanceClock(2_000);
-      await append(f.core, queue, batchOf([['tail', 't3']], t));
       await f.runCompaction();
       expect((await readFrom(f.core, queue)).records.map((r) => [r.offset, r.key, r.value])).toEqual([
         [1, 'b', 'b1'],
-        [4, 'tail', 't2'],
-        [5, 'tail', 't3'],
+        [3, 'tail', 't'],
       ]);
     });
 

@@ -19,7 +19,8 @@ import { CoreError } from '../errors.js';
  *   first. A reader positioned in the tail therefore sees every record.
  * - A partition is due when the dirty part (not compacted since the last
  *   pass) holds at least min.cleanable.dirty.ratio of the cleanable bytes,
- *   or when a dirty batch is older than max.compaction.lag.ms.
+ *   when a dirty batch is older than max.compaction.lag.ms, or when a kept
+ *   tombstone's delete horizon has passed.
  * - A pass maps each key of the dirty part to its latest offset, then
  *   rewrites the cleanable range: a record survives when no later record has
  *   its key. A tombstone (null value) that is its key's latest survives
@@ -103,7 +104,15 @@ export interface CompactionPlan<B extends BatchSpan> {
  * min.cleanable.dirty.ratio of the range's bytes, or when a dirty batch is
  * older than max.compaction.lag.ms.
  */
-export function planCompaction<B extends BatchSpan>(spans: readonly B[], cleanedTo: number, lastStableOffset: number, settings: CompactionSettings, now: number): CompactionPlan<B> | null {
+export function planCompaction<B extends BatchSpan>(
+  spans: readonly B[],
+  cleanedTo: number,
+  lastStableOffset: number,
+  settings: CompactionSettings,
+  now: number,
+  /** The earliest delete horizon of a tombstone the last pass kept, or null: once it has passed, a pass is due to remove it, dirt or not (KIP-534). */
+  tombstoneHorizon: number | null,
+): CompactionPlan<B> | null {
   const young = spans.find((b) => b.baseOffset >= cleanedTo && now - b.appendedAt < settings.minCompactionLagMs);
   const end = Math.min(activeTailStart(spans, settings, now), lastStableOffset, young?.baseOffset ?? Number.POSITIVE_INFINITY);
   const range = spans.filter((b) => b.baseOffset < end);
@@ -111,7 +120,9 @@ export function planCompaction<B extends BatchSpan>(spans: readonly B[], cleaned
   const bytes = (batches: B[]) => batches.reduce((n, b) => n + b.size, 0);
   const cleanableBytes = bytes(range);
   const dirtyBytes = bytes(dirty);
-  if (dirtyBytes <= 0 || cleanableBytes <= 0) return null;
+  if (cleanableBytes <= 0) return null;
+  if (tombstoneHorizon !== null && now >= tombstoneHorizon) return { end, range, dirty };
+  if (dirtyBytes <= 0) return null;
   const overdue = now - dirty[0]!.appendedAt >= settings.maxCompactionLagMs;
   if (!overdue && dirtyBytes / cleanableBytes < settings.minCleanableDirtyRatio) return null;
   return { end, range, dirty };
@@ -145,9 +156,14 @@ export function mapBatch(latest: LatestOffsets, bytes: Buffer, baseOffset: numbe
 
 /** What compaction makes of one stored batch. */
 export type BatchOutcome =
-  | { kind: 'keep' }
+  | { kind: 'keep'; horizon: number | null }
   | { kind: 'drop'; records: number }
-  | { kind: 'rewrite'; bytes: Buffer; maxTimestamp: number; removed: number };
+  | { kind: 'rewrite'; bytes: Buffer; maxTimestamp: number; removed: number; horizon: number | null };
+
+/** The earliest of two delete horizons (null: none). */
+export function earlierHorizon(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
 
 /**
  * One stored batch of the cleanable range after compaction against `latest`
@@ -157,12 +173,12 @@ export type BatchOutcome =
  */
 export function compactBatch(bytes: Buffer, baseOffset: number, latest: LatestOffsets, deleteRetentionMs: number, now: number, maxBytes: number): BatchOutcome {
   const header = readBatchHeader(bytes);
-  if (header.attributes & BatchAttr.Control) return { kind: 'keep' };
+  if (header.attributes & BatchAttr.Control) return { kind: 'keep', horizon: null };
   let decoded;
   try {
     decoded = decodeBatch(bytes, 0, { maxBytes });
   } catch (e) {
-    if (e instanceof DecodeError) return { kind: 'keep' };
+    if (e instanceof DecodeError) return { kind: 'keep', horizon: null };
     throw e;
   }
   const horizon = decoded.hasDeleteHorizon ? Number(header.baseTimestamp) : null;
@@ -175,9 +191,11 @@ export function compactBatch(bytes: Buffer, baseOffset: number, latest: LatestOf
   if (kept.length === 0) return { kind: 'drop', records: decoded.records.length };
   const keepsTombstone = kept.some((r) => r.value === null);
   const newHorizon = keepsTombstone && horizon === null ? now + deleteRetentionMs : null;
-  if (kept.length === decoded.records.length && newHorizon === null) return { kind: 'keep' };
+  // The horizon the batch's kept tombstones wait for, for the pass that is to remove them.
+  const pending = keepsTombstone ? (newHorizon ?? horizon) : null;
+  if (kept.length === decoded.records.length && newHorizon === null) return { kind: 'keep', horizon: pending };
   const rebuilt = rebuildBatch(bytes, decoded, kept, newHorizon === null ? undefined : BigInt(newHorizon));
-  return { kind: 'rewrite', bytes: rebuilt, maxTimestamp: Number(rebuilt.readBigInt64BE(BatchPos.MaxTimestamp)), removed: decoded.records.length - kept.length };
+  return { kind: 'rewrite', bytes: rebuilt, maxTimestamp: Number(rebuilt.readBigInt64BE(BatchPos.MaxTimestamp)), removed: decoded.records.length - kept.length, horizon: pending };
 }
 
 /**

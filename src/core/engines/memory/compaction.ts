@@ -1,6 +1,6 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
-import { compactBatch, mapBatch, planCompaction, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import { compactBatch, earlierHorizon, mapBatch, planCompaction, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
 import type { PartitionLog, StoredBatch } from './partition-log.js';
 
 /**
@@ -21,33 +21,45 @@ export interface CompactablePartition {
   isCurrent(): boolean;
 }
 
-/** Batches between yields: small enough that a pass never holds the event loop for long. */
-const BATCHES_PER_SLICE = 64;
+/** Records between yields: a few milliseconds of work, so a pass never holds the event loop for long. */
+const RECORDS_PER_SLICE = 4_096;
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Yields to the event loop once RECORDS_PER_SLICE records have been worked on since the last time. */
+class Slicer {
+  private records = 0;
+  async done(batch: StoredBatch): Promise<void> {
+    this.records += batch.bytes.readInt32BE(BatchPos.RecordCount);
+    if (this.records < RECORDS_PER_SLICE) return;
+    this.records = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
 
 /** Compacts the partition when it is due; adds what it did to `stats`. */
 export async function compactPartition(partition: CompactablePartition, now: number, maxBytes: number, stats: CompactionStats): Promise<void> {
   const { log, settings } = partition;
-  const plan = planCompaction(log.batches.slice(), log.cleanedTo, partition.lastStableOffset, settings, now);
+  const plan = planCompaction(log.batches.slice(), log.cleanedTo, partition.lastStableOffset, settings, now, log.tombstoneHorizon);
   if (!plan) return;
   let end = plan.end;
   const { range, dirty } = plan;
 
+  const slicer = new Slicer();
   const latest: LatestOffsets = new Map();
-  for (const [i, batch] of dirty.entries()) {
+  for (const batch of dirty) {
     if (!mapBatch(latest, batch.bytes, batch.baseOffset, maxBytes)) {
       end = batch.baseOffset;
       break;
     }
-    if (i % BATCHES_PER_SLICE === BATCHES_PER_SLICE - 1) await yieldToEventLoop();
+    await slicer.done(batch);
   }
 
   const replacement: StoredBatch[] = [];
-  for (const [i, batch] of range.entries()) {
+  let horizon: number | null = null;
+  for (const batch of range) {
     if (batch.baseOffset >= end) break;
     stats.recordsScanned += batch.bytes.readInt32BE(BatchPos.RecordCount);
     const outcome = compactBatch(batch.bytes, batch.baseOffset, latest, settings.deleteRetentionMs, now, maxBytes);
+    if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
     if (outcome.kind === 'keep') replacement.push(batch);
     else if (outcome.kind === 'drop') {
       stats.batchesRemoved++;
@@ -57,10 +69,11 @@ export async function compactPartition(partition: CompactablePartition, now: num
       stats.batchesRewritten++;
       stats.recordsRemoved += outcome.removed;
     }
-    if (i % BATCHES_PER_SLICE === BATCHES_PER_SLICE - 1) await yieldToEventLoop();
+    await slicer.done(batch);
   }
   if (!partition.isCurrent()) return;
   log.replaceBefore(end, replacement);
   log.cleanedTo = Math.max(log.cleanedTo, end);
+  log.tombstoneHorizon = horizon;
   stats.partitions++;
 }

@@ -30,6 +30,8 @@ export class PartitionLog {
   bytes = 0;
   /** Compaction: offsets below this have been compacted (Kafka's cleaner checkpoint); the rest is dirty. */
   cleanedTo = 0;
+  /** Compaction: the earliest delete horizon of a tombstone the last pass kept, or null. */
+  tombstoneHorizon: number | null = null;
 
   constructor(private readonly usage: StorageUsage) {}
 

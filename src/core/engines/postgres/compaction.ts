@@ -1,6 +1,6 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
-import { compactBatch, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import { compactBatch, earlierHorizon, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
 import { Statements, type Database } from './database.js';
 
 /**
@@ -23,6 +23,7 @@ interface CompactedPartitionRow {
   log_start_offset: number;
   settings: CompactionSettings;
   cleaned_to: number;
+  tombstone_horizon: number | null;
 }
 
 interface SpanRow {
@@ -36,6 +37,9 @@ export async function compactPostgres(db: Database, now: number, maxBytes: numbe
   const partitions = await db.statements.run<CompactedPartitionRow>('compacted-partitions');
   for (const partition of partitions) {
     if (isClosed()) return;
+    // Nothing written since the last pass and no tombstone due: nothing to do.
+    const tombstonesDue = partition.tombstone_horizon !== null && now >= partition.tombstone_horizon;
+    if (partition.next_offset <= partition.cleaned_to && !tombstonesDue) continue;
     const client = await db.pool.connect();
     const session = new Statements(client, db.availability);
     let broken: unknown;
@@ -61,12 +65,12 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     (b): BatchSpan => ({ baseOffset: b.base_offset, nextOffset: b.next_offset, size: b.size, appendedAt: b.appended_at }),
   );
   // No transactions yet: the last stable offset is the high watermark.
-  const plan = planCompaction(spans, partition.cleaned_to, partition.next_offset, partition.settings, now);
+  const plan = planCompaction(spans, partition.cleaned_to, partition.next_offset, partition.settings, now, partition.tombstone_horizon);
   if (!plan) return;
   let end = plan.end;
 
   const latest: LatestOffsets = new Map();
-  mapping: for (let from = plan.dirty[0]!.baseOffset; from < end; ) {
+  mapping: for (let from = plan.dirty[0]?.baseOffset ?? end; from < end; ) {
     const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
     for (const row of rows) {
       if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes)) {
@@ -78,6 +82,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     from = rows[rows.length - 1]!.base_offset + 1;
   }
 
+  let horizon: number | null = null;
   for (let from = plan.range[0]!.baseOffset; ; ) {
     const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
     const rewritten: { baseOffset: number; bytes: Buffer; maxTimestamp: number }[] = [];
@@ -85,6 +90,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     for (const row of rows) {
       stats.recordsScanned += row.bytes.readInt32BE(BatchPos.RecordCount);
       const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes);
+      if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
       if (outcome.kind === 'drop') {
         dropped.push(row.base_offset);
         stats.batchesRemoved++;
@@ -106,6 +112,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
           rewritten.map((r) => r.maxTimestamp),
           dropped,
           last ? end : -1,
+          horizon,
         ]),
       );
     }
