@@ -30,11 +30,6 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     reason: 'Kafka with one broker cannot place 3 replicas (INVALID_REPLICATION_FACTOR); the gateway takes it, since durability is the core\'s, not copies on brokers, and lists the one replica it has.',
   },
   {
-    scenario: 'compaction',
-    field: /^(create\.errorCode|describe(\..*)?|append\.errorCode|policyAfterAppend\..*)$/,
-    reason: 'cleanup.policy=compact is refused (INVALID_CONFIG) until the compactor is built; Kafka takes it and compacts.',
-  },
-  {
     scenario: '*',
     field: /(^|\.)queen\.dedup\.window\.seconds\./,
     reason: 'queen.dedup.window.seconds is not a Kafka config: Queen\'s native dedup window, shown read-only so a Kafka admin can see it.',

@@ -5,8 +5,8 @@
 //
 // Choices:
 // - Keys and values go through ../topic-configs.ts: every Kafka topic
-//   config, with Kafka's validation. cleanup.policy=compact, unknown keys
-//   and bad values answer INVALID_CONFIG naming the key; a null value or a
+//   config, with Kafka's validation. Unknown keys and bad values answer
+//   INVALID_CONFIG naming the key; a null value or a
 //   key given twice, INVALID_REQUEST; nothing changes for that resource.
 // - Only TOPIC resources can change. BROKER configs are fixed at start (flags
 //   and environment), so altering them answers INVALID_REQUEST, as do other

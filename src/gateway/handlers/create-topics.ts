@@ -16,7 +16,7 @@
 //   (../replica-assignments.ts); NumPartitions and ReplicationFactor must
 //   then be -1 (INVALID_REQUEST otherwise), as in Kafka.
 // - Configs go through ../topic-configs.ts: every Kafka topic key; unknown
-//   keys, bad values and cleanup.policy=compact answer INVALID_CONFIG.
+//   keys and bad values answer INVALID_CONFIG.
 // - ValidateOnly (v1+) checks everything, including that the topic does not
 //   exist yet, and creates nothing.
 //

@@ -5,8 +5,7 @@
 // - SET gives a key a value; DELETE returns it to its default (deleting a
 //   name that is no config changes nothing, as in Kafka).
 // - APPEND and SUBTRACT apply to list keys only (cleanup.policy, the
-//   throttled-replica lists), from the current value or the default; compact
-//   is refused with a message saying compaction is not supported; on any
+//   throttled-replica lists), from the current value or the default; on any
 //   other key they answer INVALID_CONFIG.
 // - Keys, values, resource types and ValidateOnly behave as in AlterConfigs
 //   (./alter-configs.ts), whose per-resource loop this handler shares.

@@ -269,6 +269,21 @@ const recordTooLarge: Scenario = {
   },
 };
 
+// ─── Compacted topics ────────────────────────────────────────────────────────
+
+const keylessOnCompacted: Scenario = {
+  name: 'record without a key on a compacted topic',
+  async run(ctx) {
+    const topic = 'diff-compacted-keyless';
+    await createTopic(ctx, topic, 1, { 'cleanup.policy': 'compact' });
+    const raw = await withRaw(ctx, async (raw) => ({
+      keylessSecond: produceAnswer(await rawProduce(raw, topic, 0, buildBatch({ records: [{ key: 'k', value: 'a', timestamp: T0 }, { key: null, value: 'b', timestamp: T0 }] })), ctx.normalise),
+      keyed: produceAnswer(await rawProduce(raw, topic, 0, buildBatch({ records: [{ key: 'k', value: 'c', timestamp: T0 }, { key: 'k', value: null, timestamp: T0 }] })), ctx.normalise),
+    }));
+    return { raw, fetched: await fetchAll(ctx, topic, 1, ctx.normalise), watermarks: await watermarks(ctx, topic, 1) };
+  },
+};
+
 // ─── Unknown topics ──────────────────────────────────────────────────────────
 
 async function rawMetadataFor(ctx: ScenarioContext, topic: string, allowAutoTopicCreation: boolean) {
@@ -435,6 +450,7 @@ export const DATA_PLANE_SCENARIOS: Scenario[] = [
   ...(Object.keys(KAFKAJS_CODECS) as (keyof typeof KAFKAJS_CODECS)[]).map(codecScenario),
   logAppendTime,
   recordTooLarge,
+  keylessOnCompacted,
   unknownTopicNoCreate,
   unknownTopicAutoCreate,
   fetchOutOfRange,
