@@ -31,6 +31,8 @@ import { offsetDelete } from './offset-delete.js';
 import { offsetFetch } from './offset-fetch.js';
 import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
+import { saslAuthenticate } from './sasl-authenticate.js';
+import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
 
 export const handlers: readonly ApiHandler[] = [
@@ -63,5 +65,7 @@ export const handlers: readonly ApiHandler[] = [
   offsetFetch,
   offsetForLeaderEpoch,
   produce,
+  saslAuthenticate,
+  saslHandshake,
   syncGroup,
 ];

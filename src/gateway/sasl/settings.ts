@@ -1,0 +1,52 @@
+/**
+ * Builds the SASL settings a gateway's SASL listeners share from what the
+ * operator configured: which mechanisms, where PLAIN's passwords are checked,
+ * how long sessions last.
+ */
+import type { Logger } from 'pino';
+import type { SaslSettings } from './authenticator.js';
+import type { SaslMechanism } from './mechanism.js';
+import { plainMechanism, type PasswordCheck } from './plain.js';
+import { PlainUsersFile } from './users-file.js';
+
+export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
+export type SaslMechanismName = (typeof SASL_MECHANISMS)[number];
+
+export interface SaslOptions {
+  /** Offered in this order. Default PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (and OAUTHBEARER when keys are configured). */
+  mechanisms?: readonly SaslMechanismName[];
+  /** PLAIN users from a `name=password` file (./users-file.ts), besides the SCRAM store. */
+  plainUsersFile?: string;
+  /** Kafka's connections.max.reauth.ms; 0 (default) = sessions last as long as the connection. */
+  maxReauthMs?: number;
+}
+
+export interface BuiltSasl {
+  settings: SaslSettings;
+  /** Stops watching files. */
+  close(): void;
+}
+
+export function buildSasl(options: SaslOptions, log?: Logger): BuiltSasl {
+  const names = options.mechanisms ?? ['PLAIN'];
+  const closers: Array<() => void> = [];
+  const usersFile = options.plainUsersFile === undefined ? null : new PlainUsersFile(options.plainUsersFile, log);
+  if (usersFile) closers.push(usersFile.watch());
+  const checkPassword: PasswordCheck = async (user, password) => usersFile?.check(user, password) ?? false;
+  const mechanisms = new Map<string, SaslMechanism>();
+  for (const name of names) {
+    if (mechanisms.has(name)) throw new Error(`The SASL mechanism ${name} is listed twice.`);
+    switch (name) {
+      case 'PLAIN':
+        if (!usersFile) throw new Error('SASL PLAIN needs users to check: give a users file (--sasl-plain-users-file).');
+        mechanisms.set(name, plainMechanism(checkPassword));
+        break;
+      default:
+        throw new Error(`The SASL mechanism ${name} is not available yet.`);
+    }
+  }
+  return {
+    settings: { mechanisms, maxReauthMs: options.maxReauthMs ?? 0 },
+    close: () => closers.forEach((c) => c()),
+  };
+}
