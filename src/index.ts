@@ -173,7 +173,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   try {
     if (specs.length === 0) throw new Error('No listeners: give at least one, e.g. { name: "PLAINTEXT", host: "127.0.0.1", port: 9092 }.');
     if (options.tls) tls = new TlsCredentials(options.tls, log);
-    if (options.sasl) sasl = buildSasl(options.sasl, log);
+    if (options.sasl) sasl = buildSasl(options.sasl, core, log);
     gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings });
     for (const spec of specs) {
       if (isWildcardHost(spec.host) && !spec.advertisedHost) {

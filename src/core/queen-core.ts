@@ -66,6 +66,9 @@ export class CoordinatedCore implements QueenCore {
   ack: Core['ack'] = (req) => this.engine.ack(req);
   renewLease: Core['renewLease'] = (req) => this.engine.renewLease(req);
   transaction: Core['transaction'] = (req) => this.engine.transaction(req);
+  describeScramCredentials: Core['describeScramCredentials'] = (req) => this.engine.describeScramCredentials(req);
+  alterScramCredentials: Core['alterScramCredentials'] = (req) => this.engine.alterScramCredentials(req);
+  scramCredential: Core['scramCredential'] = (req) => this.engine.scramCredential(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

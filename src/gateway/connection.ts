@@ -206,12 +206,12 @@ export class Connection {
     this.frames.maxFrameBytes = this.runtime.limits.maxFrameBytes;
     if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
     this.authenticationTimer = null;
-    this.log.info({ principal, mechanism }, first ? 'authenticated' : 're-authenticated');
+    this.log.debug({ principal, mechanism }, first ? 'authenticated' : 're-authenticated');
   }
 
   /** One line per failed attempt, naming who tried and from where (the logger carries the address), never the secret; then the connection ends. */
   private authenticationFailed(reason: string, user: string | null, mechanism: string | null): void {
-    this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed: /, '')}`);
+    this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
     this.closeAfterAnswers(`authentication failed`, 'debug');
   }
 

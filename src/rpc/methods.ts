@@ -73,6 +73,9 @@ export const METHODS = {
   deleteGroups: {},
   commitGroupOffsets: {},
   deleteGroupOffsets: {},
+  describeScramCredentials: changesNothing,
+  alterScramCredentials: {},
+  scramCredential: changesNothing,
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

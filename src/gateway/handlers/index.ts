@@ -4,6 +4,7 @@
 import type { ApiHandler } from '../handler.js';
 import { alterConfigs } from './alter-configs.js';
 import { alterPartitionReassignments } from './alter-partition-reassignments.js';
+import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
@@ -15,6 +16,7 @@ import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
 import { describeProducers } from './describe-producers.js';
 import { describeTopicPartitions } from './describe-topic-partitions.js';
+import { describeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
 import { heartbeat } from './heartbeat.js';
@@ -68,4 +70,6 @@ export const handlers: readonly ApiHandler[] = [
   saslAuthenticate,
   saslHandshake,
   syncGroup,
+  alterUserScramCredentials,
+  describeUserScramCredentials,
 ];

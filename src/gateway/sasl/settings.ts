@@ -4,9 +4,12 @@
  * how long sessions last.
  */
 import type { Logger } from 'pino';
+import type { Core } from '../../core/core.js';
+import { SCRAM_MECHANISMS } from '../../core/rules/scram-credentials.js';
 import type { SaslSettings } from './authenticator.js';
 import type { SaslMechanism } from './mechanism.js';
 import { plainMechanism, type PasswordCheck } from './plain.js';
+import { passwordMatches, scramMechanism } from './scram.js';
 import { PlainUsersFile } from './users-file.js';
 
 export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
@@ -15,7 +18,11 @@ export type SaslMechanismName = (typeof SASL_MECHANISMS)[number];
 export interface SaslOptions {
   /** Offered in this order. Default PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (and OAUTHBEARER when keys are configured). */
   mechanisms?: readonly SaslMechanismName[];
-  /** PLAIN users from a `name=password` file (./users-file.ts), besides the SCRAM store. */
+  /**
+   * PLAIN users from a `name=password` file (./users-file.ts). PLAIN checks
+   * this file first and then the SCRAM store in the core (a user made with
+   * AlterUserScramCredentials logs in with PLAIN too, by the same password).
+   */
   plainUsersFile?: string;
   /** Kafka's connections.max.reauth.ms; 0 (default) = sessions last as long as the connection. */
   maxReauthMs?: number;
@@ -27,19 +34,31 @@ export interface BuiltSasl {
   close(): void;
 }
 
-export function buildSasl(options: SaslOptions, log?: Logger): BuiltSasl {
-  const names = options.mechanisms ?? ['PLAIN'];
+export const DEFAULT_SASL_MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+
+export function buildSasl(options: SaslOptions, core: Pick<Core, 'scramCredential'>, log?: Logger): BuiltSasl {
+  const names = options.mechanisms ?? DEFAULT_SASL_MECHANISMS;
   const closers: Array<() => void> = [];
   const usersFile = options.plainUsersFile === undefined ? null : new PlainUsersFile(options.plainUsersFile, log);
   if (usersFile) closers.push(usersFile.watch());
-  const checkPassword: PasswordCheck = async (user, password) => usersFile?.check(user, password) ?? false;
+  const checkPassword: PasswordCheck = async (user, password) => {
+    if (usersFile?.has(user)) return usersFile.check(user, password);
+    for (const mechanism of SCRAM_MECHANISMS) {
+      const credential = await core.scramCredential({ user, mechanism });
+      if (credential) return passwordMatches(credential, password);
+    }
+    return false;
+  };
   const mechanisms = new Map<string, SaslMechanism>();
   for (const name of names) {
     if (mechanisms.has(name)) throw new Error(`The SASL mechanism ${name} is listed twice.`);
     switch (name) {
       case 'PLAIN':
-        if (!usersFile) throw new Error('SASL PLAIN needs users to check: give a users file (--sasl-plain-users-file).');
         mechanisms.set(name, plainMechanism(checkPassword));
+        break;
+      case 'SCRAM-SHA-256':
+      case 'SCRAM-SHA-512':
+        mechanisms.set(name, scramMechanism(name, core));
         break;
       default:
         throw new Error(`The SASL mechanism ${name} is not available yet.`);
