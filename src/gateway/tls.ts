@@ -129,17 +129,15 @@ export function certificatePrincipal(socket: TLSSocket): string | null {
   return `User:${distinguishedName(cert)}`;
 }
 
-const RFC2253_SPECIAL = /[,+"\\<>;]/g;
-
-/** The subject in RFC 2253 order (last RDN first), as Java's X500Principal.getName() writes it. */
+/**
+ * The subject in RFC 2253 order (last RDN first), as Java's
+ * X500Principal.getName() writes it. Node gives one RDN per line, values
+ * already escaped as RFC 2253 asks ("O=Acme\\, Inc").
+ */
 export function distinguishedName(cert: X509Certificate): string {
   return cert.subject
     .split('\n')
     .filter((line) => line !== '')
     .reverse()
-    .map((line) => {
-      const eq = line.indexOf('=');
-      return `${line.slice(0, eq)}=${line.slice(eq + 1).replace(RFC2253_SPECIAL, (c) => `\\${c}`)}`;
-    })
     .join(',');
 }

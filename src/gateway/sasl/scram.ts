@@ -100,7 +100,9 @@ class ScramExchange implements SaslExchange {
     const match = /^(c=([^,]*),r=([^,]*)(?:,[^p][^,]*)*),p=([^,]+)$/s.exec(message);
     if (!match) return this.refuse('the SCRAM client-final message is malformed');
     const [, withoutProof, channelBinding, nonce, proofText] = match as unknown as [string, string, string, string, string];
-    if (nonce !== this.nonce) return this.refuse('the SCRAM nonce does not match');
+    // Kafka checks that the nonce ends with the server's, not that it equals it: older librdkafka
+    // builds (kcat's among them) send the client nonce once more in front, and Kafka serves them.
+    if (!nonce.endsWith(this.nonce)) return this.refuse('the SCRAM nonce does not match');
     if (channelBinding !== 'biws' && channelBinding !== 'eSws') return this.refuse('channel binding is not supported');
     const credential = this.credential;
     if (!credential) return this.refuse(null);
