@@ -54,7 +54,16 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
       ? {}
       : { tls: { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile!, caFile: config.tlsCaFile, clientAuth: config.tlsClientAuth as 'none' | 'requested' | 'required' } }),
     ...(listeners.some((l) => usesSasl(l.name))
-      ? { sasl: { mechanisms: saslMechanismsOf(config), plainUsersFile: config.saslPlainUsersFile, maxReauthMs: config.connectionsMaxReauthMs } }
+      ? {
+          sasl: {
+            mechanisms: saslMechanismsOf(config),
+            plainUsersFile: config.saslPlainUsersFile,
+            maxReauthMs: config.connectionsMaxReauthMs,
+            ...(config.saslOauthbearerKeysFile === undefined
+              ? {}
+              : { oauthbearer: { keysFile: config.saslOauthbearerKeysFile, audience: config.saslOauthbearerAudience, issuer: config.saslOauthbearerIssuer } }),
+          },
+        }
       : {}),
     host: config.host,
     port: config.port,

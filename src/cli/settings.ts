@@ -92,6 +92,9 @@ export const SETTINGS = [
   { flag: 'tls-client-auth', kind: { type: 'choice', choices: CLIENT_AUTH_MODES }, default: 'none', help: "client certificates (Kafka's ssl.client.auth): none, requested or required; a verified certificate's subject is the principal" },
   { flag: 'sasl-mechanisms', kind: { type: 'string' }, default: 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512', help: `SASL mechanisms SASL listeners offer, comma-separated, from ${SASL_MECHANISMS.join(', ')}` },
   { flag: 'sasl-plain-users-file', kind: { type: 'string' }, help: 'PLAIN users as name=password lines, checked before the SCRAM store in the core (reloaded when the file changes)' },
+  { flag: 'sasl-oauthbearer-keys-file', kind: { type: 'string' }, help: 'OAUTHBEARER: PEM public keys/certificates or a JWKS file that JWTs must be signed with (enables OAUTHBEARER)' },
+  { flag: 'sasl-oauthbearer-audience', kind: { type: 'string' }, help: "OAUTHBEARER: a token's aud must name this" },
+  { flag: 'sasl-oauthbearer-issuer', kind: { type: 'string' }, help: "OAUTHBEARER: a token's iss must be this" },
   { flag: 'connections-max-reauth-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: "Kafka's connections.max.reauth.ms: SASL sessions last this long and clients re-authenticate; a connection past its session is closed (0 = sessions never end)" },
   { flag: 'sasl-max-receive-bytes', kind: { type: 'int', min: 64, max: INT32_MAX }, default: 524_288, help: "largest frame read before a SASL client has authenticated (Kafka's sasl.server.max.receive.size)" },
   { flag: 'authentication-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 10_000, help: 'a client on a TLS or SASL listener must finish its TLS handshake and SASL authentication within this long (0 = no deadline)' },
@@ -305,6 +308,7 @@ export function listenersOf(config: ServeConfig): ListenerSpec[] {
 
 export function saslMechanismsOf(config: ServeConfig): SaslMechanismName[] {
   const names = config.saslMechanisms.split(',').map((m) => m.trim().toUpperCase());
+  if (config.saslOauthbearerKeysFile !== undefined && !names.includes('OAUTHBEARER')) names.push('OAUTHBEARER');
   for (const name of names) {
     if (!(SASL_MECHANISMS as readonly string[]).includes(name)) {
       throw new ConfigError(`The flag --sasl-mechanisms names ${JSON.stringify(name)}; use a comma-separated list from ${SASL_MECHANISMS.join(', ')}.`);
@@ -333,7 +337,9 @@ function checkSecurity(config: ServeConfig): void {
   if (config.tlsClientAuth !== 'none' && config.tlsCaFile === undefined) {
     throw new ConfigError(`--tls-client-auth ${config.tlsClientAuth} needs the CA client certificates must chain to: set --tls-ca-file.`);
   }
-  if (listeners.some((l) => usesSasl(l.name))) saslMechanismsOf(config);
+  if (listeners.some((l) => usesSasl(l.name)) && saslMechanismsOf(config).includes('OAUTHBEARER') && config.saslOauthbearerKeysFile === undefined) {
+    throw new ConfigError('OAUTHBEARER needs the keys tokens are signed with: set --sasl-oauthbearer-keys-file to a PEM or JWKS file (unsigned tokens are never accepted).');
+  }
 }
 
 export function helpText(command: Command = 'serve'): string {

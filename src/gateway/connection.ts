@@ -87,7 +87,8 @@ export class Connection {
     const sasl = listener.sasl
       ? new SaslAuthenticator(listener.sasl, {
           authenticated: (principal, mechanism) => this.authenticated(principal, mechanism),
-          failed: (reason, user, mechanism) => this.authenticationFailed(reason, user, mechanism),
+          failed: (reason, user, mechanism, logged) => this.authenticationFailed(reason, user, mechanism, logged),
+          refused: (reason, user, mechanism) => this.logFailedAttempt(reason, user, mechanism),
         })
       : null;
     this.state = {
@@ -210,9 +211,13 @@ export class Connection {
   }
 
   /** One line per failed attempt, naming who tried and from where (the logger carries the address), never the secret; then the connection ends. */
-  private authenticationFailed(reason: string, user: string | null, mechanism: string | null): void {
-    this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
+  private authenticationFailed(reason: string, user: string | null, mechanism: string | null, logged = false): void {
+    if (!logged) this.logFailedAttempt(reason, user, mechanism);
     this.closeAfterAnswers(`authentication failed`, 'debug');
+  }
+
+  private logFailedAttempt(reason: string, user: string | null, mechanism: string | null): void {
+    this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
   }
 
   /** A bare SASL token after SaslHandshake v0: answered with a bare size-prefixed token, in order with everything else. */

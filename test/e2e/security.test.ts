@@ -7,7 +7,7 @@
  * that expires; the limits before authentication. Certificates are made at
  * test time (test/support/certificates.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -452,5 +452,125 @@ describe('principals on the connection: SASL users and TLS client certificates',
     copyFileSync(renewed.key, join(pki.dir, 'live.key'));
     copyFileSync(renewed.cert, join(pki.dir, 'live.pem'));
     await waitFor(async () => (await subjectOfServed()) === 'renewed.localhost', { timeoutMs: 10_000, what: 'the renewed certificate' });
+  });
+});
+
+describe('OAUTHBEARER: JWTs checked against configured keys', () => {
+  let pki: TestPki;
+  let broker: Broker;
+  let logs: LogCapture;
+  const signer = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+  function jwt(claims: Record<string, unknown>, options: { key?: KeyObject; alg?: string } = {}): string {
+    const header = Buffer.from(JSON.stringify({ alg: options.alg ?? 'RS256', typ: 'JWT' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    if (options.alg === 'none') return `${header}.${body}.`;
+    const signature = sign('sha256', Buffer.from(`${header}.${body}`), options.key ?? signer.privateKey).toString('base64url');
+    return `${header}.${body}.${signature}`;
+  }
+  const inAMinute = () => Math.floor(Date.now() / 1000) + 60;
+
+  beforeAll(async () => {
+    pki = makeTestPki();
+    const keysFile = join(pki.dir, 'issuer.pem');
+    writeFileSync(keysFile, signer.publicKey.export({ type: 'spki', format: 'pem' }));
+    const captured = capture();
+    logs = captured.logs;
+    broker = await startBroker({
+      logger: captured.logger,
+      listeners: [{ name: 'SASL_SSL', host: '127.0.0.1', port: 0 }],
+      tls: { certFile: pki.serverCert, keyFile: pki.serverKey },
+      sasl: { mechanisms: ['OAUTHBEARER'], oauthbearer: { keysFile, audience: 'queen', issuer: 'https://issuer.test' }, maxReauthMs: 60_000 },
+    });
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    pki?.remove();
+  });
+
+  const good = () => ({ sub: 'svc-orders', aud: 'queen', iss: 'https://issuer.test', exp: inAMinute() });
+
+  async function kafkajsWith(token: string): Promise<Error | null> {
+    const admin = new Kafka({
+      brokers: [broker.bootstrap],
+      ssl: { ca: [readFileSync(pki.caCert)] },
+      sasl: { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: token }) },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
+    try {
+      await admin.connect();
+      await admin.listTopics();
+      return null;
+    } catch (e) {
+      return e as Error;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  it('kafkajs with a token signed by the configured key, for this audience and issuer, is served', async () => {
+    expect(await kafkajsWith(jwt(good()))).toBeNull();
+  });
+
+  for (const [what, token] of [
+    ['an unsecured token (alg none)', () => jwt(good(), { alg: 'none' })],
+    ['a token signed by another key', () => jwt(good(), { key: stranger.privateKey })],
+    ['an expired token', () => jwt({ ...good(), exp: Math.floor(Date.now() / 1000) - 5 })],
+    ['a token for another audience', () => jwt({ ...good(), aud: 'someone-else' })],
+    ['a token from another issuer', () => jwt({ ...good(), iss: 'https://evil.test' })],
+    ['a token without sub', () => jwt({ aud: 'queen', iss: 'https://issuer.test', exp: inAMinute() })],
+  ] as const) {
+    it(`kafkajs with ${what} is refused`, async () => {
+      const failure = await kafkajsWith(token());
+      expect(failure).not.toBeNull();
+    });
+  }
+
+  it('refusals are logged with the reason, the token never', async () => {
+    const token = jwt({ ...good(), aud: 'someone-else' });
+    await kafkajsWith(token);
+    await waitFor(() => logs.matching('authentication failed', 'not meant for this audience', 'svc-orders (unverified)').length > 0, { what: 'the refusal in the log', timeoutMs: 5_000 });
+    expect(logs.lines.some((l) => l.includes(token))).toBe(false);
+  });
+
+  it('SaslAuthenticate answers a session no longer than the token lives, and a refused token gets SASL_AUTHENTICATION_FAILED after the error challenge', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 20;
+    const port = broker.port;
+    const socket = tlsConnect({ host: '127.0.0.1', port, ca: readFileSync(pki.caCert), servername: 'localhost' });
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', () => resolve()).once('error', reject));
+    const raw = RawConnection.over(socket);
+    expect((await raw.request(17, 1, { mechanism: 'OAUTHBEARER' })).errorCode).toBe(0);
+    const auth = await raw.request(36, 1, { authBytes: Buffer.from(`n,,\u0001auth=Bearer ${jwt({ ...good(), exp })}\u0001\u0001`) });
+    expect(auth.errorCode).toBe(0);
+    expect(Number(auth.sessionLifetimeMs)).toBeGreaterThan(10_000);
+    expect(Number(auth.sessionLifetimeMs)).toBeLessThanOrEqual(20_000);
+    raw.destroy();
+
+    const second = tlsConnect({ host: '127.0.0.1', port, ca: readFileSync(pki.caCert), servername: 'localhost' });
+    await new Promise<void>((resolve, reject) => second.once('secureConnect', () => resolve()).once('error', reject));
+    const refused = RawConnection.over(second);
+    await refused.request(17, 1, { mechanism: 'OAUTHBEARER' });
+    const challenge = await refused.request(36, 1, { authBytes: Buffer.from(`n,,\u0001auth=Bearer ${jwt(good(), { key: stranger.privateKey })}\u0001\u0001`) });
+    expect(challenge.errorCode).toBe(0);
+    expect(JSON.parse((challenge.authBytes as Buffer).toString())).toEqual({ status: 'invalid_token' });
+    const final = await refused.request(36, 1, { authBytes: Buffer.from('\u0001') });
+    expect(final.errorCode).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
+    await refused.expectClosed(5_000, 'a refused token');
+  });
+
+  it('librdkafka authenticates with a token from its refresh callback and produces', async () => {
+    const producer = await connectProducer(broker.bootstrap, {
+      'security.protocol': 'sasl_ssl',
+      'ssl.ca.location': pki.caCert,
+      'sasl.mechanisms': 'OAUTHBEARER',
+      oauthbearer_token_refresh_cb: async () => ({ tokenValue: jwt(good()), lifetime: Date.now() + 60_000, principal: 'svc-orders' }),
+    });
+    try {
+      expectDelivered(await produceAll(producer, 'oauth-topic', [{ partition: 0, key: 'k', value: 'v', headers: [], timestamp: Date.now() }]));
+    } finally {
+      await disconnect(producer);
+    }
   });
 });

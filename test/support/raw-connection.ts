@@ -40,6 +40,11 @@ export class RawConnection {
     );
   }
 
+  /** Wraps a socket already connected (a TLS one, say). */
+  static over(socket: Socket): RawConnection {
+    return new RawConnection(socket);
+  }
+
   static open(port: number, host = '127.0.0.1'): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, host);

@@ -37,8 +37,10 @@ export interface SaslSettings {
 export interface AuthenticationEvents {
   /** A session began or was renewed. */
   authenticated(principal: string, mechanism: string): void;
-  /** An attempt failed: log it and close the connection once this answer is out. */
-  failed(reason: string, user: string | null, mechanism: string | null): void;
+  /** An attempt failed: log it (unless `logged`) and close the connection once this answer is out. */
+  failed(reason: string, user: string | null, mechanism: string | null, logged?: boolean): void;
+  /** An attempt failed but the exchange goes on one more step (the client is told in a challenge): log it. */
+  refused(reason: string, user: string | null, mechanism: string): void;
 }
 
 type Stage = 'handshake' | 'authenticate' | 'authenticated' | 'failed';
@@ -145,9 +147,12 @@ export class SaslAuthenticator {
     }
     const mechanism = this.mechanism.name;
     const step = await this.exchange.step(token);
-    if (step.kind === 'challenge') return answer(NONE, null, step.bytes);
+    if (step.kind === 'challenge') {
+      if (step.refusal) this.events.refused(step.refusal.detail, step.refusal.user, mechanism);
+      return answer(NONE, null, step.bytes);
+    }
     if (step.kind === 'failed') {
-      this.fail(step.message, step.user, mechanism);
+      this.fail(step.detail ?? step.message, step.user, mechanism, step.alreadyLogged);
       return answer(ErrorCode.SASL_AUTHENTICATION_FAILED, step.message, step.bytes);
     }
     if (this.user !== null && step.user !== this.user) {
@@ -175,10 +180,10 @@ export class SaslAuthenticator {
     return answer(NONE, null, step.bytes, BigInt(lifetime));
   }
 
-  private fail(reason: string, user: string | null, mechanism: string | null = this.mechanism?.name ?? null): void {
+  private fail(reason: string, user: string | null, mechanism: string | null = this.mechanism?.name ?? null, logged = false): void {
     this.stage = 'failed';
     this.exchange = null;
-    this.events.failed(reason, user, mechanism);
+    this.events.failed(reason, user, mechanism, logged);
   }
 }
 

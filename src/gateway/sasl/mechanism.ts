@@ -7,7 +7,12 @@
 
 export type SaslStep =
   /** More is needed from the client: send these bytes and wait. */
-  | { kind: 'challenge'; bytes: Buffer }
+  | {
+      kind: 'challenge';
+      bytes: Buffer;
+      /** The attempt has already failed and this challenge tells the client so (OAUTHBEARER): logged now, since a client may hang up rather than answer. */
+      refusal?: { detail: string; user: string | null };
+    }
   /**
    * Authenticated as `user`. `bytes` go to the client (SCRAM's server-final
    * message). `expiresAtMs` bounds the session by the credential's own life
@@ -17,9 +22,10 @@ export type SaslStep =
   /**
    * Refused. `message` is what the client is told (never which part was
    * wrong); `user` names who tried, for the log line; `bytes` go to the client
-   * first when the mechanism says so (OAUTHBEARER's error JSON).
+   * first when the mechanism says so (OAUTHBEARER's error JSON); `detail`,
+   * when given, is what the log says instead of `message`.
    */
-  | { kind: 'failed'; message: string; user: string | null; bytes?: Buffer };
+  | { kind: 'failed'; message: string; user: string | null; bytes?: Buffer; detail?: string; alreadyLogged?: boolean };
 
 export interface SaslExchange {
   step(token: Buffer): Promise<SaslStep>;

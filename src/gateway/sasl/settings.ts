@@ -8,6 +8,7 @@ import type { Core } from '../../core/core.js';
 import { SCRAM_MECHANISMS } from '../../core/rules/scram-credentials.js';
 import type { SaslSettings } from './authenticator.js';
 import type { SaslMechanism } from './mechanism.js';
+import { OAuthBearerKeys, oauthBearerMechanism, type OAuthBearerOptions } from './oauthbearer.js';
 import { plainMechanism, type PasswordCheck } from './plain.js';
 import { passwordMatches, scramMechanism } from './scram.js';
 import { PlainUsersFile } from './users-file.js';
@@ -26,6 +27,8 @@ export interface SaslOptions {
   plainUsersFile?: string;
   /** Kafka's connections.max.reauth.ms; 0 (default) = sessions last as long as the connection. */
   maxReauthMs?: number;
+  /** OAUTHBEARER: the keys JWTs must be signed with, and the audience and issuer they must name. */
+  oauthbearer?: OAuthBearerOptions;
 }
 
 export interface BuiltSasl {
@@ -37,7 +40,7 @@ export interface BuiltSasl {
 export const DEFAULT_SASL_MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 
 export function buildSasl(options: SaslOptions, core: Pick<Core, 'scramCredential'>, log?: Logger): BuiltSasl {
-  const names = options.mechanisms ?? DEFAULT_SASL_MECHANISMS;
+  const names = options.mechanisms ?? [...DEFAULT_SASL_MECHANISMS, ...(options.oauthbearer ? (['OAUTHBEARER'] as const) : [])];
   const closers: Array<() => void> = [];
   const usersFile = options.plainUsersFile === undefined ? null : new PlainUsersFile(options.plainUsersFile, log);
   if (usersFile) closers.push(usersFile.watch());
@@ -60,6 +63,13 @@ export function buildSasl(options: SaslOptions, core: Pick<Core, 'scramCredentia
       case 'SCRAM-SHA-512':
         mechanisms.set(name, scramMechanism(name, core));
         break;
+      case 'OAUTHBEARER': {
+        if (!options.oauthbearer) throw new Error('SASL OAUTHBEARER needs the keys tokens are signed with: give a PEM or JWKS file (--sasl-oauthbearer-keys-file).');
+        const keys = new OAuthBearerKeys(options.oauthbearer, log);
+        closers.push(keys.watch());
+        mechanisms.set(name, oauthBearerMechanism(keys));
+        break;
+      }
       default:
         throw new Error(`The SASL mechanism ${name} is not available yet.`);
     }
