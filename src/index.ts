@@ -99,7 +99,7 @@ export interface StartBrokerOptions {
   /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
   maxInflatedRequestBytes?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
-  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number } | false;
+  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number; /** HTTPS with the `tls` files. */ tls?: boolean } | false;
   /**
    * PostgreSQL engine: the pool's size and timeouts (connect default 5 s,
    * statement default 10 s). A database that stops answering makes requests
@@ -201,6 +201,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
+        ...(options.http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
       });
     } catch (e) {
       await gateway.close(0);
@@ -235,6 +236,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       return stopping;
     },
   };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }
 
 function openEngine(options: StartBrokerOptions, log: Logger): Promise<QueenCore> {

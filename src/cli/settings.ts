@@ -95,6 +95,7 @@ export const SETTINGS = [
   { flag: 'sasl-oauthbearer-keys-file', kind: { type: 'string' }, help: 'OAUTHBEARER: PEM public keys/certificates or a JWKS file that JWTs must be signed with (enables OAUTHBEARER)' },
   { flag: 'sasl-oauthbearer-audience', kind: { type: 'string' }, help: "OAUTHBEARER: a token's aud must name this" },
   { flag: 'sasl-oauthbearer-issuer', kind: { type: 'string' }, help: "OAUTHBEARER: a token's iss must be this" },
+  { flag: 'http-tls', kind: { type: 'bool' }, default: false, help: 'serve the HTTP API over HTTPS with --tls-cert-file and --tls-key-file' },
   { flag: 'connections-max-reauth-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: "Kafka's connections.max.reauth.ms: SASL sessions last this long and clients re-authenticate; a connection past its session is closed (0 = sessions never end)" },
   { flag: 'sasl-max-receive-bytes', kind: { type: 'int', min: 64, max: INT32_MAX }, default: 524_288, help: "largest frame read before a SASL client has authenticated (Kafka's sasl.server.max.receive.size)" },
   { flag: 'authentication-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 10_000, help: 'a client on a TLS or SASL listener must finish its TLS handshake and SASL authentication within this long (0 = no deadline)' },
@@ -326,6 +327,9 @@ function checkSecurity(config: ServeConfig): void {
     if (WILDCARDS.has(l.host) && l.advertisedHost === undefined) {
       throw new ConfigError(`The ${l.name} listener on ${l.host} (every interface) needs an advertised address: add --advertised-listener ${l.name}://HOST:${l.port || 'PORT'} with the host clients should dial.`);
     }
+  }
+  if (config.httpTls && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
+    throw new ConfigError('--http-tls needs a certificate and key: set --tls-cert-file and --tls-key-file (PEM files).');
   }
   const tlsListener = listeners.find((l) => usesTls(l.name));
   if (tlsListener && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {

@@ -11,6 +11,7 @@ import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:cry
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
+import { get as httpsGet } from 'node:https';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
@@ -571,6 +572,31 @@ describe('OAUTHBEARER: JWTs checked against configured keys', () => {
       expectDelivered(await produceAll(producer, 'oauth-topic', [{ partition: 0, key: 'k', value: 'v', headers: [], timestamp: Date.now() }]));
     } finally {
       await disconnect(producer);
+    }
+  });
+});
+
+describe('the HTTP API over TLS', () => {
+  it('serves /health over HTTPS with the same certificate files, and refuses plain HTTP', async () => {
+    const pki = makeTestPki();
+    const broker = await startBroker({ tls: { certFile: pki.serverCert, keyFile: pki.serverKey }, http: { port: 0, tls: true } });
+    try {
+      expect(broker.httpUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const status = await new Promise<number>((resolve, reject) => {
+        httpsGet(`${broker.httpUrl}/health`, { ca: readFileSync(pki.caCert) }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+      expect(status).toBe(200);
+      const plain = await fetch(broker.httpUrl!.replace('https:', 'http:') + '/health').then(
+        () => 'answered',
+        () => 'refused',
+      );
+      expect(plain).toBe('refused');
+    } finally {
+      await broker.stop();
+      pki.remove();
     }
   });
 });
