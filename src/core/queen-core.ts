@@ -73,6 +73,9 @@ export class CoordinatedCore implements QueenCore {
   describeTransactions: Core['describeTransactions'] = (req) => this.engine.describeTransactions(req);
   listTransactions: Core['listTransactions'] = (req) => this.engine.listTransactions(req);
   unstableOffsets: Core['unstableOffsets'] = (req) => this.engine.unstableOffsets(req);
+  describeScramCredentials: Core['describeScramCredentials'] = (req) => this.engine.describeScramCredentials(req);
+  alterScramCredentials: Core['alterScramCredentials'] = (req) => this.engine.alterScramCredentials(req);
+  scramCredential: Core['scramCredential'] = (req) => this.engine.scramCredential(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

@@ -32,6 +32,8 @@ export interface HttpApiOptions {
   healthTimeoutMs?: number;
   /** Requests at the core at once; one more is answered 429 (./load-shedding.ts). Default 1024. */
   maxInFlight?: number;
+  /** Serve HTTPS with this certificate and key (and client-certificate policy) instead of plain HTTP. */
+  https?: import('node:tls').SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -45,6 +47,7 @@ const MAX_PARAM_LENGTH = 4 * 1024;
 export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimit ?? DEFAULT_HTTP_BODY_LIMIT;
   const app = Fastify({
+    ...(options.https ? { https: options.https } : {}),
     ...(options.log ? { loggerInstance: options.log.child({ component: 'http' }) } : {}),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,

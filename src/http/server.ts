@@ -7,6 +7,8 @@
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
+import type { Server as TlsServer } from 'node:tls';
+import type { TlsCredentials } from '../gateway/tls.js';
 import { buildHttpApi } from './app.js';
 
 export interface HttpServerOptions {
@@ -21,6 +23,8 @@ export interface HttpServerOptions {
   healthTimeoutMs?: number;
   /** Requests at the core at once before 429 `overloaded`. Default 1024. */
   maxInFlight?: number;
+  /** Serve HTTPS with these certificate files (reloaded when they change). */
+  tls?: TlsCredentials;
 }
 
 export interface HttpServer {
@@ -34,12 +38,21 @@ export interface HttpServer {
 export const DEFAULT_HTTP_PORT = 6632;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs, ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }) });
+  const app = await buildHttpApi({
+    core: options.core,
+    log: options.log,
+    bodyLimit: options.bodyLimit,
+    healthTimeoutMs: options.healthTimeoutMs,
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    ...(options.tls ? { https: options.tls.serverOptions() } : {}),
+  });
+  const stopReloads = options.tls?.onReload((context) => (app.server as unknown as TlsServer).setSecureContext(context));
   const host = options.host ?? '127.0.0.1';
   try {
     await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });
   } catch (e) {
     await app.close();
+    stopReloads?.();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`The HTTP API's port ${options.port ?? DEFAULT_HTTP_PORT} on ${host} is already in use; stop whatever holds it, choose another HTTP port (--http-port), or turn the HTTP API off (--no-http).`);
     }
@@ -50,11 +63,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const shownHost = isIP(host) === 6 ? `[${host}]` : host;
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${shownHost}:${port}`,
     host,
     port,
     close() {
       closing ??= (async () => {
+        stopReloads?.();
         app.server.closeIdleConnections?.();
         const closed = app.close();
         // Long-polls hold their connections open; end them so close() does not wait out their timeouts.

@@ -25,7 +25,8 @@ import type { QueenCore } from '../core/queen-core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sealFrame, sendFrame, writeFrame } from './frames.js';
-import { HELLO_MAGIC, NONCE_BYTES, RPC_VERSION, newNonce, proof, proofMatches } from './handshake.js';
+import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange } from './handshake.js';
+import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 
@@ -83,6 +84,9 @@ class RpcClient {
   private backoffMs: number;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly stateWaiters = new Set<() => void>();
+
+  /** The secret's part of the key exchange, computed on the first dial. */
+  private pakeSecret: PakeSecret | undefined;
 
   constructor(private readonly options: RpcClientOptions) {
     this.address = typeof options.address === 'string' ? parseRpcAddress(options.address) : options.address;
@@ -205,7 +209,8 @@ class RpcClient {
     this.socket = socket;
     socket.setNoDelay(true);
     const frames = new FrameReader();
-    const clientNonce = newNonce();
+    this.pakeSecret ??= pakeSecret(this.options.secret);
+    const exchange = startExchange('client', this.pakeSecret);
     let stage: Stage = 'challenge';
 
     socket.on('connect', () => {
@@ -213,7 +218,7 @@ class RpcClient {
       w.raw(HELLO_MAGIC);
       w.uint16(RPC_VERSION);
       w.raw(METHOD_FINGERPRINT);
-      w.raw(clientNonce);
+      w.raw(exchange.message);
       sendFrame(socket, w);
     });
 
@@ -241,12 +246,12 @@ class RpcClient {
             if (version !== RPC_VERSION) {
               return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
             }
-            const serverNonce = Buffer.from(r.bytes(NONCE_BYTES));
-            if (!proofMatches(proof(this.options.secret, 'server', clientNonce, serverNonce), r.bytes(r.remaining))) {
+            const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
+            if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
               return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
             }
             const w = frameWriter(FrameKind.Auth);
-            w.raw(proof(this.options.secret, 'client', clientNonce, serverNonce));
+            w.raw(keys.ownConfirmation);
             sendFrame(socket, w);
             stage = 'ready-wait';
           } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {

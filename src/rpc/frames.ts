@@ -4,9 +4,9 @@
  *   u32 length (of what follows) | u8 kind | body
  *
  * Handshake (once per connection, client first):
- *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 32-byte client nonce
- *   Challenge  u16 version | 32-byte server nonce | 32-byte server proof
- *   Auth       32-byte client proof
+ *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 256-byte client key-exchange value
+ *   Challenge  u16 version | 256-byte server key-exchange value | 32-byte server confirmation
+ *   Auth       32-byte client confirmation   (./handshake.ts)
  *   Ready      (empty)
  *   Refused    u8 reason (1 version, 2 secret) | UTF-8 sentence saying why; the server closes after it
  *

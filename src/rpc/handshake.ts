@@ -1,27 +1,38 @@
 /**
  * The versioned, authenticated start of every RPC connection. Both ends hold
- * the same shared secret and prove it without sending it: each proves with an
- * HMAC-SHA256 over both sides' fresh nonces, labelled by role so one side's
- * proof can never be replayed as the other's. The client checks the server
- * too, so a gateway never hands its calls to an impostor.
+ * the same shared secret and prove it with a password-authenticated key
+ * exchange (./pake.ts, SPAKE2): the client's Hello carries its masked value,
+ * the server's Challenge its own and a confirmation keyed by the exchanged
+ * key, the client's Auth its confirmation. Neither message lets a peer that
+ * does not know the secret test guesses offline (version 1 sent an HMAC of
+ * the secret to anyone who said hello, which a dictionary could be run
+ * against); each wrong guess costs a connection, and the server logs it.
+ * The client checks the server too, so a gateway never hands its calls to an
+ * impostor.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { METHOD_FINGERPRINT } from './methods.js';
+import { ELEMENT_BYTES, PakeExchange, PakeSecret, type PakeRole } from './pake.js';
 
-/** Bumped whenever frames or the value encoding change incompatibly. */
-export const RPC_VERSION = 1;
+/** Bumped whenever frames, the handshake or the value encoding change incompatibly. */
+export const RPC_VERSION = 2;
 export const HELLO_MAGIC = Buffer.from('QRPC', 'ascii');
-export const NONCE_BYTES = 32;
+export const PAKE_VALUE_BYTES = ELEMENT_BYTES;
+export const CONFIRMATION_BYTES = 32;
 
-export function newNonce(): Buffer {
-  return randomBytes(NONCE_BYTES);
+/** What both ends bind into the key: the protocol and the method list. */
+const CONTEXT = Buffer.concat([Buffer.from(`queen-rpc v${RPC_VERSION}\n`), METHOD_FINGERPRINT]);
+
+/** The secret's part of the exchange, computed once per process and secret. */
+export function pakeSecret(secret: string): PakeSecret {
+  return new PakeSecret(secret);
 }
 
-export function proof(secret: string, role: 'client' | 'server', clientNonce: Buffer, serverNonce: Buffer): Buffer {
-  return createHmac('sha256', secret).update(`queen-rpc ${role} v${RPC_VERSION}\n`).update(clientNonce).update(serverNonce).digest();
+export function startExchange(role: PakeRole, secret: PakeSecret): PakeExchange {
+  return new PakeExchange(role, secret, CONTEXT);
 }
 
-export function proofMatches(expected: Buffer, got: Buffer): boolean {
+export function confirmationMatches(expected: Buffer, got: Buffer): boolean {
   return expected.length === got.length && timingSafeEqual(expected, got);
 }
 

@@ -83,6 +83,9 @@ export const METHODS = {
   describeTransactions: changesNothing,
   listTransactions: changesNothing,
   unstableOffsets: changesNothing,
+  describeScramCredentials: changesNothing,
+  alterScramCredentials: {},
+  scramCredential: changesNothing,
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

@@ -12,7 +12,8 @@ import { isCoreError } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
 import { type RpcAddress } from './address.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sendFrame } from './frames.js';
-import { HELLO_MAGIC, NONCE_BYTES, RPC_VERSION, newNonce, proof, proofMatches, versionProblem } from './handshake.js';
+import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange, versionProblem } from './handshake.js';
+import type { PakeSecret } from './pake.js';
 import { METHOD_NAMES, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 
@@ -32,15 +33,27 @@ export interface RpcServerOptions {
   log?: Logger;
   maxFrameBytes?: number;
   faults?: RpcFaults;
+  /** A connection must finish the handshake within this long. Default 5000 ms. */
+  handshakeTimeoutMs?: number;
+  /** Connections still in their handshake at once; more are closed at once (logged once per episode). Default 64. */
+  maxUnauthenticated?: number;
 }
+
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_UNAUTHENTICATED = 64;
 
 type Stage = 'hello' | 'auth' | 'ready' | 'refused';
 
 export class RpcServer {
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
+  private readonly secret: PakeSecret;
+  /** Connections that have not finished the handshake. */
+  private unauthenticated = 0;
+  private capLogged = false;
 
   constructor(private readonly options: RpcServerOptions) {
+    this.secret = pakeSecret(options.secret);
     this.server = createServer((socket) => this.accept(socket));
   }
 
@@ -65,15 +78,36 @@ export class RpcServer {
   }
 
   private accept(socket: Socket): void {
-    const { core, secret, log, faults } = this.options;
+    const { core, log, faults } = this.options;
+    const peerName = `${socket.remoteAddress ?? 'unix'}:${socket.remotePort ?? ''}`;
+    const cap = this.options.maxUnauthenticated ?? DEFAULT_MAX_UNAUTHENTICATED;
+    if (this.unauthenticated >= cap) {
+      if (!this.capLogged) log?.warn({ peer: peerName, maxUnauthenticated: cap }, 'rpc connections refused: too many are still in their handshake (logged once until one finishes)');
+      this.capLogged = true;
+      socket.destroy();
+      return;
+    }
+    this.unauthenticated++;
+    let counted = true;
+    const authenticatedOrGone = () => {
+      if (!counted) return;
+      counted = false;
+      this.unauthenticated--;
+      this.capLogged = false;
+      clearTimeout(deadline);
+    };
+    const handshakeTimeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    const deadline = setTimeout(() => {
+      log?.warn({ peer: peerName, handshakeTimeoutMs }, 'rpc authentication failed: the handshake did not finish in time');
+      socket.destroy();
+    }, handshakeTimeoutMs);
     this.connections.add(socket);
     socket.setNoDelay(true);
     const frames = new FrameReader();
     const inFlight = new Map<number, AbortController>();
     const peer = `${socket.remoteAddress ?? 'unix'}:${socket.remotePort ?? ''}`;
     let stage: Stage = 'hello';
-    let clientNonce = Buffer.alloc(0);
-    const serverNonce = newNonce();
+    let expectedConfirmation: Buffer = Buffer.alloc(0);
 
     const refuse = (code: number, reason: string) => {
       log?.warn({ peer, reason }, 'rpc connection refused');
@@ -91,24 +125,33 @@ export class RpcServer {
 
     const onHello = (body: Buffer) => {
       const r = new ValueReader(body);
-      if (body.length !== 4 + 2 + 8 + NONCE_BYTES || !r.bytes(4).equals(HELLO_MAGIC)) return drop('the first frame is not a queen RPC hello');
+      if (body.length < 4 + 2 + 8 || !r.bytes(4).equals(HELLO_MAGIC)) return drop('the first frame is not a queen RPC hello');
       const problem = versionProblem(r.uint16(), r.bytes(8));
       if (problem) return refuse(RefusedReason.Version, problem);
-      clientNonce = Buffer.from(r.bytes(NONCE_BYTES));
+      if (r.remaining !== PAKE_VALUE_BYTES) return drop('the hello carries no key-exchange value');
+      const exchange = startExchange('server', this.secret);
+      let keys;
+      try {
+        keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
+      } catch (e) {
+        return drop(`rpc authentication failed: ${(e as Error).message}`);
+      }
+      expectedConfirmation = keys.peerConfirmation;
       const w = frameWriter(FrameKind.Challenge);
       w.uint16(RPC_VERSION);
-      w.raw(serverNonce);
-      w.raw(proof(secret, 'server', clientNonce, serverNonce));
+      w.raw(exchange.message);
+      w.raw(keys.ownConfirmation);
       sendFrame(socket, w);
       stage = 'auth';
     };
 
     const onAuth = (body: Buffer) => {
-      if (!proofMatches(proof(secret, 'client', clientNonce, serverNonce), body)) {
+      if (!confirmationMatches(expectedConfirmation, body)) {
         return refuse(RefusedReason.Secret, "Authentication failed: the gateway's RPC secret is not this core's; give both the same --rpc-secret (QUEEN_RPC_SECRET).");
       }
       sendFrame(socket, frameWriter(FrameKind.Ready));
       stage = 'ready';
+      authenticatedOrGone();
       frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
       log?.debug({ peer }, 'rpc connection ready');
     };
@@ -169,6 +212,9 @@ export class RpcServer {
     });
     socket.on('error', () => {});
     socket.on('close', () => {
+      // A peer that got the challenge and left without proving the secret spent its one guess (or found the core is not who it expected): an attempt worth a line.
+      if (stage === 'auth' && counted) log?.warn({ peer: peerName }, 'rpc authentication failed: the peer closed the connection after the challenge without proving the secret');
+      authenticatedOrGone();
       this.connections.delete(socket);
       for (const controller of inFlight.values()) controller.abort();
       inFlight.clear();

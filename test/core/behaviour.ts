@@ -1053,5 +1053,61 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await push([{ queue: q, partition: '0', transactionId: 'p', payload: 'native' }]))[0]).toMatchObject({ status: 'duplicate', messageId: pushed!.messageId });
       });
     });
+
+    // ─── SCRAM credentials (issue 19) ───────────────────────────────────────
+
+    describe('SCRAM credentials', () => {
+      const key = (bytes: number, fill: number) => Buffer.alloc(bytes, fill);
+      const credential = (user: string, mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', fill: number, iterations = 4096) => {
+        const bytes = mechanism === 'SCRAM-SHA-256' ? 32 : 64;
+        return { user, mechanism, iterations, salt: key(16, fill), storedKey: key(bytes, fill + 1), serverKey: key(bytes, fill + 2) };
+      };
+
+      it('keeps salt, iterations and keys per user and mechanism; describe names mechanisms and counts only', async () => {
+        const user = uniqueName('alice');
+        const result = await core.alterScramCredentials({ deletions: [], upsertions: [credential(user, 'SCRAM-SHA-256', 1), credential(user, 'SCRAM-SHA-512', 5, 8192)] });
+        expect(result.results.map((r) => r.error)).toEqual([null, null]);
+        const described = await core.describeScramCredentials({ users: [user] });
+        expect(described.users).toHaveLength(1);
+        expect(described.users[0]!.credentials.sort((a, b) => a.mechanism.localeCompare(b.mechanism))).toEqual([
+          { mechanism: 'SCRAM-SHA-256', iterations: 4096 },
+          { mechanism: 'SCRAM-SHA-512', iterations: 8192 },
+        ]);
+        const stored = await core.scramCredential({ user, mechanism: 'SCRAM-SHA-512' });
+        expect(stored).toMatchObject({ user, mechanism: 'SCRAM-SHA-512', iterations: 8192 });
+        expect(Buffer.from(stored!.storedKey).equals(key(64, 6))).toBe(true);
+        expect(Buffer.from(stored!.serverKey).equals(key(64, 7))).toBe(true);
+        expect(Buffer.from(stored!.salt).equals(key(16, 5))).toBe(true);
+        expect((await core.describeScramCredentials({ users: null })).users.map((u) => u.user)).toContain(user);
+      });
+
+      it('replaces a credential on upsert, deletes one mechanism and leaves the other, and answers not_found for what is not there', async () => {
+        const user = uniqueName('bob');
+        await core.alterScramCredentials({ deletions: [], upsertions: [credential(user, 'SCRAM-SHA-256', 1), credential(user, 'SCRAM-SHA-512', 5)] });
+        await core.alterScramCredentials({ deletions: [], upsertions: [credential(user, 'SCRAM-SHA-256', 9, 5000)] });
+        expect((await core.scramCredential({ user, mechanism: 'SCRAM-SHA-256' }))!.iterations).toBe(5000);
+        const result = await core.alterScramCredentials({ deletions: [{ user, mechanism: 'SCRAM-SHA-512' }, { user: uniqueName('nobody'), mechanism: 'SCRAM-SHA-256' }], upsertions: [] });
+        expect(result.results.map((r) => r.error)).toEqual([null, 'not_found']);
+        expect(await core.scramCredential({ user, mechanism: 'SCRAM-SHA-512' })).toBeNull();
+        expect((await core.describeScramCredentials({ users: [user] })).users[0]!.credentials).toEqual([{ mechanism: 'SCRAM-SHA-256', iterations: 5000 }]);
+        const stranger = uniqueName('stranger');
+        expect((await core.describeScramCredentials({ users: [stranger] })).users).toEqual([{ user: stranger, credentials: [] }]);
+      });
+
+      it('refuses iteration counts outside 4096-16384 and keys of the wrong size, storing nothing', async () => {
+        const user = uniqueName('carol');
+        await expect(core.alterScramCredentials({ deletions: [], upsertions: [credential(user, 'SCRAM-SHA-256', 1, 1000)] })).rejects.toMatchObject({ code: 'invalid_argument' });
+        await expect(core.alterScramCredentials({ deletions: [], upsertions: [{ ...credential(user, 'SCRAM-SHA-512', 1), storedKey: key(32, 1) }] })).rejects.toMatchObject({ code: 'invalid_argument' });
+        expect(await core.scramCredential({ user, mechanism: 'SCRAM-SHA-256' })).toBeNull();
+      });
+
+      it('survives a restart where the engine is durable', async () => {
+        if (!fx.reopen) return;
+        const user = uniqueName('dave');
+        await core.alterScramCredentials({ deletions: [], upsertions: [credential(user, 'SCRAM-SHA-256', 3)] });
+        core = await fx.reopen();
+        expect((await core.scramCredential({ user, mechanism: 'SCRAM-SHA-256' }))?.iterations).toBe(4096);
+      });
+    });
   });
 }

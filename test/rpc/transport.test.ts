@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openCore, type QueenCore } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress, type RpcCore, type RpcFaults } from '../../src/rpc/index.js';
 import { decodeValue, encodeValue, ValueDecodeError } from '../../src/rpc/values.js';
+import { RPC_VERSION } from '../../src/rpc/handshake.js';
 import { recordBatch } from '../core/behaviour.js';
 
 const SECRET = 'transport-test-secret';
@@ -206,7 +207,7 @@ describe('the handshake', () => {
     const core = await memoryCore();
     const { address } = await serve(core);
     const raw = await rawSocket(address);
-    const hello = Buffer.alloc(4 + 1 + 4 + 2 + 8 + 32);
+    const hello = Buffer.alloc(4 + 1 + 4 + 2 + 8 + 256);
     hello.writeUInt32BE(hello.length - 4, 0);
     hello[4] = 1; // Hello
     hello.write('QRPC', 5, 'ascii');
@@ -215,7 +216,7 @@ describe('the handshake', () => {
     await raw.closed;
     const reply = raw.received();
     expect(reply[4]).toBe(5); // Refused
-    expect(reply.subarray(6).toString('utf8')).toMatch(/version 99 and this core speaks version 1: run the same queen-gateway release/);
+    expect(reply.subarray(6).toString('utf8')).toMatch(new RegExp(`version 99 and this core speaks version ${RPC_VERSION}: run the same queen-gateway release`));
   });
 
   it('closes an unauthenticated connection that announces a large frame, before buffering it', async () => {

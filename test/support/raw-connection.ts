@@ -40,6 +40,11 @@ export class RawConnection {
     );
   }
 
+  /** Wraps a socket already connected (a TLS one, say). */
+  static over(socket: Socket): RawConnection {
+    return new RawConnection(socket);
+  }
+
   static open(port: number, host = '127.0.0.1'): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, host);
@@ -75,6 +80,11 @@ export class RawConnection {
   async readResponse(apiKey: number, apiVersion: number, timeoutMs = 10_000): Promise<{ correlationId: number; body: Message }> {
     const frame = await this.nextFrame(timeoutMs, `a response to API key ${apiKey} v${apiVersion}`);
     return decodeResponse(frame, apiKey, apiVersion);
+  }
+
+  /** The next frame as bytes, undecoded (a bare SASL token after SaslHandshake v0). */
+  readFrame(timeoutMs = 10_000): Promise<Buffer> {
+    return this.nextFrame(timeoutMs, 'a frame');
   }
 
   /** Response frames received and not yet read. */

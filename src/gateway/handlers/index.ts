@@ -4,6 +4,7 @@
 import type { ApiHandler } from '../handler.js';
 import { alterConfigs } from './alter-configs.js';
 import { alterPartitionReassignments } from './alter-partition-reassignments.js';
+import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
@@ -15,6 +16,7 @@ import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
 import { describeProducers } from './describe-producers.js';
 import { describeTopicPartitions } from './describe-topic-partitions.js';
+import { describeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
 import { heartbeat } from './heartbeat.js';
@@ -31,6 +33,8 @@ import { offsetDelete } from './offset-delete.js';
 import { offsetFetch } from './offset-fetch.js';
 import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
+import { saslAuthenticate } from './sasl-authenticate.js';
+import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
 import { addOffsetsToTxn } from './add-offsets-to-txn.js';
 import { addPartitionsToTxn } from './add-partitions-to-txn.js';
@@ -69,6 +73,8 @@ export const handlers: readonly ApiHandler[] = [
   offsetFetch,
   offsetForLeaderEpoch,
   produce,
+  saslAuthenticate,
+  saslHandshake,
   syncGroup,
   addPartitionsToTxn,
   addOffsetsToTxn,
@@ -76,4 +82,6 @@ export const handlers: readonly ApiHandler[] = [
   txnOffsetCommit,
   describeTransactions,
   listTransactions,
+  alterUserScramCredentials,
+  describeUserScramCredentials,
 ];

@@ -56,6 +56,9 @@ export class InProcessConnection {
       clientId: null,
       closed: this.closedController.signal,
       draining: this.drainController.signal,
+      principal: 'User:ANONYMOUS',
+      listener: 'PLAINTEXT',
+      sasl: null,
     };
   }
 
