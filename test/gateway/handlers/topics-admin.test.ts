@@ -190,7 +190,7 @@ describe('CreateTopics', () => {
       [topic(`ct-rf-v${version}`, { replicationFactor: 0 }), 'INVALID_REPLICATION_FACTOR'],
       [topic(`ct-key-v${version}`, { configs: [{ name: 'no.such.config', value: '1' }] }), 'INVALID_CONFIG'],
       [topic(`ct-value-v${version}`, { configs: [{ name: 'retention.ms', value: 'soon' }] }), 'INVALID_CONFIG'],
-      [topic(`ct-compact-v${version}`, { configs: [{ name: 'cleanup.policy', value: 'compact' }] }), 'INVALID_CONFIG'],
+      [topic(`ct-policy-v${version}`, { configs: [{ name: 'cleanup.policy', value: 'shred' }] }), 'INVALID_CONFIG'],
       [topic('bad name'), 'INVALID_TOPIC_EXCEPTION'],
       [topic(`ct-broker-v${version}`, { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID + 1] }] }), 'INVALID_REPLICA_ASSIGNMENT'],
       [topic(`ct-both-v${version}`, { numPartitions: 1, assignments: [{ partitionIndex: 0, brokerIds: [NODE_ID] }] }), 'INVALID_REQUEST'],
@@ -437,7 +437,7 @@ describe('IncrementalAlterConfigs', () => {
     expect((await topicConfig(name, 'retention.bytes')).value).toBe('4096');
   });
 
-  it.each(versionEnds(ApiKey.IncrementalAlterConfigs))('v%i refuses APPEND to a non-list key, compaction, an unknown operation and an unknown topic', async (version) => {
+  it.each(versionEnds(ApiKey.IncrementalAlterConfigs))('v%i refuses APPEND to a non-list key, an unknown cleanup policy, an unknown operation and an unknown topic; APPEND of compact makes the policy a list', async (version) => {
     const name = `iac-refused-v${version}`;
     await createTopic(name, 1);
     const response = await gw.answer(ApiKey.IncrementalAlterConfigs, version, {
@@ -448,17 +448,23 @@ describe('IncrementalAlterConfigs', () => {
       validateOnly: false,
     });
     expect(response.responses.map((r: Message) => named(r.errorCode))).toEqual(['INVALID_CONFIG', 'UNKNOWN_TOPIC_OR_PARTITION']);
-    const compact = await gw.answer(ApiKey.IncrementalAlterConfigs, version, {
-      resources: [{ resourceType: TOPIC, resourceName: name, configs: [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }] }],
+    const unknownPolicy = await gw.answer(ApiKey.IncrementalAlterConfigs, version, {
+      resources: [{ resourceType: TOPIC, resourceName: name, configs: [{ name: 'cleanup.policy', configOperation: APPEND, value: 'shred' }] }],
       validateOnly: false,
     });
-    expect(named(compact.responses[0].errorCode)).toBe('INVALID_CONFIG');
+    expect(named(unknownPolicy.responses[0].errorCode)).toBe('INVALID_CONFIG');
     const unknownOperation = await gw.answer(ApiKey.IncrementalAlterConfigs, version, {
       resources: [{ resourceType: TOPIC, resourceName: name, configs: [{ name: 'retention.ms', configOperation: 9, value: '1' }] }],
       validateOnly: false,
     });
     expect(named(unknownOperation.responses[0].errorCode)).toBe('INVALID_REQUEST');
     expect(await topicConfig(name, 'cleanup.policy')).toMatchObject({ value: 'delete', configSource: DEFAULT_CONFIG });
+    const compact = await gw.answer(ApiKey.IncrementalAlterConfigs, version, {
+      resources: [{ resourceType: TOPIC, resourceName: name, configs: [{ name: 'cleanup.policy', configOperation: APPEND, value: 'compact' }] }],
+      validateOnly: false,
+    });
+    expect(named(compact.responses[0].errorCode)).toBe('NONE');
+    expect(await topicConfig(name, 'cleanup.policy')).toMatchObject({ value: 'delete,compact' });
   });
 });
 
