@@ -166,7 +166,8 @@ export type AppendError =
   | 'corrupt_message'         // Kafka 2: the batch framing does not hold together
   | 'unsupported_compression' // Kafka 76: a codec that does not exist
   | 'invalid_record'          // Kafka 87
-  | 'invalid_timestamp';      // Kafka 32: a CreateTime outside the queue's timestamp rules
+  | 'invalid_timestamp'       // Kafka 32: a CreateTime outside the queue's timestamp rules
+  | 'invalid_txn_state';      // Kafka 48: a transactional batch for a partition not in the producer's open transaction
 
 export interface AppendPartitionResult extends PartitionRef {
   error: AppendError | null;
@@ -285,6 +286,69 @@ export interface ProducerState {
   lastTimestamp: number;
   coordinatorEpoch: number;
   currentTxnStartOffset: number;
+}
+
+// ─── Kafka transactions ───────────────────────────────────────────────────────
+// Kafka's transaction coordinator, durable in the engine: per transactional id
+// its producer id and epoch, state, partitions and groups, timeout and start.
+// Transactional batches are appended when produced; ending a transaction
+// writes a commit or abort marker (a control batch) to each of its
+// partitions. Whole-call refusals are CoreErrors: producer_fenced (an older
+// epoch), invalid_producer_id_mapping (another producer id, or no
+// InitProducerId yet), invalid_txn_state, invalid_transaction_timeout.
+
+export type KafkaTxnState = 'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort' | 'Dead' | 'PrepareEpochFence';
+
+/** The producer a transactional call speaks for. */
+export interface TxnProducer {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+}
+
+export interface AddPartitionsToTxnRequest extends TxnProducer {
+  partitions: PartitionRef[];
+  /** Only answer whether each partition is in the open transaction (AddPartitionsToTxn v4+ VerifyOnly); add nothing. */
+  verifyOnly?: boolean;
+}
+
+export interface AddPartitionsToTxnResult {
+  /** When any partition has an error nothing was added. */
+  partitions: (PartitionRef & { error: 'unknown_queue' | 'unknown_partition' | 'invalid_txn_state' | null })[];
+}
+
+export interface AddOffsetsToTxnRequest extends TxnProducer {
+  group: string;
+}
+
+export interface TxnOffsetCommitRequest extends TxnProducer {
+  group: string;
+  /** Pending with the transaction; written to the group's committed offsets at commit, dropped at abort. */
+  offsets: CommittedOffset[];
+}
+
+export interface EndTxnRequest extends TxnProducer {
+  commit: boolean;
+}
+
+export interface TransactionDescription {
+  transactionalId: string;
+  state: KafkaTxnState;
+  producerId: number;
+  producerEpoch: number;
+  timeoutMs: number;
+  /** When the open transaction began (epoch ms), -1 when none is open. */
+  startedAt: number;
+  partitions: PartitionRef[];
+}
+
+export interface ListTransactionsRequest {
+  /** Empty: every state. */
+  states: KafkaTxnState[];
+  /** Empty: every producer. */
+  producerIds: number[];
+  /** Only transactions open longer than this (ms); -1: no filter. */
+  minDurationMs?: number;
 }
 
 // ─── Consumer-group offsets ───────────────────────────────────────────────────
@@ -526,6 +590,17 @@ export interface Core {
   fetchOffsets(req: FetchOffsetsRequest): Promise<FetchOffsetsResult>;
   deleteOffsets(req: DeleteOffsetsRequest): Promise<void>;
   listGroups(): Promise<{ groups: GroupSummary[] }>;
+
+  addPartitionsToTxn(req: AddPartitionsToTxnRequest): Promise<AddPartitionsToTxnResult>;
+  addOffsetsToTxn(req: AddOffsetsToTxnRequest): Promise<void>;
+  txnOffsetCommit(req: TxnOffsetCommitRequest): Promise<void>;
+  /** Writes the markers and applies or drops the pending offsets; answers the producer's id and epoch. */
+  endTxn(req: EndTxnRequest): Promise<{ producerId: number; producerEpoch: number }>;
+  /** One entry per id asked for; null when the id is unknown. */
+  describeTransactions(req: { transactionalIds: string[] }): Promise<{ transactions: (TransactionDescription | null)[] }>;
+  listTransactions(req: ListTransactionsRequest): Promise<{ transactions: { transactionalId: string; producerId: number; state: KafkaTxnState }[] }>;
+  /** Of these partitions (null: all the group has), those with offsets pending in an open transaction (OffsetFetch require_stable). */
+  unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }): Promise<{ partitions: PartitionRef[] }>;
 
   kvGet(req: { ns: string; key: string }): Promise<KvEntry | null>;
   kvGetMany(req: { ns: string; keys: string[] }): Promise<(KvEntry | null)[]>;

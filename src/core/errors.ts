@@ -20,7 +20,15 @@ export type CoreErrorCode =
   | 'unavailable'
   // The engine is at its configured size limit: nothing more is stored until
   // retention, deletion or a higher limit makes room.
-  | 'storage_full';
+  | 'storage_full'
+  // Kafka transactions: an older epoch of a transactional producer (a newer instance took over).
+  | 'producer_fenced'
+  // The producer id is not the transactional id's (or it never ran InitProducerId).
+  | 'invalid_producer_id_mapping'
+  // The call does not fit the transaction's state (e.g. EndTxn with no open transaction).
+  | 'invalid_txn_state'
+  // A transaction timeout above the core's maximum (Kafka's transaction.max.timeout.ms).
+  | 'invalid_transaction_timeout';
 
 export class CoreError extends Error {
   override readonly name = 'CoreError';

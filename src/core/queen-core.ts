@@ -66,6 +66,13 @@ export class CoordinatedCore implements QueenCore {
   ack: Core['ack'] = (req) => this.engine.ack(req);
   renewLease: Core['renewLease'] = (req) => this.engine.renewLease(req);
   transaction: Core['transaction'] = (req) => this.engine.transaction(req);
+  addPartitionsToTxn: Core['addPartitionsToTxn'] = (req) => this.engine.addPartitionsToTxn(req);
+  addOffsetsToTxn: Core['addOffsetsToTxn'] = (req) => this.engine.addOffsetsToTxn(req);
+  txnOffsetCommit: Core['txnOffsetCommit'] = (req) => this.engine.txnOffsetCommit(req);
+  endTxn: Core['endTxn'] = (req) => this.engine.endTxn(req);
+  describeTransactions: Core['describeTransactions'] = (req) => this.engine.describeTransactions(req);
+  listTransactions: Core['listTransactions'] = (req) => this.engine.listTransactions(req);
+  unstableOffsets: Core['unstableOffsets'] = (req) => this.engine.unstableOffsets(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

@@ -37,6 +37,11 @@ const CORE_ERRORS: Readonly<Record<CoreErrorCode, number>> = {
   // until their delivery timeout and say nothing useful): POLICY_VIOLATION is
   // final for kafkajs and librdkafka, and its message (Produce v8+) says why.
   storage_full: ErrorCode.POLICY_VIOLATION,
+  // Transactional handlers answer INVALID_PRODUCER_EPOCH instead for request versions older than KIP-588's.
+  producer_fenced: ErrorCode.PRODUCER_FENCED,
+  invalid_producer_id_mapping: ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  invalid_txn_state: ErrorCode.INVALID_TXN_STATE,
+  invalid_transaction_timeout: ErrorCode.INVALID_TRANSACTION_TIMEOUT,
 };
 
 /**
@@ -61,6 +66,7 @@ const APPEND_ERRORS: Readonly<Record<AppendError, number>> = {
   unsupported_compression: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
   invalid_record: ErrorCode.INVALID_RECORD,
   invalid_timestamp: ErrorCode.INVALID_TIMESTAMP,
+  invalid_txn_state: ErrorCode.INVALID_TXN_STATE,
 };
 
 const READ_ERRORS: Readonly<Record<ReadError, number>> = {

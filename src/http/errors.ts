@@ -39,6 +39,11 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = Object
   closed: 503,
   unavailable: 503,
   storage_full: 507,
+  // Kafka transactions' refusals; the HTTP API makes no Kafka transactional call.
+  producer_fenced: 409,
+  invalid_producer_id_mapping: 409,
+  invalid_txn_state: 409,
+  invalid_transaction_timeout: 400,
 });
 
 /** Seconds a client should wait before retrying a 503: long enough for a database restart to be noticed. */

@@ -73,6 +73,16 @@ export const METHODS = {
   deleteGroups: {},
   commitGroupOffsets: {},
   deleteGroupOffsets: {},
+  // Kafka transactions: each call repeated gives the same outcome (adding a
+  // partition or group again changes nothing, an offset is written again with
+  // its value, and EndTxn repeated finds the transaction ended the same way).
+  addPartitionsToTxn: { retrySafe: true },
+  addOffsetsToTxn: { retrySafe: true },
+  txnOffsetCommit: { retrySafe: true },
+  endTxn: { retrySafe: true },
+  describeTransactions: changesNothing,
+  listTransactions: changesNothing,
+  unstableOffsets: changesNothing,
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

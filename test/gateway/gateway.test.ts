@@ -287,13 +287,17 @@ describe('gateway on the memory engine', () => {
     client.destroy();
   });
 
-  it('gives an idempotent producer an id and refuses a transactional id with a fatal code', async () => {
+  it('gives an idempotent producer an id, and a transactional id its producer with the epoch bumped at each InitProducerId', async () => {
     const client = await WireClient.open(broker.port);
     const idempotent = await client.request(ApiKey.InitProducerId, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
     expect(idempotent.errorCode).toBe(0);
     expect(idempotent.producerId >= 0n).toBe(true);
-    const transactional = await client.request(ApiKey.InitProducerId, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
-    expect(transactional.errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    const first = await client.request(ApiKey.InitProducerId, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+    expect(first.errorCode).toBe(0);
+    const second = await client.request(ApiKey.InitProducerId, 4, { transactionalId: 'tx-1', transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+    expect(second).toMatchObject({ errorCode: 0, producerId: first.producerId, producerEpoch: first.producerEpoch + 1 });
+    const tooLong = await client.request(ApiKey.InitProducerId, 4, { transactionalId: 'tx-2', transactionTimeoutMs: 900_001, producerId: -1n, producerEpoch: -1 });
+    expect(tooLong.errorCode).toBe(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     client.destroy();
   });
 

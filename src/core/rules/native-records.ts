@@ -4,6 +4,8 @@ import type { QueenMessage, UnreadableRange } from '../core.js';
 import type { PlannedPush } from './dedup.js';
 import { exactBytes, textFromExactBytes } from './exact-text.js';
 import { kafkaRecordMessageId } from './uuidv7.js';
+import { BATCH_HEADER_SIZE } from '../../../protocol/records/batch-header.js';
+import { transactionalFlags } from './kafka-transactions.js';
 
 /**
  * How a native push becomes a Kafka record and back, so one log serves both
@@ -149,9 +151,24 @@ export class PopCollector {
     private readonly visibleUntil: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** Takes the next stored batch; false once the pop is complete. */
-  take(batch: StoredBatchRef): boolean {
+  /**
+   * Takes the next stored batch; false once the pop is complete. A Kafka
+   * transaction's marker (a control batch) and the batches of an aborted
+   * transaction (`isAborted`, asked with the batch's producer id) hold no
+   * message: met first, they are passed over like an unreadable batch; met
+   * after some messages, they end the pop, so a lease always covers
+   * consecutive offsets and its acks move the group's position over it.
+   */
+  take(batch: StoredBatchRef, isAborted?: (producerId: number) => boolean): boolean {
     if (batch.nextOffset <= this.position) return true;
+    if (batch.bytes.length >= BATCH_HEADER_SIZE) {
+      const flags = transactionalFlags(batch.bytes);
+      if (flags.control || (flags.transactional && isAborted?.(flags.producerId) === true)) {
+        if (this.messages.length > 0) return false;
+        this.position = batch.nextOffset;
+        return true;
+      }
+    }
     let records: DecodedRecord[];
     try {
       records = decodeStoredBatch(batch.bytes, this.maxBytes);

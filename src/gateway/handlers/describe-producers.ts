@@ -4,8 +4,9 @@
 // Choices:
 // - LastSequence is the last sequence number of the newest batch the core
 //   retains for the producer; LastTimestamp is that batch's max timestamp.
-// - Transactions are not built yet: CoordinatorEpoch and
-//   CurrentTxnStartOffset are -1, as the core reports them.
+// - CurrentTxnStartOffset is where the producer's open Kafka transaction
+//   begins on the partition (-1 when none is open), as the core reports it;
+//   CoordinatorEpoch is -1.
 // - An unknown topic or partition answers UNKNOWN_TOPIC_OR_PARTITION with a
 //   message; the other partitions are answered as usual.
 import { ErrorCode } from '../../../protocol/error-codes.js';

@@ -32,6 +32,12 @@ import { offsetFetch } from './offset-fetch.js';
 import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
 import { syncGroup } from './sync-group.js';
+import { addOffsetsToTxn } from './add-offsets-to-txn.js';
+import { addPartitionsToTxn } from './add-partitions-to-txn.js';
+import { describeTransactions } from './describe-transactions.js';
+import { endTxn } from './end-txn.js';
+import { listTransactions } from './list-transactions.js';
+import { txnOffsetCommit } from './txn-offset-commit.js';
 
 export const handlers: readonly ApiHandler[] = [
   alterConfigs,
@@ -64,4 +70,10 @@ export const handlers: readonly ApiHandler[] = [
   offsetForLeaderEpoch,
   produce,
   syncGroup,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  txnOffsetCommit,
+  describeTransactions,
+  listTransactions,
 ];

@@ -1,39 +1,36 @@
-// InitProducerId: gives an idempotent producer its producer id and epoch.
+// InitProducerId: gives a producer its producer id and epoch.
 //
 // The id and epoch come from the core, which keeps producer state durable and
 // shared by every gateway. A producer that sends its current id and epoch
 // (v3+, KIP-360) asks for an epoch bump after a sequence error; the core
 // answers the bumped epoch, or a fresh id when the epoch would overflow.
 //
-// Not built yet: transactions. A non-null TransactionalId answers
-// TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53). That code is fatal and
-// non-retriable in kafkajs, librdkafka and the Java client, so a
-// transactional producer stops at once with an error naming the
-// transactional id, instead of retrying forever as it would on
-// COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR; the gateway logs why.
-import { ErrorCode } from '../../../protocol/error-codes.js';
+// With a transactional id the core's transaction coordinator answers: a new
+// id, or the id's producer with its epoch bumped, which fences every older
+// instance and aborts the transaction it left open (markers written before
+// this answers, where Kafka answers CONCURRENT_TRANSACTIONS until its abort
+// is done). A timeout above 15 minutes (Kafka's transaction.max.timeout.ms)
+// answers INVALID_TRANSACTION_TIMEOUT; a stale id or epoch PRODUCER_FENCED
+// (INVALID_PRODUCER_EPOCH before v4, as Kafka answers).
 import { InitProducerId } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
-import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { NONE } from '../kafka-errors.js';
+import { transactionalErrorOf } from '../transactional-errors.js';
 
 export const initProducerId: ApiHandler = {
   api: InitProducerId,
   versions: '0-5',
   async handle(request, ctx) {
-    if (request.transactionalId !== null) {
-      ctx.log.info({ transactionalId: request.transactionalId }, 'transactional producer refused: transactions are not supported yet');
-      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
-    }
     try {
       const { producerId, producerEpoch } = await ctx.core.initProducer({
-        transactionalId: null,
+        transactionalId: request.transactionalId,
         transactionTimeoutMs: request.transactionTimeoutMs,
         producerId: Number(request.producerId),
         producerEpoch: request.producerEpoch,
       });
       return { throttleTimeMs: 0, errorCode: NONE, producerId, producerEpoch };
     } catch (e) {
-      return { throttleTimeMs: 0, errorCode: kafkaErrorOf(e).errorCode, producerId: -1n, producerEpoch: -1 };
+      return { throttleTimeMs: 0, errorCode: transactionalErrorOf(e, ctx.header.apiVersion, 4).errorCode, producerId: -1n, producerEpoch: -1 };
     }
   },
 };

@@ -4,12 +4,15 @@
 //
 // Choices:
 // - Null topics (v2+) means every partition the group has committed.
-// - RequireStable (v7+) asks to wait out pending transactional commits;
-//   there are none until Kafka transactions exist, so it changes nothing.
+// - RequireStable (v7+): a partition with offsets pending in an open Kafka
+//   transaction (TxnOffsetCommit before EndTxn) answers UNSTABLE_OFFSET_COMMIT
+//   and offset -1, as Kafka does; the client retries until the transaction
+//   ends. Without it the last committed offset answers.
 //
 // Versions: v0-v7 ask for one group, with a top-level error from v2; v8+
 // batch several groups, each with its own error; v9 adds member id and
 // epoch (KIP-848 groups), which classic groups ignore.
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetFetch } from '../../../protocol/messages/index.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
@@ -19,17 +22,20 @@ interface TopicPartitions {
   partitionIndexes: number[];
 }
 
-async function fetchGroup(ctx: HandlerContext, group: string, topics: TopicPartitions[] | null) {
+async function fetchGroup(ctx: HandlerContext, group: string, topics: TopicPartitions[] | null, requireStable: boolean) {
   try {
-    const { offsets } = await ctx.core.fetchOffsets({
-      group,
-      partitions: topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ queue: t.name, partition }))),
-    });
+    const partitions = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ queue: t.name, partition })));
+    const { offsets } = await ctx.core.fetchOffsets({ group, partitions });
+    const unstable = requireStable ? new Set((await ctx.core.unstableOffsets({ group, partitions })).partitions.map((p) => `${p.queue}\u0000${p.partition}`)) : new Set<string>();
     const byTopic = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; metadata: string; errorCode: number }[]>();
     for (const o of offsets) {
       let list = byTopic.get(o.queue);
       if (!list) byTopic.set(o.queue, (list = []));
-      list.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata ?? '', errorCode: NONE });
+      if (unstable.has(`${o.queue}\u0000${o.partition}`)) {
+        list.push({ partitionIndex: o.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT });
+      } else {
+        list.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata ?? '', errorCode: NONE });
+      }
     }
     return { errorCode: NONE, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
   } catch (e) {
@@ -47,13 +53,13 @@ export const offsetFetch: ApiHandler = {
         throttleTimeMs: 0,
         groups: await Promise.all(
           groups.map(async (g) => {
-            const found = await fetchGroup(ctx, g.groupId, g.topics);
+            const found = await fetchGroup(ctx, g.groupId, g.topics, request.requireStable === true);
             return { groupId: g.groupId, topics: found.topics, errorCode: found.errorCode };
           }),
         ),
       };
     }
-    const found = await fetchGroup(ctx, request.groupId, request.topics);
+    const found = await fetchGroup(ctx, request.groupId, request.topics, ctx.header.apiVersion >= 7 && request.requireStable === true);
     return { throttleTimeMs: 0, topics: found.topics, errorCode: found.errorCode };
   },
 };

@@ -42,8 +42,12 @@
 // v3+ must carry v2 batches. v10+ tagged CurrentLeader/NodeEndpoints are only
 // for leader changes and stay absent.
 //
-// Not built: transactional produce (transactions come later; InitProducerId
-// refuses transactional ids, so a client never gets this far).
+// - Transactional batches are appended at once, durable, like any other
+//   (Kafka's model: a read_committed consumer stops at the partition's last
+//   stable offset until EndTxn writes the marker). The core refuses one from
+//   an older epoch of its transactional id with INVALID_PRODUCER_EPOCH
+//   (fenced), and one for a partition not added to the open transaction with
+//   INVALID_TXN_STATE, as Kafka 3.6+ does.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
@@ -62,7 +66,7 @@ const VALID_ACKS = new Set([0, 1, -1]);
  * those its log decides on (sequence, epoch, record validation, codec).
  * Oversized and corrupt batches are turned away before the log, with -1.
  */
-const REPORTS_LOG_START = new Set<AppendError>(['out_of_order_sequence', 'invalid_producer_epoch', 'unknown_producer_id', 'invalid_record', 'unsupported_compression']);
+const REPORTS_LOG_START = new Set<AppendError>(['out_of_order_sequence', 'invalid_producer_epoch', 'unknown_producer_id', 'invalid_record', 'unsupported_compression', 'invalid_txn_state']);
 
 interface PartitionAnswer {
   index: number;

@@ -5,6 +5,9 @@ import type {
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
+  AddOffsetsToTxnRequest,
+  AddPartitionsToTxnRequest,
+  AddPartitionsToTxnResult,
   AppendPartitionResult,
   AppendRequest,
   AppendResult,
@@ -16,6 +19,11 @@ import type {
   DeleteOffsetsRequest,
   DeleteRecordsRequest,
   DeleteRecordsResult,
+  EndTxnRequest,
+  KafkaTxnState,
+  ListTransactionsRequest,
+  TransactionDescription,
+  TxnOffsetCommitRequest,
   FetchOffsetsRequest,
   FetchOffsetsResult,
   GroupSummary,
@@ -64,6 +72,8 @@ import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, tr
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
+import { MemoryTransactions } from './kafka-transactions.js';
+import { TRANSACTION_SWEEP_INTERVAL_MS, transactionMarker } from '../../rules/kafka-transactions.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 
 /**
@@ -153,11 +163,33 @@ export class MemoryCore implements Core {
   private readonly appendLedgerSize: number;
   private readonly appendLimits: AppendLimits;
   private readonly leaseIndex = new Map<string, { queue: string; partition: number; group: string }>();
-  private readonly transactionalProducers = new Map<string, ProducerIdentity>();
   private readonly producerEpochs = new Map<number, number>();
   private nextProducerId = 1;
   private readonly pending = new Set<() => void>();
   private readonly maintenanceTimer: NodeJS.Timeout | null;
+  private readonly transactionSweep: NodeJS.Timeout | null;
+  /** Kafka's transaction coordinator (./kafka-transactions.ts). */
+  private readonly kafkaTxns: MemoryTransactions<PartitionState> = new MemoryTransactions<PartitionState>({
+    clock: () => this.clock(),
+    findPartition: (ref) => {
+      const found = this.lookupPartition(ref);
+      return 'error' in found ? { error: found.error as 'unknown_queue' | 'unknown_partition' } : found;
+    },
+    isLive: (partition) => this.queueOf(partition) !== null,
+    appendMarker: (partition, commit, producerId, producerEpoch) => {
+      const now = this.clock();
+      const offset = partition.log.highWatermark;
+      partition.log.append(transactionMarker(commit, producerId, producerEpoch, offset, now), 1, now, now);
+      this.wakePartition(this.queueOf(partition)!, partition);
+      return offset;
+    },
+    setGroupOffsets: (group, offsets) => {
+      for (const o of offsets) this.setGroupOffset(group, o);
+    },
+    requirePartition: (ref) => void this.partition(ref),
+    newProducer: () => this.newProducer(),
+    noteProducerEpoch: (identity) => void this.producerEpochs.set(identity.producerId, identity.producerEpoch),
+  });
   private closed = false;
 
   private readonly usage: StorageUsage = { bytes: 0 };
@@ -175,6 +207,8 @@ export class MemoryCore implements Core {
     const interval = options.maintenanceIntervalMs ?? 30_000;
     this.maintenanceTimer = interval > 0 ? setInterval(() => this.runMaintenance(), interval) : null;
     this.maintenanceTimer?.unref();
+    this.transactionSweep = interval > 0 ? setInterval(() => this.abortExpiredTransactions(), Math.min(interval, TRANSACTION_SWEEP_INTERVAL_MS)) : null;
+    this.transactionSweep?.unref();
   }
 
   // ─── Queues ────────────────────────────────────────────────────────────────
@@ -291,6 +325,8 @@ export class MemoryCore implements Core {
     const log = partition.log;
     const parsed = checkQueueRules(checked, queue.config, now);
     if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, ...appendRefusal(parsed) };
+    const txnRefusal = this.kafkaTxns.checkAppend(partition, { queue: queueName, partition: index }, parsed.batches);
+    if (txnRefusal) return { ...base, logStartOffset: log.logStartOffset, error: txnRefusal.error, errorMessage: txnRefusal.message };
     const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
@@ -306,6 +342,7 @@ export class MemoryCore implements Core {
       return { ...batch, baseOffset: offset, maxTimestamp: logAppendTime ?? batch.maxTimestamp };
     });
     for (const [producerId, window] of advanceWindows(appended, windowOf)) partition.producers.set(producerId, window);
+    this.kafkaTxns.noteAppended(partition, appended);
     touched.push([queue, partition]);
     return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: log.logStartOffset };
   }
@@ -331,7 +368,7 @@ export class MemoryCore implements Core {
         const found = this.lookupPartition(p);
         if ('error' in found) return { ...this.emptyPartitionRead(p), error: found.error };
         const log = found.partition.log;
-        const lastStable = log.highWatermark;
+        const lastStable = this.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
         const readable = isolation === 'read_committed' ? lastStable : log.highWatermark;
         const offsets = { highWatermark: log.highWatermark, lastStableOffset: lastStable, logStartOffset: log.logStartOffset };
         if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.highWatermark) {
@@ -341,13 +378,16 @@ export class MemoryCore implements Core {
           .collect(p.fetchOffset, p.maxBytes, (size) => first || total + size <= maxBytes)
           .filter((b) => b.baseOffset < readable);
         const kept: Buffer[] = [];
+        let upTo = p.fetchOffset;
         for (const batch of batches) {
           if (!first && total + batch.size > maxBytes) break;
           kept.push(batch.bytes);
+          upTo = batch.nextOffset;
           total += batch.size;
           first = false;
         }
-        return { queue: p.queue, partition: p.partition, error: null, ...offsets, batches: kept, abortedTransactions: [] };
+        const abortedTransactions = isolation === 'read_committed' ? this.kafkaTxns.abortedIn(found.partition, p.fetchOffset, upTo) : [];
+        return { queue: p.queue, partition: p.partition, error: null, ...offsets, batches: kept, abortedTransactions };
       }),
     };
   }
@@ -368,7 +408,8 @@ export class MemoryCore implements Core {
         const found = this.lookupPartition(p);
         if ('error' in found) return { queue: p.queue, partition: p.partition, error: found.error, logStartOffset: -1, highWatermark: -1, lastStableOffset: -1 };
         const log = found.partition.log;
-        return { queue: p.queue, partition: p.partition, error: null, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, lastStableOffset: log.highWatermark };
+        const lastStableOffset = this.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
+        return { queue: p.queue, partition: p.partition, error: null, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, lastStableOffset };
       }),
     };
   }
@@ -378,7 +419,8 @@ export class MemoryCore implements Core {
     const { partition } = this.partition(req);
     requireInteger(req.timestamp, 'timestamp', -3);
     const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.appendLimits) };
-    const found = partition.log.offsetForTimestamp(req.timestamp, partition.log.highWatermark, read);
+    const readable = req.isolation === 'read_committed' ? this.kafkaTxns.lastStableOffset(partition, partition.log.highWatermark) : partition.log.highWatermark;
+    const found = partition.log.offsetForTimestamp(req.timestamp, readable, read);
     return { queue: req.queue, partition: req.partition, ...found };
   }
 
@@ -404,9 +446,7 @@ export class MemoryCore implements Core {
       identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? this.newProducer() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
     let identity: ProducerIdentity;
     if (req.transactionalId !== null) {
-      const known = this.transactionalProducers.get(req.transactionalId);
-      identity = known ? bump(known) : this.newProducer();
-      this.transactionalProducers.set(req.transactionalId, identity);
+      return this.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
     } else if (producerId >= 0 && this.producerEpochs.get(producerId) === producerEpoch) {
       // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
       identity = bump({ producerId, producerEpoch });
@@ -431,7 +471,7 @@ export class MemoryCore implements Core {
         lastSequence: lastSequenceInWindow(w),
         lastTimestamp: w.lastTimestamp,
         coordinatorEpoch: -1,
-        currentTxnStartOffset: -1,
+        currentTxnStartOffset: this.kafkaTxns.openFirstOffset(partition, w.producerId),
       })),
     };
   }
@@ -724,11 +764,15 @@ export class MemoryCore implements Core {
       if (held) this.dropLease(partition, group);
       const log = partition.log;
       const position = Math.max(this.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
-      if (position >= log.highWatermark) continue;
+      const lastStable = this.kafkaTxns.lastStableOffset(partition, log.highWatermark);
+      if (position >= lastStable) continue;
       if (inWindowBuffer(queue.config.windowBufferMs, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
       const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
       const collected = new PopCollector(position, batch, where, storedBatchLimit(this.appendLimits), popVisibleUntil(queue.config.delayedProcessingMs, now));
-      for (const stored of log.batchesFrom(position)) if (!collected.take(stored)) break;
+      for (const stored of log.batchesFrom(position)) {
+        if (stored.baseOffset >= lastStable) break;
+        if (!collected.take(stored, (producerId) => this.kafkaTxns.isAborted(partition, producerId, stored.baseOffset))) break;
+      }
       if (collected.unreadable.length > 0) {
         unreadable.push(...collected.unreadable);
         this.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: collected.position, leaderEpoch: -1, metadata: null });
@@ -844,6 +888,56 @@ export class MemoryCore implements Core {
     return { success: true, results };
   }
 
+  // ─── Kafka transactions (./kafka-transactions.ts) ───────────────────────────
+
+  async addPartitionsToTxn(req: AddPartitionsToTxnRequest): Promise<AddPartitionsToTxnResult> {
+    this.checkOpen();
+    return this.kafkaTxns.addPartitions(req);
+  }
+
+  async addOffsetsToTxn(req: AddOffsetsToTxnRequest): Promise<void> {
+    this.checkOpen();
+    this.kafkaTxns.addOffsets(req);
+  }
+
+  async txnOffsetCommit(req: TxnOffsetCommitRequest): Promise<void> {
+    this.checkOpen();
+    this.kafkaTxns.txnOffsetCommit(req);
+  }
+
+  async endTxn(req: EndTxnRequest): Promise<{ producerId: number; producerEpoch: number }> {
+    this.checkOpen();
+    return this.kafkaTxns.endTxn(req);
+  }
+
+  async describeTransactions(req: { transactionalIds: string[] }): Promise<{ transactions: (TransactionDescription | null)[] }> {
+    this.checkOpen();
+    return { transactions: this.kafkaTxns.describe(req?.transactionalIds) };
+  }
+
+  async listTransactions(req: ListTransactionsRequest): Promise<{ transactions: { transactionalId: string; producerId: number; state: KafkaTxnState }[] }> {
+    this.checkOpen();
+    return { transactions: this.kafkaTxns.list(req) };
+  }
+
+  async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }): Promise<{ partitions: PartitionRef[] }> {
+    this.checkOpen();
+    const group = validateGroupName(req?.group);
+    const partitions = req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions);
+    return { partitions: this.kafkaTxns.unstableOffsets(group, partitions) };
+  }
+
+  /** Aborts the Kafka transactions open past their timeout (runs on a timer; tests call it after moving the clock). */
+  abortExpiredTransactions(): void {
+    if (!this.closed) this.kafkaTxns.abortExpired();
+  }
+
+  /** The live queue a partition belongs to, or null once its queue was deleted. */
+  private queueOf(partition: PartitionState): QueueState | null {
+    for (const queue of this.queues.values()) if (queue.partitions[partition.index] === partition) return queue;
+    return null;
+  }
+
   // ─── Lifecycle and maintenance ─────────────────────────────────────────────
 
   /**
@@ -853,10 +947,12 @@ export class MemoryCore implements Core {
    */
   runMaintenance(): void {
     if (this.closed) return;
+    this.abortExpiredTransactions();
     const now = this.clock();
     for (const queue of this.queues.values()) {
       for (const partition of queue.partitions) {
         partition.log.applyRetention(queue.config, now);
+        this.kafkaTxns.trimAborted(partition, partition.log.logStartOffset);
         for (const [id, hit] of partition.dedup) {
           if (!isInsideWindow(hit.storedAt, now, queue.config.dedupWindowSeconds)) partition.dedup.delete(id);
         }
@@ -869,6 +965,7 @@ export class MemoryCore implements Core {
     if (this.closed) return;
     this.closed = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    if (this.transactionSweep) clearInterval(this.transactionSweep);
     for (const finish of [...this.pending]) finish();
   }
 

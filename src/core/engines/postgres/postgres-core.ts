@@ -3,6 +3,9 @@ import type {
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
+  AddOffsetsToTxnRequest,
+  AddPartitionsToTxnRequest,
+  AddPartitionsToTxnResult,
   AppendPartitionResult,
   AppendRequest,
   AppendResult,
@@ -14,6 +17,11 @@ import type {
   DeleteOffsetsRequest,
   DeleteRecordsRequest,
   DeleteRecordsResult,
+  EndTxnRequest,
+  KafkaTxnState,
+  ListTransactionsRequest,
+  TransactionDescription,
+  TxnOffsetCommitRequest,
   FetchOffsetsRequest,
   FetchOffsetsResult,
   GroupSummary,
@@ -46,7 +54,7 @@ import type {
   UnreadableRange,
 } from '../../core.js';
 import { DEFAULT_QUEUE_CONFIG, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
-import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
+import { BatchPos, setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from '../../rules/arguments.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
@@ -68,6 +76,8 @@ import { Database, type Statements } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+import { PostgresTransactions, type AppendTransactions } from './kafka-transactions.js';
+import { isAbortedBatch, TRANSACTION_SWEEP_INTERVAL_MS, transactionalProducers } from '../../rules/kafka-transactions.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -117,6 +127,8 @@ interface FoundPartitionRow {
   next_offset: number | null;
   log_start_offset: number | null;
   partition_count: number | null;
+  /** The first offset of the partition's earliest open Kafka transaction (its last stable offset), null when none. */
+  open_txn_offset: number | null;
 }
 
 interface QueueRow {
@@ -189,6 +201,9 @@ export class PostgresCore implements Core {
   private readonly appends: GroupCommit<AppendCall, AppendResult>;
   private readonly pending = new Set<() => void>();
   private maintenanceTimer: NodeJS.Timeout | null = null;
+  private transactionSweep: NodeJS.Timeout | null = null;
+  /** Kafka's transaction coordinator (./kafka-transactions.ts). */
+  private readonly kafkaTxns: PostgresTransactions;
   private closed = false;
 
   constructor(
@@ -198,7 +213,14 @@ export class PostgresCore implements Core {
   ) {
     this.clock = options.clock;
     this.appends = new GroupCommit((calls) => this.commitAppends(calls), options.maxGroupSize, options.groupCommit);
+    this.kafkaTxns = new PostgresTransactions(db, {
+      clock: () => this.clock(),
+      writeLog: (tx, writes) => this.write(tx, writes),
+      wake: (writes) => this.wakeTouched(writes),
+    });
     if (options.maintenanceIntervalMs > 0) {
+      this.transactionSweep = setInterval(() => void this.abortExpiredTransactions().catch(() => {}), Math.min(options.maintenanceIntervalMs, TRANSACTION_SWEEP_INTERVAL_MS));
+      this.transactionSweep.unref();
       this.maintenanceTimer = setInterval(() => void this.runMaintenance().catch(() => {}), options.maintenanceIntervalMs);
       this.maintenanceTimer.unref();
     }
@@ -345,6 +367,12 @@ export class PostgresCore implements Core {
         }
       }
 
+      // The transactions of the transactional producers among the batches, read under the partitions' locks.
+      const txnProducers = new Set<number>();
+      for (const callParsed of parsed) for (const result of callParsed) if (result?.ok) for (const id of transactionalProducers(result.batches)) txnProducers.add(id);
+      const transactions = await this.kafkaTxns.forAppend(tx, [...txnProducers], [...partitions.values()].map((r) => r.id));
+      const txnFirsts = new Map<string, { transactionalId: string; partitionId: number; offset: number }>();
+
       const writes = new LogWrites();
       const results = calls.map((call, c): AppendResult => {
         if (call.requestId !== undefined) {
@@ -355,7 +383,7 @@ export class PostgresCore implements Core {
         const result: AppendResult = {
           partitions: call.partitions.map((p, i) => {
             const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now, inPlace);
+            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now, inPlace, transactions, txnFirsts);
           }),
         };
         if (call.requestId !== undefined) {
@@ -365,6 +393,7 @@ export class PostgresCore implements Core {
         return result;
       });
       await this.write(tx, writes);
+      await this.kafkaTxns.recordFirstOffsets(tx, txnFirsts);
       return { results, writes };
     });
     this.wakeTouched(writes);
@@ -380,6 +409,8 @@ export class PostgresCore implements Core {
     writes: LogWrites,
     now: number,
     inPlace: boolean,
+    transactions: AppendTransactions,
+    txnFirsts: Map<string, { transactionalId: string; partitionId: number; offset: number }>,
   ): AppendPartitionResult {
     const base = { queue: p.queue, partition: p.partition, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
     if (!row || !parsed) {
@@ -388,6 +419,8 @@ export class PostgresCore implements Core {
       return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
     }
     if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, ...appendRefusal(parsed) };
+    const txnRefusal = PostgresTransactions.checkAppend(transactions, row.id, parsed.batches);
+    if (txnRefusal) return { ...base, logStartOffset: row.log_start_offset, error: txnRefusal.error, errorMessage: txnRefusal.message };
     const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
     const plan = checkPartitionSequences(parsed.batches, windowOf);
     if (plan.kind === 'duplicate') {
@@ -402,6 +435,9 @@ export class PostgresCore implements Core {
       const bytes = prepareForStorage(p.records, batch, offset, logAppendTime, inPlace);
       row.next_offset = offset + batch.offsetCount;
       writes.addBatch({ partitionId: row.id, baseOffset: offset, nextOffset: row.next_offset, maxTimestamp, appendedAt: now, bytes }, { queue: row.queue_name, index: row.idx });
+      const txn = batch.isTransactional ? transactions.get(batch.producerId) : undefined;
+      const firstKey = txn ? `${txn.transactionalId}\u0000${row.id}` : '';
+      if (txn && !txnFirsts.has(firstKey)) txnFirsts.set(firstKey, { transactionalId: txn.transactionalId, partitionId: row.id, offset });
       return { ...batch, baseOffset: offset, maxTimestamp };
     });
     for (const [producerId, window] of advanceWindows(appended, windowOf)) {
@@ -427,7 +463,7 @@ export class PostgresCore implements Core {
     this.checkOpen();
     const { partitions: parts, minBytes, maxWaitMs, maxBytes } = checkReadRequest(req);
     const compute = async (final: boolean): Promise<ReadResult | null> => {
-      const result = await this.collectRead(parts, maxBytes);
+      const result = await this.collectRead(parts, maxBytes, req.isolation);
       const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
       const anyError = result.partitions.some((p) => p.error !== null);
       return final || anyError || bytes >= minBytes || (bytes > 0 && bytes >= maxBytes) ? result : null;
@@ -440,7 +476,7 @@ export class PostgresCore implements Core {
     return this.db.statements.run<FoundPartitionRow>('find-partitions', [refs.map((r) => r.queue), refs.map((r) => r.partition)]);
   }
 
-  private async collectRead(parts: ReadRequest['partitions'], maxBytes: number): Promise<ReadResult> {
+  private async collectRead(parts: ReadRequest['partitions'], maxBytes: number, isolation: ReadRequest['isolation']): Promise<ReadResult> {
     const rows = await this.findPartitions(parts);
     let total = 0;
     let first = true;
@@ -452,17 +488,22 @@ export class PostgresCore implements Core {
         continue;
       }
       const highWatermark = row.next_offset!;
-      const offsets = { highWatermark, lastStableOffset: highWatermark, logStartOffset: row.log_start_offset! };
+      const lastStableOffset = row.open_txn_offset ?? highWatermark;
+      const offsets = { highWatermark, lastStableOffset, logStartOffset: row.log_start_offset! };
       if (p.fetchOffset < offsets.logStartOffset || p.fetchOffset > highWatermark) {
         partitions.push({ queue: p.queue, partition: p.partition, error: 'offset_out_of_range', ...offsets, batches: [], abortedTransactions: [] });
         continue;
       }
       const budget = Math.min(p.maxBytes, maxBytes - total);
-      const found = await this.db.statements.run<{ bytes: Buffer }>('read-batches', [row.id, p.fetchOffset, highWatermark, budget, first, maxBytes - total]);
+      const readable = isolation === 'read_committed' ? lastStableOffset : highWatermark;
+      const found = await this.db.statements.run<{ base_offset: number; bytes: Buffer }>('read-batches', [row.id, p.fetchOffset, readable, budget, first, maxBytes - total]);
       const batches = found.map((b) => b.bytes);
       for (const b of batches) total += b.length;
       if (batches.length > 0) first = false;
-      partitions.push({ queue: p.queue, partition: p.partition, error: null, ...offsets, batches, abortedTransactions: [] });
+      const last = found.at(-1);
+      const abortedTransactions =
+        isolation === 'read_committed' && last ? await this.kafkaTxns.abortedIn(row.id, p.fetchOffset, last.base_offset + last.bytes.readInt32BE(BatchPos.LastOffsetDelta) + 1) : [];
+      partitions.push({ queue: p.queue, partition: p.partition, error: null, ...offsets, batches, abortedTransactions });
     }
     return { partitions };
   }
@@ -485,7 +526,7 @@ export class PostgresCore implements Core {
         if (row.queue_id === null || row.id === null) {
           return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', logStartOffset: -1, highWatermark: -1, lastStableOffset: -1 };
         }
-        return { queue: p.queue, partition: p.partition, error: null, logStartOffset: row.log_start_offset!, highWatermark: row.next_offset!, lastStableOffset: row.next_offset! };
+        return { queue: p.queue, partition: p.partition, error: null, logStartOffset: row.log_start_offset!, highWatermark: row.next_offset!, lastStableOffset: row.open_txn_offset ?? row.next_offset! };
       }),
     };
   }
@@ -496,7 +537,8 @@ export class PostgresCore implements Core {
     const timestamp = requireInteger(req.timestamp, 'timestamp', -3);
     const answer = (offset: number, ts: number): OffsetForTimestampResult => ({ queue: req.queue, partition: req.partition, offset, timestamp: ts });
     const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.options.appendLimits) };
-    if (timestamp === LATEST_TIMESTAMP) return answer(row.next_offset, -1);
+    const readable = req.isolation === 'read_committed' ? row.last_stable_offset : row.next_offset;
+    if (timestamp === LATEST_TIMESTAMP) return answer(readable, -1);
     if (timestamp === EARLIEST_TIMESTAMP) return answer(row.log_start_offset, -1);
     if (timestamp === MAX_TIMESTAMP) {
       const best = await this.db.statements.one<{ max_timestamp: number; bytes: Buffer }>('max-timestamp-batch', [row.id]);
@@ -506,7 +548,7 @@ export class PostgresCore implements Core {
     // Batches are found by their max timestamp; only the one holding the answer is decoded.
     let from = row.log_start_offset;
     for (;;) {
-      const batch = await this.db.statements.one<{ next_offset: number; bytes: Buffer }>('batch-at-timestamp', [row.id, from, row.next_offset, timestamp]);
+      const batch = await this.db.statements.one<{ next_offset: number; bytes: Buffer }>('batch-at-timestamp', [row.id, from, readable, timestamp]);
       if (!batch) return answer(-1, -1);
       const found = recordAtOrAfter(batch.bytes, timestamp, row.log_start_offset, read);
       if (found) return answer(found.offset, found.timestamp);
@@ -535,7 +577,8 @@ export class PostgresCore implements Core {
 
   async initProducer(req: InitProducerRequest): Promise<InitProducerResult> {
     this.checkOpen();
-    const { transactionTimeoutMs: timeoutMs, producerId, producerEpoch } = checkInitProducer(req);
+    const { producerId, producerEpoch } = checkInitProducer(req);
+    if (req.transactionalId !== null) return this.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
     return this.db.transaction(async (tx) => {
       const fresh = async (): Promise<InitProducerResult> => {
         const row = (await tx.one<{ producer_id: number; producer_epoch: number }>('new-producer'))!;
@@ -544,16 +587,9 @@ export class PostgresCore implements Core {
       const bump = async (identity: InitProducerResult): Promise<InitProducerResult> =>
         identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? fresh() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
       let identity: InitProducerResult;
-      if (req.transactionalId !== null) {
-        await tx.run('lock-transactional-producer', [req.transactionalId]);
-        const known = await tx.one<{ producer_id: number; producer_epoch: number }>('transactional-producer', [req.transactionalId]);
-        identity = known ? await bump({ producerId: known.producer_id, producerEpoch: known.producer_epoch }) : await fresh();
-        await tx.run('set-transactional-producer', [req.transactionalId, identity.producerId, identity.producerEpoch, timeoutMs]);
-      } else {
-        const current = producerId >= 0 ? await tx.one<{ producer_epoch: number }>('producer-epoch', [producerId]) : null;
-        // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
-        identity = current && current.producer_epoch === producerEpoch ? await bump({ producerId, producerEpoch }) : await fresh();
-      }
+      const current = producerId >= 0 ? await tx.one<{ producer_epoch: number }>('producer-epoch', [producerId]) : null;
+      // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
+      identity = current && current.producer_epoch === producerEpoch ? await bump({ producerId, producerEpoch }) : await fresh();
       await tx.run('set-producer-epoch', [identity.producerId, identity.producerEpoch]);
       return identity;
     });
@@ -563,6 +599,7 @@ export class PostgresCore implements Core {
     this.checkOpen();
     const row = await this.partition(req);
     const rows = await this.db.statements.run<{ producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>('partition-producers', [row.id]);
+    const openTransactions = await this.kafkaTxns.openFirstOffsets(row.id);
     return {
       producers: rows.map((r) => ({
         producerId: r.producer_id,
@@ -570,7 +607,7 @@ export class PostgresCore implements Core {
         lastSequence: lastSequenceInWindow({ producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp }),
         lastTimestamp: r.last_timestamp,
         coordinatorEpoch: -1,
-        currentTxnStartOffset: -1,
+        currentTxnStartOffset: openTransactions.get(r.producer_id) ?? -1,
       })),
     };
   }
@@ -886,11 +923,14 @@ export class PostgresCore implements Core {
         const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
         const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
         if (position >= partition.next_offset) continue;
+        // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
+        const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
+        if (position >= lastStable) continue;
         if ((queue.config.windowBufferMs ?? 0) > 0) {
           const newest = await tx.one<{ appended_at: number }>('newest-append', [partition.id]);
           if (inWindowBuffer(queue.config.windowBufferMs, newest ? Number(newest.appended_at) : null, now)) continue;
         }
-        const collected = await this.readMessages(tx, queue, partition, position, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
+        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
         if (collected.unreadable.length > 0) {
           unreadable.push(...collected.unreadable);
           await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
@@ -905,13 +945,17 @@ export class PostgresCore implements Core {
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, batch: number, visibleUntil: number): Promise<PopCollector> {
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, visibleUntil: number): Promise<PopCollector> {
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
     const collected = new PopCollector(position, batch, where, storedBatchLimit(this.options.appendLimits), visibleUntil);
+    const aborted = await this.kafkaTxns.abortedFrom(tx, partition.id, position);
     let from = position;
     for (;;) {
-      const rows = await tx.run<{ next_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
-      for (const row of rows) if (!collected.take({ nextOffset: row.next_offset, bytes: row.bytes })) return collected;
+      const rows = await tx.run<{ base_offset: number; next_offset: number; bytes: Buffer }>('native-batches', [partition.id, from, POP_BATCH_ROWS]);
+      for (const row of rows) {
+        if (row.base_offset >= lastStable) return collected;
+        if (!collected.take({ nextOffset: row.next_offset, bytes: row.bytes }, (producerId) => isAbortedBatch(aborted, producerId, row.base_offset))) return collected;
+      }
       if (rows.length < POP_BATCH_ROWS) return collected;
       from = rows[rows.length - 1]!.next_offset;
     }
@@ -1040,6 +1084,50 @@ export class PostgresCore implements Core {
     }
   }
 
+  // ─── Kafka transactions ─────────────────────────────────────────────────────
+
+  async addPartitionsToTxn(req: AddPartitionsToTxnRequest): Promise<AddPartitionsToTxnResult> {
+    this.checkOpen();
+    return this.kafkaTxns.addPartitions(req);
+  }
+
+  async addOffsetsToTxn(req: AddOffsetsToTxnRequest): Promise<void> {
+    this.checkOpen();
+    await this.kafkaTxns.addOffsets(req);
+  }
+
+  async txnOffsetCommit(req: TxnOffsetCommitRequest): Promise<void> {
+    this.checkOpen();
+    await this.kafkaTxns.txnOffsetCommit(req);
+  }
+
+  async endTxn(req: EndTxnRequest): Promise<{ producerId: number; producerEpoch: number }> {
+    this.checkOpen();
+    return this.kafkaTxns.endTxn(req);
+  }
+
+  async describeTransactions(req: { transactionalIds: string[] }): Promise<{ transactions: (TransactionDescription | null)[] }> {
+    this.checkOpen();
+    return { transactions: await this.kafkaTxns.describe(req?.transactionalIds) };
+  }
+
+  async listTransactions(req: ListTransactionsRequest): Promise<{ transactions: { transactionalId: string; producerId: number; state: KafkaTxnState }[] }> {
+    this.checkOpen();
+    return { transactions: await this.kafkaTxns.list(req) };
+  }
+
+  async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }): Promise<{ partitions: PartitionRef[] }> {
+    this.checkOpen();
+    const group = validateGroupName(req?.group);
+    const partitions = req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions);
+    return { partitions: await this.kafkaTxns.unstableOffsets(group, partitions) };
+  }
+
+  /** Aborts the Kafka transactions open past their timeout (on a timer; tests call it after moving the clock). */
+  async abortExpiredTransactions(): Promise<void> {
+    if (!this.closed) await this.kafkaTxns.abortExpired();
+  }
+
   // ─── Lifecycle and maintenance ─────────────────────────────────────────────
 
   /**
@@ -1049,12 +1137,14 @@ export class PostgresCore implements Core {
    */
   async runMaintenance(): Promise<void> {
     if (this.closed) return;
+    await this.abortExpiredTransactions();
     const now = this.clock();
     const ran = await this.db.transaction(async (tx) => {
       const lock = await tx.one<{ locked: boolean }>('try-lock-maintenance');
       if (!lock?.locked) return false;
       await tx.run('expire-dedup', [now]);
       await tx.run('expire-kv', [now]);
+      await tx.run('txn-trim-aborted');
       await tx.run('trim-append-ledger', [this.options.appendLedgerSize]);
       return true;
     });
@@ -1081,6 +1171,7 @@ export class PostgresCore implements Core {
     if (this.closed) return;
     this.closed = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    if (this.transactionSweep) clearInterval(this.transactionSweep);
     for (const finish of [...this.pending]) finish();
     await this.wakeups.close();
     await this.db.close();
@@ -1111,19 +1202,19 @@ export class PostgresCore implements Core {
   }
 
   /** A partition by reference, or a CoreError: for calls that fail whole. */
-  private async partition(ref: PartitionRef): Promise<PartitionRow> {
+  private async partition(ref: PartitionRef): Promise<PartitionRow & { last_stable_offset: number }> {
     validateQueueName(ref?.queue);
     requireInteger(ref.partition, 'partition');
     const [row] = await this.findPartitions([ref]);
     return this.requireFound(ref, row!);
   }
 
-  private requireFound(ref: PartitionRef, row: FoundPartitionRow): PartitionRow {
+  private requireFound(ref: PartitionRef, row: FoundPartitionRow): PartitionRow & { last_stable_offset: number } {
     if (row.queue_id === null) throw new CoreError('unknown_queue', `Queue "${ref.queue}" does not exist; create it first.`);
     if (row.id === null) {
       throw new CoreError('unknown_partition', `Queue "${ref.queue}" has partitions 0 to ${row.partition_count! - 1}; there is no partition ${ref.partition}.`);
     }
-    return { id: row.id, idx: row.idx!, name: row.name!, next_offset: row.next_offset!, log_start_offset: row.log_start_offset! };
+    return { id: row.id, idx: row.idx!, name: row.name!, next_offset: row.next_offset!, log_start_offset: row.log_start_offset!, last_stable_offset: row.open_txn_offset ?? row.next_offset! };
   }
 
   /**

@@ -1,0 +1,27 @@
+// AddOffsetsToTxn: puts a consumer group in the producer's open transaction
+// (opening one when none is), before TxnOffsetCommit sends its offsets.
+//
+// Versions: PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2, as Kafka
+// answers.
+import { AddOffsetsToTxn } from '../../../protocol/messages/index.js';
+import type { ApiHandler } from '../handler.js';
+import { NONE } from '../kafka-errors.js';
+import { transactionalErrorOf } from '../transactional-errors.js';
+
+export const addOffsetsToTxn: ApiHandler = {
+  api: AddOffsetsToTxn,
+  versions: '0-4',
+  async handle(request, ctx) {
+    try {
+      await ctx.core.addOffsetsToTxn({
+        transactionalId: request.transactionalId,
+        producerId: Number(request.producerId),
+        producerEpoch: request.producerEpoch,
+        group: request.groupId,
+      });
+      return { throttleTimeMs: 0, errorCode: NONE };
+    } catch (e) {
+      return { throttleTimeMs: 0, errorCode: transactionalErrorOf(e, ctx.header.apiVersion, 2).errorCode };
+    }
+  },
+};
