@@ -6,10 +6,11 @@
  *
  * - a word count with processing.guarantee=exactly_once_v2: lines of text in,
  *   the running count per word out, through a repartition topic and a
- *   changelogged store. Read with read_committed, the output holds, for each
- *   word, exactly the counts 1, 2, ... n in order (every update once, none
- *   doubled by a retried transaction), the same as Apache Kafka's output for
- *   the same input;
+ *   changelogged store, SIGKILLed mid-stream and started again. Read with
+ *   read_committed, the output holds, for each word, exactly the counts 1,
+ *   2, ... n in order (every update once: none lost, none doubled by the
+ *   killed instance's unfinished transaction), the same as Apache Kafka's
+ *   output for the same input;
  * - an aggregation (a running sum per key in the store "totals") stopped,
  *   its local state folder wiped, and started again: it restores the store
  *   from its changelog topic (which Streams creates compacted), and the sums
@@ -107,13 +108,22 @@ async function send(bootstrap: string, topic: string, records: { partition: numb
   }
 }
 
-/** The word count against one server: each word's committed output values in order. */
+/**
+ * The word count against one server: each word's committed output values in
+ * order. Half the input is counted; then, while the second half is being
+ * counted, the application is SIGKILLed (a transaction may be open: its
+ * updates are written but never committed) and started again on the same
+ * state folder, which restores its store from the changelog's committed
+ * records and goes on from the committed input offsets.
+ */
 async function runWordCount(server: Server, workDir: string): Promise<Record<string, string[]>> {
   const input = uniqueTopic('wordcount-in');
   const output = uniqueTopic('wordcount-out');
   const lines = wordCountInput();
-  const expected = countWords(lines);
-  const total = [...expected.values()].reduce((a, b) => a + b, 0);
+  const half = lines.length / 2;
+  const updates = (part: readonly string[]) => [...countWords(part).values()].reduce((a, b) => a + b, 0);
+  const total = updates(lines);
+  const logDir = join(workDir, 'logs');
 
   const admin = kafkajsClient(server.bootstrap).admin();
   await admin.connect();
@@ -122,26 +132,37 @@ async function runWordCount(server: Server, workDir: string): Promise<Record<str
   } finally {
     await admin.disconnect();
   }
-  await send(
-    server.bootstrap,
-    input,
-    lines.map((line, i) => ({ partition: i % 2, key: null, value: line })),
-  );
+  const sendLines = (from: number, to: number) => send(server.bootstrap, input, lines.slice(from, to).map((line, i) => ({ partition: (from + i) % 2, key: null, value: line })));
+  const start = () =>
+    StreamsApp.start({
+      bootstrap: server.bootstrap,
+      applicationId,
+      topology: 'wordcount',
+      input,
+      output,
+      stateDir: join(workDir, 'wordcount-state'),
+      // The killed instance's member is dropped from the group after this long, so the restart's rebalance can end.
+      config: { 'processing.guarantee': 'exactly_once_v2', 'consumer.session.timeout.ms': 6_000, 'consumer.heartbeat.interval.ms': 1_000 },
+    });
+  const counted = async (app: StreamsApp, atLeast: number, isolation: 'read_committed' | 'read_uncommitted' = 'read_committed') => {
+    const read = await readTopic(server.bootstrap, output, { logDir, atLeast, isolation, timeoutMs: 60_000 });
+    if (app.fatal || read.timedOut) throw new Error(`the word count gave ${read.records.length} of ${atLeast} updates (${isolation}): ${app.describe()}`);
+  };
+  const applicationId = uniqueTopic('wordcount');
 
-  const app = await StreamsApp.start({
-    bootstrap: server.bootstrap,
-    applicationId: uniqueTopic('wordcount'),
-    topology: 'wordcount',
-    input,
-    output,
-    stateDir: join(workDir, 'wordcount-state'),
-    config: { 'processing.guarantee': 'exactly_once_v2' },
-  });
+  await sendLines(0, half);
+  let app = await start();
   try {
     await app.running(75_000);
-    const logDir = join(workDir, 'logs');
-    const read = await readTopic(server.bootstrap, output, { logDir, atLeast: total, timeoutMs: 60_000 });
-    if (app.fatal || read.timedOut) throw new Error(`the word count gave ${read.records.length} of its ${total} updates: ${app.describe()}`);
+    await counted(app, updates(lines.slice(0, half)));
+    await sendLines(half, lines.length);
+    // Some of the second half written (committed or not): kill it mid-stream.
+    await counted(app, updates(lines.slice(0, half)) + 1, 'read_uncommitted');
+    await app.kill();
+
+    app = await start();
+    await app.running(75_000);
+    await counted(app, total);
     await app.stop();
     // Read once more after the close: nothing may follow the expected updates.
     return valuesPerKey((await readTopic(server.bootstrap, output, { logDir })).records);
@@ -190,7 +211,7 @@ for (const target of targets) {
       rmSync(workDir, { recursive: true, force: true });
     });
 
-    it('a word count with exactly_once_v2 commits every count once, in order, as Apache Kafka does for the same input', async () => {
+    it('a word count with exactly_once_v2, SIGKILLed mid-stream and restarted, commits every count once, in order, as Apache Kafka does for the same input', async () => {
       const reference = await referenceWordCount(target === apacheKafka ? server : undefined, workDir);
       expect(reference, 'Apache Kafka counts every word of the input once').toEqual(expectedWordCountOutput());
       if (target !== apacheKafka) expect(await runWordCount(server, workDir)).toEqual(reference);
