@@ -84,6 +84,8 @@ export interface StartBrokerOptions {
   maxInflatedBatchBytes?: number;
   /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
   maxInflatedRequestBytes?: number;
+  /** How often the core's compactor looks at compacted topics (cleanup.policy=compact); 0 turns it off. Default 15 s, Kafka's cleaner backoff. */
+  compactionIntervalMs?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
   http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number } | false;
   /**
@@ -195,7 +197,11 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
 
 function openEngine(options: StartBrokerOptions, log: Logger): Promise<QueenCore> {
   const engine = options.engine ?? 'memory';
-  const limits = { maxInflatedBatchBytes: options.maxInflatedBatchBytes, maxInflatedRequestBytes: options.maxInflatedRequestBytes };
+  const limits = {
+    maxInflatedBatchBytes: options.maxInflatedBatchBytes,
+    maxInflatedRequestBytes: options.maxInflatedRequestBytes,
+    ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
+  };
   if (engine === 'memory') {
     return openCore({ engine: 'memory', groups: options.groups, log, ...limits, ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }) });
   }

@@ -219,12 +219,13 @@ export class Reader {
     return this.view(n);
   }
 
-  /** Skips varint-prefixed bytes inside a record (-1 = null) without making a view of them. */
-  skipVarintBytes(): void {
+  /** Skips varint-prefixed bytes inside a record (-1 = null) without making a view of them; true when they were null. */
+  skipVarintBytes(): boolean {
     const n = this.varint();
-    if (n === -1) return;
+    if (n === -1) return true;
     if (n < 0) this.fail(`record field length ${n} is invalid`);
     this.need(n, 'bytes');
+    return false;
   }
 
   /**

@@ -145,6 +145,8 @@ export interface ValidBatch extends BatchAttributes {
    * broker stores as the batch's maxTimestamp, whatever the producer wrote there.
    */
   recordsMaxTimestamp: bigint | null;
+  /** When the records were walked: the ordinal of the first record without a key, or -1 when every record has one. */
+  firstKeylessRecord: number;
 }
 
 /**
@@ -179,10 +181,11 @@ export function validateBatch(buf: Buffer, at = 0, rules: BatchRules = {}): Vali
   }
   const fromClient = rules.fromClient ?? true;
   checkCounts(header, at, end, fromClient);
-  const batch: ValidBatch = { start: at, end, header, ...splitAttributes(header.attributes), recordsMaxTimestamp: null };
+  const batch: ValidBatch = { start: at, end, header, ...splitAttributes(header.attributes), recordsMaxTimestamp: null, firstKeylessRecord: -1 };
   if (rules.records) {
     const walked = readBatchRecords(buf, batch, rules.records, fromClient, false);
     batch.recordsMaxTimestamp = header.baseTimestamp + BigInt(walked.maxTimestampDelta);
+    batch.firstKeylessRecord = walked.firstKeylessRecord;
   }
   return batch;
 }
@@ -289,6 +292,8 @@ interface RecordsRead {
   records: BatchRecord[] | null;
   /** The largest timestampDelta (0 for an empty batch). */
   maxTimestampDelta: number;
+  /** The ordinal of the first record with a null key, or -1. */
+  firstKeylessRecord: number;
 }
 
 /** The records of a header-checked batch, inflated first when compressed. */
@@ -348,6 +353,7 @@ function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules
   const records: BatchRecord[] | null = keep ? [] : null;
   let maxTimestampDelta = count > 0 ? -Infinity : 0;
   let lastOffsetDelta = -1;
+  let firstKeylessRecord = -1;
   for (let i = 0; i < count; i++) {
     const recordAt = r.pos;
     try {
@@ -359,6 +365,7 @@ function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules
       }
       lastOffsetDelta = delta;
       if (lastRead.timestampDelta > maxTimestampDelta) maxTimestampDelta = lastRead.timestampDelta;
+      if (lastRead.keyless && firstKeylessRecord < 0) firstKeylessRecord = i;
       if (records) records.push(record!);
     } catch (e) {
       if (e instanceof DecodeError && !(e instanceof InvalidBatchError)) {
@@ -370,11 +377,11 @@ function readRecords(buf: Buffer, start: number, end: number, rules: RecordRules
   if (r.remaining !== 0) {
     throw new InvalidBatchError('record', `${r.remaining} bytes remain after the ${count} records the batch declares`, r.pos, count);
   }
-  return { records, maxTimestampDelta };
+  return { records, maxTimestampDelta, firstKeylessRecord };
 }
 
 /** The deltas of the record readRecord read last: the walk keeps no record object. */
-const lastRead = { timestampDelta: 0, offsetDelta: 0 };
+const lastRead = { timestampDelta: 0, offsetDelta: 0, keyless: false };
 
 /**
  * Reads one record, leaving the cursor after it. The fields must fill exactly
@@ -392,11 +399,13 @@ function readRecord(r: Reader, keep: boolean): BatchRecord | null {
   const offsetDelta = r.varint();
   let key: Buffer | null = null;
   let value: Buffer | null = null;
+  let keyless: boolean;
   if (keep) {
     key = r.varintBytes();
     value = r.varintBytes();
+    keyless = key === null;
   } else {
-    r.skipVarintBytes();
+    keyless = r.skipVarintBytes();
     r.skipVarintBytes();
   }
   const headerCount = r.varint();
@@ -416,6 +425,7 @@ function readRecord(r: Reader, keep: boolean): BatchRecord | null {
   }
   lastRead.timestampDelta = timestampDelta;
   lastRead.offsetDelta = offsetDelta;
+  lastRead.keyless = keyless;
   return headers ? { attributes, timestampDelta, offsetDelta, key, value, headers } : null;
 }
 
@@ -484,31 +494,84 @@ export function buildBatch(options: BuildBatchOptions): Buffer {
 }
 
 function writeRecords(w: Writer, records: readonly RecordInput[], timestamps: bigint[], baseTimestamp: bigint): void {
-  records.forEach((record, offsetDelta) => {
-    const key = toBytes(record.key);
-    const value = toBytes(record.value);
-    const headers = (record.headers ?? []).map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: toBytes(h.value) }));
-    const timestampDelta = timestamps[offsetDelta]! - baseTimestamp;
-    const bodySize =
-      1 +
-      varlongSize(timestampDelta) +
-      varintSize(offsetDelta) +
-      bytesFieldSize(key) +
-      bytesFieldSize(value) +
-      varintSize(headers.length) +
-      headers.reduce((sum, h) => sum + bytesFieldSize(h.key) + bytesFieldSize(h.value), 0);
-    w.varint(bodySize);
-    w.int8(0); // record attributes: unused by Kafka
-    w.varlong(timestampDelta);
-    w.varint(offsetDelta);
-    w.varintBytes(key);
-    w.varintBytes(value);
-    w.varint(headers.length);
-    for (const h of headers) {
-      w.varintBytes(h.key);
-      w.varintBytes(h.value);
-    }
-  });
+  records.forEach((record, offsetDelta) =>
+    writeRecord(w, {
+      attributes: 0, // record attributes: unused by Kafka
+      timestampDelta: timestamps[offsetDelta]! - baseTimestamp,
+      offsetDelta,
+      key: toBytes(record.key),
+      value: toBytes(record.value),
+      headers: (record.headers ?? []).map((h) => ({ key: h.key, value: toBytes(h.value) })),
+    }),
+  );
+}
+
+/** One record's fields as they are written: its deltas count from its batch's base offset and base timestamp. */
+interface RecordFields {
+  attributes: number;
+  timestampDelta: bigint | number;
+  offsetDelta: number;
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: readonly { key: string; value: Uint8Array | null }[];
+}
+
+function writeRecord(w: Writer, record: RecordFields): void {
+  const headers = record.headers.map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: h.value }));
+  const bodySize =
+    1 +
+    varlongSize(record.timestampDelta) +
+    varintSize(record.offsetDelta) +
+    bytesFieldSize(record.key) +
+    bytesFieldSize(record.value) +
+    varintSize(headers.length) +
+    headers.reduce((sum, h) => sum + bytesFieldSize(h.key) + bytesFieldSize(h.value), 0);
+  w.varint(bodySize);
+  w.int8(record.attributes);
+  w.varlong(BigInt(record.timestampDelta));
+  w.varint(record.offsetDelta);
+  w.varintBytes(record.key);
+  w.varintBytes(record.value);
+  w.varint(headers.length);
+  for (const h of headers) {
+    w.varintBytes(h.key);
+    w.varintBytes(h.value);
+  }
+}
+
+/**
+ * A stored batch with only `kept` of its records, as Kafka's log cleaner
+ * rewrites one: the same base offset, last offset delta, producer fields,
+ * sequence and attributes, so the surviving records keep their offsets and
+ * the batch still spans the offsets it did (gaps stay gaps, no offset is
+ * reused); compressed again with the batch's codec; the record count, max
+ * timestamp (a CreateTime batch's now the largest kept) and CRC computed
+ * anew. With `deleteHorizon` (KIP-534) the batch carries it as its
+ * baseTimestamp under the DeleteHorizon attribute, and the records' timestamp
+ * deltas count from it, so every record's timestamp stays what it was.
+ */
+export function rebuildBatch(buf: Buffer, batch: ValidBatch, kept: readonly BatchRecord[], deleteHorizon?: bigint): Buffer {
+  const originalBase = batch.header.baseTimestamp;
+  const base = deleteHorizon ?? originalBase;
+  const shift = originalBase - base;
+  const plain = new Writer(64 * Math.max(1, kept.length));
+  for (const record of kept) writeRecord(plain, shift === 0n ? record : { ...record, timestampDelta: BigInt(record.timestampDelta) + shift });
+  const records = compress(batch.compression, plain.toBuffer());
+  const rebuilt = Buffer.allocUnsafe(BATCH_HEADER_SIZE + records.length);
+  buf.copy(rebuilt, 0, batch.start, batch.start + BATCH_HEADER_SIZE);
+  records.copy(rebuilt, BATCH_HEADER_SIZE);
+  rebuilt.writeInt32BE(rebuilt.length - BATCH_LENGTH_PREFIX, BatchPos.BatchLength);
+  rebuilt.writeInt32BE(kept.length, BatchPos.RecordCount);
+  if (deleteHorizon !== undefined) {
+    rebuilt.writeInt16BE(batch.header.attributes | BatchAttr.DeleteHorizon, BatchPos.Attributes);
+    rebuilt.writeBigInt64BE(deleteHorizon, BatchPos.BaseTimestamp);
+  }
+  if (batch.timestampType === TimestampType.CreateTime && kept.length > 0) {
+    const largest = kept.reduce((max, r) => (r.timestampDelta > max ? r.timestampDelta : max), kept[0]!.timestampDelta);
+    rebuilt.writeBigInt64BE(originalBase + BigInt(largest), BatchPos.MaxTimestamp);
+  }
+  rebuilt.writeUInt32BE(crc32c(rebuilt.subarray(CRC_START)), BatchPos.Crc);
+  return rebuilt;
 }
 
 function toBytes(v: Bytes | null | undefined): Uint8Array | null {

@@ -61,6 +61,29 @@ export interface QueueConfig {
    * gateway creates.
    */
   fixedPartitionCount: boolean;
+  /**
+   * Log compaction (Kafka's cleanup.policy=compact): a background compactor
+   * keeps the latest record per key. Null: no compaction.
+   */
+  compaction: CompactionSettings | null;
+}
+
+/** How a compacted queue is compacted: Kafka's topic configs of the same names. */
+export interface CompactionSettings {
+  /** How long a tombstone (null value) stays once compaction has kept it as its key's latest record. */
+  deleteRetentionMs: number;
+  /** A record younger than this (by its batch's append time) is not compacted yet. */
+  minCompactionLagMs: number;
+  /** A record older than this is compacted whatever the dirty ratio (and leaves the active tail). */
+  maxCompactionLagMs: number;
+  /** Compaction runs once this share of the cleanable log's bytes has not been compacted yet. */
+  minCleanableDirtyRatio: number;
+  /**
+   * The active tail, Kafka's active segment, is never compacted: the newest
+   * batches, at most segmentBytes of them, appended within segmentMs.
+   */
+  segmentBytes: number;
+  segmentMs: number;
 }
 
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
@@ -77,6 +100,7 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   delayedProcessingMs: 0,
   windowBufferMs: 0,
   fixedPartitionCount: false,
+  compaction: null,
 });
 
 export interface PartitionInfo {

@@ -19,6 +19,7 @@ const DEFAULT_MAX_MESSAGE_BYTES = String(1024 * 1024 + 12);
 const SET = 0;
 const DELETE = 1;
 const APPEND = 2;
+const SUBTRACT = 3;
 
 describe('admin: configs', () => {
   let h: AdminHarness;
@@ -128,7 +129,7 @@ describe('admin: configs', () => {
       expect(configNamed(configs, 'max.message.bytes').configType).toBe(3);
       expect(configNamed(configs, 'message.timestamp.type').configType).toBe(2);
       expect(configNamed(configs, 'cleanup.policy').configType).toBe(7);
-      expect(configNamed(configs, 'cleanup.policy').documentation).toMatch(/compact.*not supported/);
+      expect(configNamed(configs, 'cleanup.policy').documentation).toMatch(/"compact" keeps the latest record per key/);
       expect(configNamed(configs, 'min.cleanable.dirty.ratio').configType).toBe(6);
       expect(configNamed(configs, 'min.insync.replicas').documentation).toMatch(/no effect here/);
 
@@ -160,26 +161,48 @@ describe('admin: configs', () => {
       expect((await h.broker.core.describeQueue({ name: 'replaced' }))?.config).toMatchObject({ retentionMs: 1000, timestampType: 'LogAppendTime', dedupWindowSeconds: 0 });
     });
 
-    it('refuses compaction, unknown keys and bad values with INVALID_CONFIG naming the key, and changes nothing', async () => {
+    it('refuses unknown keys and bad values with INVALID_CONFIG naming the key, and changes nothing', async () => {
       await createTopic('guarded', [{ name: 'retention.ms', value: '60000' }]);
       const alter = (configEntries: { name: string; value: string }[]) =>
         h.admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'guarded', configEntries }] });
-      expect(await failureTypes(alter([{ name: 'cleanup.policy', value: 'compact' }]))).toContain('INVALID_CONFIG');
+      expect(await failureTypes(alter([{ name: 'cleanup.policy', value: 'compact,shred' }]))).toContain('INVALID_CONFIG');
       expect(await failureTypes(alter([{ name: 'min.insync.replicas', value: '0' }]))).toContain('INVALID_CONFIG');
       expect(await failureTypes(alter([{ name: 'no.such.key', value: '2' }]))).toContain('INVALID_CONFIG');
       expect(await failureTypes(alter([{ name: 'message.timestamp.type', value: 'Sometime' }]))).toContain('INVALID_CONFIG');
 
       const { responses } = await h.request(ApiKey.AlterConfigs, 1, {
         resources: [
-          { resourceType: TOPIC, resourceName: 'guarded', configs: [{ name: 'cleanup.policy', value: 'compact,delete' }] },
+          { resourceType: TOPIC, resourceName: 'guarded', configs: [{ name: 'min.cleanable.dirty.ratio', value: '1.5' }] },
           { resourceType: TOPIC, resourceName: 'guarded-too', configs: [] },
         ],
         validateOnly: false,
       });
       expect(responses[0].errorCode).toBe(ErrorCode.INVALID_CONFIG);
-      expect(responses[0].errorMessage).toMatch(/compaction is not supported/i);
+      expect(responses[0].errorMessage).toMatch(/min.cleanable.dirty.ratio/);
       expect(responses[1].errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       expect((await describedValues('guarded'))['retention.ms']).toBe('60000');
+    });
+
+    it('turns compaction on and off with cleanup.policy, driven by the compaction configs', async () => {
+      await createTopic('becomes-compacted', [{ name: 'retention.ms', value: '60000' }]);
+      const alter = (configEntries: { name: string; value: string }[]) =>
+        h.admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC, name: 'becomes-compacted', configEntries }] });
+      await alter([
+        { name: 'cleanup.policy', value: 'compact,delete' },
+        { name: 'retention.ms', value: '60000' },
+        { name: 'delete.retention.ms', value: '100' },
+        { name: 'min.compaction.lag.ms', value: '5' },
+        { name: 'segment.ms', value: '1000' },
+      ]);
+      expect((await describedValues('becomes-compacted'))['cleanup.policy']).toBe('compact,delete');
+      expect((await h.broker.core.describeQueue({ name: 'becomes-compacted' }))?.config).toMatchObject({
+        retentionMs: 60_000,
+        compaction: { deleteRetentionMs: 100, minCompactionLagMs: 5, segmentMs: 1000, segmentBytes: 1073741824, minCleanableDirtyRatio: 0.5 },
+      });
+      await alter([{ name: 'cleanup.policy', value: 'compact' }]);
+      expect((await h.broker.core.describeQueue({ name: 'becomes-compacted' }))?.config).toMatchObject({ retentionMs: -1, compaction: { deleteRetentionMs: 86_400_000 } });
+      await alter([{ name: 'cleanup.policy', value: 'delete' }]);
+      expect((await h.broker.core.describeQueue({ name: 'becomes-compacted' }))?.config).toMatchObject({ retentionMs: 604_800_000, compaction: null });
     });
 
     it('accepts cleanup.policy=delete; validateOnly changes nothing; broker configs cannot change', async () => {
@@ -215,19 +238,19 @@ describe('admin: configs', () => {
       expect(values['retention.bytes']).toBe('5000');
     });
 
-    it('APPEND applies to cleanup.policy only, and compact is refused with a clear message', async () => {
+    it('APPEND and SUBTRACT apply to list keys only: compact joins and leaves cleanup.policy', async () => {
       await createTopic('listed');
-      const append = async (name: string, value: string) =>
-        (await incremental([topicChange('listed', [{ name, configOperation: APPEND, value }])]))[0]!;
-      const onLong = await append('retention.ms', '5');
-      const compact = await append('cleanup.policy', 'compact');
-      const deleteAgain = await append('cleanup.policy', 'delete');
+      const change = async (name: string, configOperation: number, value: string) =>
+        (await incremental([topicChange('listed', [{ name, configOperation, value }])]))[0]!;
+      const onLong = await change('retention.ms', APPEND, '5');
       expect(onLong.errorCode).toBe(ErrorCode.INVALID_CONFIG);
       expect(onLong.errorMessage).toContain('retention.ms');
-      expect(compact.errorCode).toBe(ErrorCode.INVALID_CONFIG);
-      expect(compact.errorMessage).toMatch(/compaction is not supported/i);
-      expect(deleteAgain.errorCode).toBe(0);
+      expect((await change('cleanup.policy', APPEND, 'compact')).errorCode).toBe(0);
+      expect((await describedValues('listed'))['cleanup.policy']).toBe('delete,compact');
+      expect((await h.broker.core.describeQueue({ name: 'listed' }))?.config.compaction).not.toBeNull();
+      expect((await change('cleanup.policy', SUBTRACT, 'compact')).errorCode).toBe(0);
       expect((await describedValues('listed'))['cleanup.policy']).toBe('delete');
+      expect((await h.broker.core.describeQueue({ name: 'listed' }))?.config.compaction).toBeNull();
     });
 
     it('refuses unknown keys, bad values, read-only keys and unknown topics; one bad change leaves the topic as it was', async () => {

@@ -105,21 +105,20 @@ describe('admin: topics', () => {
       ]);
     });
 
-    it('refuses unknown configs and compaction with INVALID_CONFIG naming the key', async () => {
-      expect(
-        await failureTypes(h.admin.createTopics({ topics: [{ topic: 'compacted', configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] })),
-      ).toContain('INVALID_CONFIG');
+    it('creates compacted topics, and refuses unknown configs and bad values with INVALID_CONFIG naming the key', async () => {
+      expect(await h.admin.createTopics({ topics: [{ topic: 'compacted', configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] })).toBe(true);
+      expect((await h.broker.core.describeQueue({ name: 'compacted' }))?.config).toMatchObject({ retentionMs: -1, compaction: { minCleanableDirtyRatio: 0.5, deleteRetentionMs: 86_400_000 } });
 
       const { topics } = await createRaw(7, [
-        creatable('compacted', { configs: [{ name: 'cleanup.policy', value: 'compact' }] }),
+        creatable('compacted-too', { configs: [{ name: 'cleanup.policy', value: 'compact,delete' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' }] }),
         creatable('segmented', { configs: [{ name: 'segment.bytes', value: '1024' }] }), // below Kafka's 1 MiB minimum
         creatable('bad-retention', { configs: [{ name: 'retention.ms', value: 'a week' }] }),
       ]);
-      expect(topics.map((t: Message) => t.errorCode)).toEqual([ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG]);
-      expect(topics[0].errorMessage).toMatch(/compaction is not supported/i);
+      expect(topics.map((t: Message) => t.errorCode)).toEqual([0, ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_CONFIG]);
       expect(topics[1].errorMessage).toContain('segment.bytes');
       expect(topics[2].errorMessage).toContain('retention.ms');
-      expect(await h.broker.core.describeQueue({ name: 'compacted' })).toBeNull();
+      expect((await h.broker.core.describeQueue({ name: 'compacted-too' }))?.config).toMatchObject({ retentionMs: 604_800_000, compaction: { minCleanableDirtyRatio: 0.01 } });
+      expect(await h.broker.core.describeQueue({ name: 'segmented' })).toBeNull();
     });
 
     it('validateOnly checks and answers as a creation would, and creates nothing', async () => {

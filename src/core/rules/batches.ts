@@ -56,6 +56,8 @@ export interface IncomingBatch extends SequencedBatch {
   restampMax: boolean;
   attributes: number;
   isTransactional: boolean;
+  /** The ordinal of the first record without a key, or -1. */
+  firstKeylessRecord: number;
 }
 
 export type ParsedAppend =
@@ -103,7 +105,7 @@ export function parseAppendRecords(records: Buffer, budget: InflationBudget): Pa
     throw e;
   }
   const batches: IncomingBatch[] = [];
-  for (const { start, end, header, isTransactional, recordsMaxTimestamp } of valid) {
+  for (const { start, end, header, isTransactional, recordsMaxTimestamp, firstKeylessRecord } of valid) {
     const maxTimestamp = recordsMaxTimestamp ?? header.maxTimestamp;
     batches.push({
       start,
@@ -117,6 +119,7 @@ export function parseAppendRecords(records: Buffer, budget: InflationBudget): Pa
       restampMax: maxTimestamp !== header.maxTimestamp,
       attributes: header.attributes,
       isTransactional,
+      firstKeylessRecord,
       producerId: Number(header.producerId),
       producerEpoch: header.producerEpoch,
       baseSequence: header.baseSequence,
@@ -166,7 +169,7 @@ export function appendLimitsOf(options: { maxInflatedBatchBytes?: number | undef
 }
 
 /** The queue settings an append is checked against once the queue is known. */
-export type AppendRules = Pick<QueueConfig, 'maxMessageBytes' | 'timestampType' | 'timestampBeforeMaxMs' | 'timestampAfterMaxMs'>;
+export type AppendRules = Pick<QueueConfig, 'maxMessageBytes' | 'timestampType' | 'timestampBeforeMaxMs' | 'timestampAfterMaxMs' | 'compaction'>;
 
 /** Kafka's "no timestamp" (-1), which the timestamp rules let through. */
 const NO_TIMESTAMP = -1;
@@ -190,11 +193,23 @@ function timestampProblem(batch: { baseTimestamp: number; maxTimestamp: number }
 /**
  * The queue's own rules for batches already checked by parseAppend: its
  * maxMessageBytes (Kafka's max.message.bytes) on each batch as received, and
- * its timestamp window.
+ * its timestamp window; and on a compacted queue, a key on every record
+ * (Kafka refuses a keyless record there with INVALID_RECORD: compaction keeps
+ * the latest record per key, and a record without one has no place in it).
  */
 export function checkQueueRules(parsed: ParsedAppend, rules: AppendRules, now: number): ParsedAppend {
   if (!parsed.ok) return parsed;
-  for (const batch of parsed.batches) {
+  for (const [index, batch] of parsed.batches.entries()) {
+    if (rules.compaction && batch.firstKeylessRecord >= 0) {
+      const recordMessage = 'Compacted topic cannot accept message without key.';
+      return {
+        ok: false,
+        error: 'invalid_record',
+        message: `Record ${batch.firstKeylessRecord} of batch ${index} has no key, and this topic is compacted (cleanup.policy=compact), which keeps the latest record per key: give every record a key.`,
+        recordIndex: batch.firstKeylessRecord,
+        recordMessage,
+      };
+    }
     if (batch.size > rules.maxMessageBytes) {
       return { ok: false, error: 'message_too_large', message: `A record batch of ${batch.size} bytes exceeds the queue's maxMessageBytes of ${rules.maxMessageBytes}.` };
     }

@@ -1,5 +1,5 @@
 import { CoreError } from '../errors.js';
-import { DEFAULT_QUEUE_CONFIG, type QueueConfig, type TimestampType } from '../core.js';
+import { DEFAULT_QUEUE_CONFIG, type CompactionSettings, type QueueConfig, type TimestampType } from '../core.js';
 
 /**
  * Queue configuration: checked key by key, merged with the defaults (create)
@@ -27,6 +27,27 @@ const topicConfigsRule: Rule = (value) => {
   return null;
 };
 
+/** Compaction settings: null (no compaction) or every field, each in Kafka's range for its topic config. */
+const compactionRule: Rule = (value) => {
+  if (value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'must be null (no compaction) or an object of compaction settings';
+  const fields: Record<keyof CompactionSettings, Rule> = {
+    deleteRetentionMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+    minCompactionLagMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+    maxCompactionLagMs: integerAtLeast(1, 'of 1 or more milliseconds'),
+    minCleanableDirtyRatio: (v) => (typeof v === 'number' && v >= 0 && v <= 1 ? null : 'must be a number from 0 to 1'),
+    segmentBytes: integerAtLeast(1, 'of 1 or more bytes'),
+    segmentMs: integerAtLeast(1, 'of 1 or more milliseconds'),
+  };
+  const given = value as Record<string, unknown>;
+  for (const name of Object.keys(given)) if (!(name in fields)) return `has an unknown field ${name}; the fields are ${Object.keys(fields).join(', ')}`;
+  for (const [name, rule] of Object.entries(fields)) {
+    const problem = rule(given[name]);
+    if (problem) return `field ${name} ${problem}`;
+  }
+  return null;
+};
+
 const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
 
 const RULES: Record<keyof QueueConfig, Rule> = {
@@ -44,6 +65,7 @@ const RULES: Record<keyof QueueConfig, Rule> = {
   delayedProcessingMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   windowBufferMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   fixedPartitionCount: (value) => (typeof value === 'boolean' ? null : 'must be true or false'),
+  compaction: compactionRule,
 };
 
 export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
@@ -62,7 +84,7 @@ export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
     if (problem) {
       throw new CoreError('invalid_config', `Queue setting ${key} ${problem}; got ${JSON.stringify(value)}.`);
     }
-    (out as Record<string, unknown>)[key] = key === 'topicConfigs' ? { ...(value as object) } : value;
+    (out as Record<string, unknown>)[key] = (key === 'topicConfigs' || key === 'compaction') && value !== null ? { ...(value as object) } : value;
   }
   return out;
 }

@@ -16,6 +16,27 @@ export interface LeaseState {
   toOffset: number;
 }
 
+/**
+ * Where a group's position moves once `acked` are done: over every done
+ * offset at its front. `delivered` lists the offsets the lease handed out
+ * when they have gaps between them (a compacted queue), null when they run
+ * on without one; an offset in a gap was never delivered and holds nothing
+ * up.
+ */
+export function positionAfterAcks(position: number, acked: ReadonlySet<number>, delivered: readonly number[] | null, toOffset: number): number {
+  if (delivered === null) {
+    while (acked.has(position)) position++;
+    return position;
+  }
+  for (const offset of delivered) if (offset >= position && !acked.has(offset)) return offset;
+  return toOffset;
+}
+
+/** The offsets of popped messages when there are gaps between them (see positionAfterAcks), else null. */
+export function deliveredWithGaps(offsets: readonly number[]): number[] | null {
+  return offsets.every((o, i) => i === 0 || o === offsets[i - 1]! + 1) ? null : [...offsets];
+}
+
 export function isLeaseLive(lease: Pick<LeaseState, 'deadline'> | null | undefined, nowMs: number): boolean {
   return !!lease && lease.deadline > nowMs;
 }

@@ -64,7 +64,7 @@ import { appendLimitsOf, appendRefusal, checkQueueRules, keepInPlace, parseAppen
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
+import { deliveredWithGaps, inWindowBuffer, isLeaseLive, positionAfterAcks, popVisibleUntil, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
 import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
@@ -75,6 +75,8 @@ import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { MemoryTransactions } from './kafka-transactions.js';
 import { TRANSACTION_SWEEP_INTERVAL_MS, transactionMarker } from '../../rules/kafka-transactions.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+import { compactPartition } from './compaction.js';
+import { emptyCompactionStats, type CompactionStats } from '../../rules/compaction.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -104,6 +106,8 @@ export interface MemoryCoreOptions {
   maxInflatedBatchBytes?: number;
   /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
   maxInflatedRequestBytes?: number;
+  /** How often the compactor looks at compacted queues; 0 turns the timer off (tests call runCompaction). Default 15 s, Kafka's cleaner backoff. */
+  compactionIntervalMs?: number;
 }
 
 /**
@@ -133,7 +137,7 @@ interface PartitionState {
   /** transactionId → where it was stored, for native-push dedup. */
   dedup: Map<string, DedupHit & { storedAt: number }>;
   /** consumer group → its native-consume lease. */
-  leases: Map<string, LeaseState & { acked: Set<number> }>;
+  leases: Map<string, LeaseState & { acked: Set<number>; delivered: number[] | null }>;
 }
 
 interface QueueState {
@@ -191,6 +195,8 @@ export class MemoryCore implements Core {
     noteProducerEpoch: (identity) => void this.producerEpochs.set(identity.producerId, identity.producerEpoch),
   });
   private closed = false;
+  private readonly compactionTimer: NodeJS.Timeout | null;
+  private compacting: Promise<CompactionStats> | null = null;
 
   private readonly usage: StorageUsage = { bytes: 0 };
   private readonly maxStoredBytes: number;
@@ -209,6 +215,9 @@ export class MemoryCore implements Core {
     this.maintenanceTimer?.unref();
     this.transactionSweep = interval > 0 ? setInterval(() => this.abortExpiredTransactions(), Math.min(interval, TRANSACTION_SWEEP_INTERVAL_MS)) : null;
     this.transactionSweep?.unref();
+    const compactionInterval = options.compactionIntervalMs ?? 15_000;
+    this.compactionTimer = compactionInterval > 0 ? setInterval(() => void this.runCompaction(), compactionInterval) : null;
+    this.compactionTimer?.unref();
   }
 
   // ─── Queues ────────────────────────────────────────────────────────────────
@@ -779,13 +788,14 @@ export class MemoryCore implements Core {
       }
       const { messages } = collected;
       if (messages.length === 0) continue;
-      const lease: LeaseState & { acked: Set<number> } = {
+      const lease: LeaseState & { acked: Set<number>; delivered: number[] | null } = {
         id: randomUUID(),
         owner,
         deadline: now + (leaseMs ?? queue.config.leaseMs),
         fromOffset: collected.position,
         toOffset: messages[messages.length - 1]!.offset + 1,
         acked: new Set(),
+        delivered: deliveredWithGaps(messages.map((m) => m.offset)),
       };
       partition.leases.set(group, lease);
       this.leaseIndex.set(lease.id, { queue: queue.name, partition: partition.index, group });
@@ -839,8 +849,8 @@ export class MemoryCore implements Core {
       return true;
     }
     lease.acked.add(req.offset);
-    let position = Math.max(this.groupOffset(req.consumerGroup, queue.name, partition.index)?.offset ?? 0, lease.fromOffset);
-    while (lease.acked.has(position)) position++;
+    const from = Math.max(this.groupOffset(req.consumerGroup, queue.name, partition.index)?.offset ?? 0, lease.fromOffset);
+    const position = positionAfterAcks(from, lease.acked, lease.delivered, lease.toOffset);
     this.setGroupOffset(req.consumerGroup, { queue: queue.name, partition: partition.index, offset: position, leaderEpoch: -1, metadata: null });
     if (position >= lease.toOffset) {
       this.dropLease(partition, req.consumerGroup);
@@ -961,11 +971,36 @@ export class MemoryCore implements Core {
     for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.writeKv(slot, null);
   }
 
+  /**
+   * One compactor round over every compacted queue's partitions
+   * (./compaction.ts); a call while a round runs joins it. Runs on a timer;
+   * tests and the benchmark call it.
+   */
+  runCompaction(): Promise<CompactionStats> {
+    this.compacting ??= (async () => {
+      const stats = emptyCompactionStats();
+      const now = this.clock();
+      for (const queue of [...this.queues.values()]) {
+        const settings = queue.config.compaction;
+        if (!settings) continue;
+        for (const partition of queue.partitions) {
+          if (this.closed) return stats;
+          const isCurrent = () => this.queues.get(queue.name) === queue;
+          // No transactions yet: the last stable offset is the high watermark.
+          await compactPartition({ log: partition.log, settings, lastStableOffset: partition.log.highWatermark, isCurrent }, now, storedBatchLimit(this.appendLimits), stats);
+        }
+      }
+      return stats;
+    })().finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.transactionSweep) clearInterval(this.transactionSweep);
+    if (this.compactionTimer) clearInterval(this.compactionTimer);
     for (const finish of [...this.pending]) finish();
   }
 

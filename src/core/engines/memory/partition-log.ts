@@ -28,6 +28,8 @@ export class PartitionLog {
   logStartOffset = 0;
   highWatermark = 0;
   bytes = 0;
+  /** Compaction: offsets below this have been compacted (Kafka's cleaner checkpoint); the rest is dirty. */
+  cleanedTo = 0;
 
   constructor(private readonly usage: StorageUsage) {}
 
@@ -121,6 +123,24 @@ export class PartitionLog {
       drop++;
     }
     if (drop > 0) this.batches.splice(0, drop);
+  }
+
+  /**
+   * Compaction's swap: the batches below `end` become `replacement`, in one
+   * step, so no reader sees half of it. Batches retention or DeleteRecords
+   * removed meanwhile stay removed.
+   */
+  replaceBefore(end: number, replacement: readonly StoredBatch[]): void {
+    let count = 0;
+    while (count < this.batches.length && this.batches[count]!.baseOffset < end) count++;
+    const rest = this.batches.splice(count);
+    const removed = this.batches.splice(0);
+    const kept = replacement.filter((b) => b.nextOffset > this.logStartOffset);
+    for (const batch of kept) this.batches.push(batch);
+    for (const batch of rest) this.batches.push(batch);
+    const delta = kept.reduce((n, b) => n + b.size, 0) - removed.reduce((n, b) => n + b.size, 0);
+    this.bytes += delta;
+    this.usage.bytes += delta;
   }
 
   /** The partition is deleted: its bytes no longer count. */

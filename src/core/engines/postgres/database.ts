@@ -52,7 +52,7 @@ function loadStatements(files: string[]): Map<string, string> {
   return statements;
 }
 
-const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions']);
+const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction']);
 
 export type Row = Record<string, unknown>;
 

@@ -49,6 +49,8 @@ export interface PostgresCoreOptions {
   maxInflatedBatchBytes?: number;
   /** Bytes all compressed batches of one append may inflate to together. Default 64 MiB. */
   maxInflatedRequestBytes?: number;
+  /** How often the compactor looks at compacted queues; 0 turns it off. Default 15 s, Kafka's cleaner backoff. */
+  compactionIntervalMs?: number;
 }
 
 /**
@@ -114,5 +116,6 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     maxGroupSize: options.maxGroupSize ?? 256,
     notifyAppends: options.notifyAppends ?? true,
     appendLimits,
+    compactionIntervalMs: options.compactionIntervalMs ?? 15_000,
   });
 }

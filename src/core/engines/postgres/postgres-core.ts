@@ -64,7 +64,7 @@ import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForSto
 import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { inWindowBuffer, isLeaseLive, popVisibleUntil, requireCurrentLease } from '../../rules/leases.js';
+import { deliveredWithGaps, inWindowBuffer, isLeaseLive, popVisibleUntil, positionAfterAcks, requireCurrentLease } from '../../rules/leases.js';
 import { queuesToRoute, routePushItems } from '../../rules/push-routing.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
@@ -78,6 +78,8 @@ import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 import { PostgresTransactions, type AppendTransactions } from './kafka-transactions.js';
 import { isAbortedBatch, TRANSACTION_SWEEP_INTERVAL_MS, transactionalProducers } from '../../rules/kafka-transactions.js';
+import { compactPostgres } from './compaction.js';
+import { emptyCompactionStats, type CompactionStats } from '../../rules/compaction.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -102,6 +104,8 @@ export interface PostgresEngineOptions {
   notifyAppends: boolean;
   /** How far produced batches may inflate while they are checked. */
   appendLimits: AppendLimits;
+  /** How often the compactor looks at compacted queues; 0 turns the timer off (tests call runCompaction). */
+  compactionIntervalMs: number;
 }
 
 interface PartitionRow {
@@ -153,6 +157,8 @@ interface LeaseRow {
   from_offset: number;
   to_offset: number;
   acked: number[];
+  /** The offsets handed out, when there are gaps between them (rules/leases.ts positionAfterAcks). */
+  delivered: number[] | null;
 }
 
 interface AppendCall {
@@ -205,6 +211,8 @@ export class PostgresCore implements Core {
   /** Kafka's transaction coordinator (./kafka-transactions.ts). */
   private readonly kafkaTxns: PostgresTransactions;
   private closed = false;
+  private compactionTimer: NodeJS.Timeout | null = null;
+  private compacting: Promise<CompactionStats> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -223,6 +231,10 @@ export class PostgresCore implements Core {
       this.transactionSweep.unref();
       this.maintenanceTimer = setInterval(() => void this.runMaintenance().catch(() => {}), options.maintenanceIntervalMs);
       this.maintenanceTimer.unref();
+    }
+    if (options.compactionIntervalMs > 0) {
+      this.compactionTimer = setInterval(() => void this.runCompaction().catch(() => {}), options.compactionIntervalMs);
+      this.compactionTimer.unref();
     }
   }
 
@@ -938,7 +950,7 @@ export class PostgresCore implements Core {
         const { messages } = collected;
         if (messages.length === 0) continue;
         const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
-        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, collected.position, messages[messages.length - 1]!.offset + 1]);
+        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, collected.position, messages[messages.length - 1]!.offset + 1, deliveredWithGaps(messages.map((m) => m.offset))]);
         return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
       }
       return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
@@ -1003,8 +1015,8 @@ export class PostgresCore implements Core {
     const acked = new Set(lease.acked);
     acked.add(req.offset);
     const committed = await tx.one<{ committed: number }>('group-position', [req.consumerGroup, queue.name, partition.idx]);
-    let position = Math.max(committed?.committed ?? 0, lease.from_offset);
-    while (acked.has(position)) position++;
+    const from = Math.max(committed?.committed ?? 0, lease.from_offset);
+    const position = positionAfterAcks(from, acked, lease.delivered, lease.to_offset);
     await tx.run('set-group-position', [req.consumerGroup, queue.name, partition.idx, position]);
     if (position >= lease.to_offset) {
       await tx.run('delete-lease', [partition.id, req.consumerGroup]);
@@ -1167,11 +1179,28 @@ export class PostgresCore implements Core {
     }
   }
 
+  /**
+   * One compactor round over every compacted queue's partitions
+   * (./compaction.ts); a call while a round runs joins it. Runs on a timer;
+   * tests and the benchmark call it.
+   */
+  runCompaction(): Promise<CompactionStats> {
+    this.compacting ??= (async () => {
+      const stats = emptyCompactionStats();
+      if (this.closed) return stats;
+      await compactPostgres(this.db, this.clock(), storedBatchLimit(this.options.appendLimits), stats, () => this.closed);
+      return stats;
+    })().finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.transactionSweep) clearInterval(this.transactionSweep);
+    if (this.compactionTimer) clearInterval(this.compactionTimer);
+    await this.compacting?.catch(() => {});
     for (const finish of [...this.pending]) finish();
     await this.wakeups.close();
     await this.db.close();

@@ -21,7 +21,7 @@ SELECT id_hash, message_id, message_offset FROM dedup_index
 WHERE partition_id = $1 AND id_hash = ANY($2::bytea[]) AND stored_at > $3;
 
 -- name: lease-for-update
-SELECT id, owner, deadline, from_offset, to_offset, acked FROM leases
+SELECT id, owner, deadline, from_offset, to_offset, acked, delivered FROM leases
 WHERE partition_id = $1 AND group_name = $2 FOR UPDATE;
 
 -- name: lock-consumer
@@ -32,11 +32,11 @@ SELECT pg_advisory_xact_lock(3, hashtext($2 || ':' || $1::text));
 SELECT pg_try_advisory_xact_lock(3, hashtext($2 || ':' || $1::text)) AS locked;
 
 -- name: insert-lease
-INSERT INTO leases (id, partition_id, group_name, owner, deadline, from_offset, to_offset)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO leases (id, partition_id, group_name, owner, deadline, from_offset, to_offset, delivered)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (partition_id, group_name) DO UPDATE
   SET id = excluded.id, owner = excluded.owner, deadline = excluded.deadline,
-      from_offset = excluded.from_offset, to_offset = excluded.to_offset, acked = '{}';
+      from_offset = excluded.from_offset, to_offset = excluded.to_offset, acked = '{}', delivered = excluded.delivered;
 
 -- name: delete-lease
 DELETE FROM leases WHERE partition_id = $1 AND group_name = $2;

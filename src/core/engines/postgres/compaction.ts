@@ -1,0 +1,116 @@
+import { BatchPos } from '../../../../protocol/records/batch-header.js';
+import type { CompactionSettings } from '../../core.js';
+import { compactBatch, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import { Statements, type Database } from './database.js';
+
+/**
+ * The PostgreSQL engine's compactor (rules/compaction.ts says what it does).
+ * A pass reads its range outside any transaction and writes it back a page
+ * at a time, each page in one transaction (sql/compaction.sql,
+ * compaction-write): a reader, under MVCC, sees each page before or after
+ * its rewrite, never half of one, and appends (which only add rows after the
+ * range) never wait for it. The checkpoint moves with the last page, so a
+ * pass cut short by a crash is simply done again. One compactor works on a
+ * partition at a time across all cores, under a session advisory lock.
+ */
+
+/** Batches per read and per write transaction. */
+const PAGE_ROWS = 500;
+
+interface CompactedPartitionRow {
+  id: number;
+  next_offset: number;
+  log_start_offset: number;
+  settings: CompactionSettings;
+  cleaned_to: number;
+}
+
+interface SpanRow {
+  base_offset: number;
+  next_offset: number;
+  size: number;
+  appended_at: number;
+}
+
+export async function compactPostgres(db: Database, now: number, maxBytes: number, stats: CompactionStats, isClosed: () => boolean): Promise<void> {
+  const partitions = await db.statements.run<CompactedPartitionRow>('compacted-partitions');
+  for (const partition of partitions) {
+    if (isClosed()) return;
+    const client = await db.pool.connect();
+    const session = new Statements(client, db.availability);
+    let broken: unknown;
+    try {
+      const lock = await session.one<{ locked: boolean }>('try-lock-compaction', [partition.id]);
+      if (!lock?.locked) continue;
+      try {
+        await compactPartition(db, partition, now, maxBytes, stats);
+      } finally {
+        await session.run('unlock-compaction', [partition.id]);
+      }
+    } catch (e) {
+      broken = e;
+      throw e;
+    } finally {
+      client.release(broken === undefined ? undefined : (broken as Error));
+    }
+  }
+}
+
+async function compactPartition(db: Database, partition: CompactedPartitionRow, now: number, maxBytes: number, stats: CompactionStats): Promise<void> {
+  const spans = (await db.statements.run<SpanRow>('partition-batch-sizes', [partition.id])).map(
+    (b): BatchSpan => ({ baseOffset: b.base_offset, nextOffset: b.next_offset, size: b.size, appendedAt: b.appended_at }),
+  );
+  // No transactions yet: the last stable offset is the high watermark.
+  const plan = planCompaction(spans, partition.cleaned_to, partition.next_offset, partition.settings, now);
+  if (!plan) return;
+  let end = plan.end;
+
+  const latest: LatestOffsets = new Map();
+  mapping: for (let from = plan.dirty[0]!.baseOffset; from < end; ) {
+    const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
+    for (const row of rows) {
+      if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes)) {
+        end = row.base_offset;
+        break mapping;
+      }
+    }
+    if (rows.length < PAGE_ROWS) break;
+    from = rows[rows.length - 1]!.base_offset + 1;
+  }
+
+  for (let from = plan.range[0]!.baseOffset; ; ) {
+    const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
+    const rewritten: { baseOffset: number; bytes: Buffer; maxTimestamp: number }[] = [];
+    const dropped: number[] = [];
+    for (const row of rows) {
+      stats.recordsScanned += row.bytes.readInt32BE(BatchPos.RecordCount);
+      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes);
+      if (outcome.kind === 'drop') {
+        dropped.push(row.base_offset);
+        stats.batchesRemoved++;
+        stats.recordsRemoved += outcome.records;
+      } else if (outcome.kind === 'rewrite') {
+        rewritten.push({ baseOffset: row.base_offset, bytes: outcome.bytes, maxTimestamp: outcome.maxTimestamp });
+        stats.batchesRewritten++;
+        stats.recordsRemoved += outcome.removed;
+      }
+    }
+    const last = rows.length < PAGE_ROWS;
+    if (rewritten.length > 0 || dropped.length > 0 || last) {
+      await db.transaction((tx) =>
+        tx.run('compaction-write', [
+          partition.id,
+          rewritten.map((r) => r.baseOffset),
+          Buffer.concat(rewritten.map((r) => r.bytes)),
+          rewritten.map((r) => r.bytes.length),
+          rewritten.map((r) => r.maxTimestamp),
+          dropped,
+          last ? end : -1,
+        ]),
+      );
+    }
+    if (last) break;
+    from = rows[rows.length - 1]!.base_offset + 1;
+  }
+  stats.partitions++;
+}
