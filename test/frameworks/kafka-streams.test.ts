@@ -241,7 +241,7 @@ for (const target of targets) {
         await createTopics(admin, [input, output], 2);
         await send(server.bootstrap, input, first);
 
-        const start = () => StreamsApp.start({ bootstrap: server.bootstrap, applicationId, topology: 'totals', input, output, stateDir, config: { 'processing.guarantee': 'at_least_once' } });
+        const start = () => StreamsApp.start({ bootstrap: server.bootstrap, applicationId, topology: 'totals', input, output, stateDir, config: { 'processing.guarantee': 'exactly_once_v2' } });
         // Each input record gives one output update (no record cache): wait for them all, then compare the sums.
         const settled = async (running: StreamsApp, updates: number) => {
           const read = await readTopic(server.bootstrap, output, { logDir: join(workDir, 'logs'), atLeast: updates, timeoutMs: 60_000 });

@@ -128,16 +128,16 @@ class JavaProcess {
     return this.exit;
   }
 
-  /** Its lines, its stray output and the end of its log file, for a failure message. */
+  /** Its lines, its stray output, and its log's warnings, errors and last lines, for a failure message. */
   describe(logLines = 30): string {
-    const log = existsSync(this.logFile)
-      ? readFileSync(this.logFile, 'utf8')
-          .split('\n')
-          .filter((l) => / (WARN|ERROR) /.test(l))
-          .slice(-logLines)
-          .join('\n  ')
-      : '(no log yet)';
-    return `lines:\n  ${this.lines.map((l) => JSON.stringify(l)).join('\n  ')}\n output:\n  ${this.output.trim().split('\n').slice(-15).join('\n  ')}\n warnings and errors in ${this.logFile}:\n  ${log}`;
+    const log = existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8').split('\n') : ['(no log yet)'];
+    const warnings = log.filter((l) => / (WARN|ERROR) /.test(l)).slice(-logLines);
+    return [
+      `lines:\n  ${this.lines.map((l) => JSON.stringify(l)).join('\n  ')}`,
+      `output:\n  ${this.output.trim().split('\n').slice(-15).join('\n  ')}`,
+      `warnings and errors in ${this.logFile}:\n  ${warnings.join('\n  ')}`,
+      `its last log lines:\n  ${log.slice(-12).join('\n  ')}`,
+    ].join('\n ');
   }
 
   /** Writes to its stdin (the driver's "stop"). */
