@@ -99,7 +99,8 @@ async function createTopics(admin: Admin, names: string[], partitions: number): 
 }
 
 async function send(bootstrap: string, topic: string, records: { partition: number; key: string | null; value: string }[]): Promise<void> {
-  const producer = kafkajsClient(bootstrap).producer({ allowAutoTopicCreation: false });
+  // Idempotent: a retried send (a busy machine, a slow answer) must not write a line twice, or the counts would be right to differ.
+  const producer = kafkajsClient(bootstrap).producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
     await producer.send({ topic, acks: -1, messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value })) });

@@ -343,7 +343,7 @@ export class ConnectWorker {
    * GET /connectors answers 200 (before that the REST server is down or
    * answers that the worker is still starting).
    */
-  async ready(timeoutMs = 75_000): Promise<void> {
+  async ready(timeoutMs = 120_000): Promise<void> {
     await waitFor(
       async () => {
         if (this.process.hasExited) throw new Error(`the Connect worker exited while starting: ${this.describe()}`);
