@@ -6,11 +6,17 @@
 #                startApacheKafka() and `npm run apache-kafka`;
 #   java-client  the Java client driver of the end-to-end suite
 #                (test/java-client), compiled against kafka-clients of the same
-#                version, in .cache/java-client.
+#                version, in .cache/java-client;
+#   frameworks   the frameworks suite's Java side (test/java-frameworks): Kafka
+#                Streams of the same version and the Streams applications built
+#                against it, and Kafka Connect with the FileStream connectors
+#                (a release older, see connect/pom.xml there), in
+#                .cache/java-frameworks.
 #
-# `bash scripts/apache-kafka-fetch.sh [broker|java-client]...` (default: both)
-# prints `kafka_libs=<folder>` and `java_client=<classpath>` on stdout; what it
-# does goes to stderr.
+# `bash scripts/apache-kafka-fetch.sh [broker|java-client|frameworks]...`
+# (default: broker and java-client) prints `kafka_libs=<folder>`,
+# `java_client=<classpath>`, and `java_frameworks=<classpath>` with
+# `kafka_connect=<classpath>` on stdout; what it does goes to stderr.
 #
 # Idempotent and quick when the cache is complete: each part is built into a
 # scratch folder and renamed into place only when whole, with a stamp of the
@@ -28,7 +34,7 @@ die() { printf 'apache-kafka-fetch: %s\n' "$*" >&2; exit 1; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(broker java-client)
 for target in "${targets[@]}"; do
-  case "$target" in broker | java-client) ;; *) die "unknown part \"$target\": name broker, java-client or nothing for both." ;; esac
+  case "$target" in broker | java-client | frameworks) ;; *) die "unknown part \"$target\": name broker, java-client, frameworks or nothing for the first two." ;; esac
 done
 
 if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
@@ -82,6 +88,18 @@ for target in "${targets[@]}"; do
         mvn -q -B -f test/java-client/pom.xml -Dkafka.version="$VERSION" -Dbuild.folder="$DRIVER.partial/target" \
           compile dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$DRIVER.partial/libs"
       echo "java_client=$DRIVER/target/classes:$DRIVER/libs/*"
+      ;;
+    frameworks)
+      FRAMEWORKS=$ROOT/.cache/java-frameworks
+      stamp=$( (echo "$VERSION"; find test/java-frameworks -type f -not -path '*/target/*' | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)
+      build_frameworks() {
+        mvn -q -B -f test/java-frameworks/pom.xml -Dkafka.version="$VERSION" -Dbuild.folder="$FRAMEWORKS.partial/target" \
+          compile dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$FRAMEWORKS.partial/libs" &&
+          mvn -q -B -f test/java-frameworks/connect/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$FRAMEWORKS.partial/connect"
+      }
+      build "building Kafka Streams $VERSION, Kafka Connect and the frameworks suite's applications into ${FRAMEWORKS#"$ROOT"/} (about 130 MB)" "$FRAMEWORKS" "$stamp" build_frameworks
+      echo "java_frameworks=$FRAMEWORKS/target/classes:$FRAMEWORKS/libs/*"
+      echo "kafka_connect=$FRAMEWORKS/connect/*"
       ;;
   esac
 done

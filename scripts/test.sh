@@ -16,7 +16,8 @@
 #      role and database; every test run works in schemas of its own in it
 #      and drops them (test/support/postgres.ts). Redis started on 6379.
 #   4. Apache Kafka's jars from Maven Central (scripts/apache-kafka-fetch.sh),
-#      the reference the comparison suites start beside the gateway.
+#      the reference the comparison suites start beside the gateway, and Kafka
+#      Streams and Connect for the frameworks suite.
 #   5. vitest, with DATABASE_URL set, so a PostgreSQL that cannot be reached
 #      fails the run instead of skipping the PostgreSQL suites.
 #
@@ -110,6 +111,7 @@ export REDIS_URL="redis://127.0.0.1:6379"
 
 # ─── 4. Apache Kafka, the reference ───────────────────────────────────────────
 bash scripts/apache-kafka-fetch.sh >/dev/null || die "Apache Kafka could not be fetched (see above); the suites that compare with it cannot run."
+bash scripts/apache-kafka-fetch.sh frameworks >/dev/null || die "Kafka Streams and Connect could not be fetched or built (see above); test/frameworks cannot run."
 
 # ─── 5. The suite ─────────────────────────────────────────────────────────────
 exec node_modules/.bin/vitest run "$@"

@@ -103,10 +103,10 @@ export function apacheKafkaInstall(): Promise<ApacheKafkaInstall> {
 }
 
 /**
- * Runs scripts/apache-kafka-fetch.sh for one part (`broker` or `java-client`)
+ * Runs scripts/apache-kafka-fetch.sh for one part (`broker`, `java-client` or `frameworks`)
  * and answers the value it prints for `key`: a folder or a classpath.
  */
-export function runFetchScript(part: 'broker' | 'java-client', key: string): Promise<string> {
+export function runFetchScript(part: 'broker' | 'java-client' | 'frameworks', key: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [FETCH_SCRIPT, part], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
