@@ -66,6 +66,11 @@ export class CoordinatedCore implements QueenCore {
   ack: Core['ack'] = (req) => this.engine.ack(req);
   renewLease: Core['renewLease'] = (req) => this.engine.renewLease(req);
   transaction: Core['transaction'] = (req) => this.engine.transaction(req);
+  createAcls: Core['createAcls'] = (req) => this.engine.createAcls(req);
+  listAcls: Core['listAcls'] = () => this.engine.listAcls();
+  deleteAcls: Core['deleteAcls'] = (req) => this.engine.deleteAcls(req);
+  alterClientQuotas: Core['alterClientQuotas'] = (req) => this.engine.alterClientQuotas(req);
+  listClientQuotas: Core['listClientQuotas'] = () => this.engine.listClientQuotas();
 
   async close(): Promise<void> {
     this.coordinator.close();

@@ -73,6 +73,13 @@ export const METHODS = {
   deleteGroups: {},
   commitGroupOffsets: {},
   deleteGroupOffsets: {},
+  // Adding a stored binding again changes nothing, and setting quota values is idempotent.
+  createAcls: { retrySafe: true },
+  listAcls: changesNothing,
+  // A repeat would answer "nothing deleted" for what the first call deleted.
+  deleteAcls: {},
+  alterClientQuotas: { retrySafe: true },
+  listClientQuotas: changesNothing,
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

@@ -2,6 +2,10 @@ import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type {
+  AclBinding,
+  AclBindingFilter,
+  AlterClientQuotasRequest,
+  ClientQuotaEntry,
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
@@ -65,6 +69,8 @@ import { mintQueueId } from '../../rules/uuidv7.js';
 import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+import { MemoryAcls } from './acls.js';
+import { MemoryQuotas } from './quotas.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -863,6 +869,36 @@ export class MemoryCore implements Core {
       }
     }
     for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.writeKv(slot, null);
+  }
+
+  // ─── ACLs and client quotas (./acls.ts, ./quotas.ts) ───────────────────────
+
+  private readonly acls = new MemoryAcls();
+  private readonly quotas = new MemoryQuotas();
+
+  async createAcls(req: { bindings: AclBinding[] }): Promise<void> {
+    this.checkOpen();
+    this.acls.create(req);
+  }
+
+  async listAcls(): Promise<{ bindings: AclBinding[] }> {
+    this.checkOpen();
+    return this.acls.list();
+  }
+
+  async deleteAcls(req: { filters: AclBindingFilter[] }): Promise<{ results: { deleted: AclBinding[] }[] }> {
+    this.checkOpen();
+    return this.acls.delete(req);
+  }
+
+  async alterClientQuotas(req: AlterClientQuotasRequest): Promise<void> {
+    this.checkOpen();
+    this.quotas.alter(req);
+  }
+
+  async listClientQuotas(): Promise<{ entries: ClientQuotaEntry[] }> {
+    this.checkOpen();
+    return this.quotas.list();
   }
 
   async close(): Promise<void> {

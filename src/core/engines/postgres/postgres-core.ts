@@ -68,6 +68,7 @@ import { Database, type Statements } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+import { PostgresAccess } from './access.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -1076,6 +1077,18 @@ export class PostgresCore implements Core {
       });
     }
   }
+
+  // ─── ACLs and client quotas (./access.ts) ──────────────────────────────────
+
+  private get access(): PostgresAccess {
+    return new PostgresAccess(this.db);
+  }
+
+  createAcls: Core['createAcls'] = async (req) => (this.checkOpen(), this.access.createAcls(req));
+  listAcls: Core['listAcls'] = async () => (this.checkOpen(), this.access.listAcls());
+  deleteAcls: Core['deleteAcls'] = async (req) => (this.checkOpen(), this.access.deleteAcls(req));
+  alterClientQuotas: Core['alterClientQuotas'] = async (req) => (this.checkOpen(), this.access.alterClientQuotas(req));
+  listClientQuotas: Core['listClientQuotas'] = async () => (this.checkOpen(), this.access.listClientQuotas());
 
   async close(): Promise<void> {
     if (this.closed) return;
