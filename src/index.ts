@@ -42,11 +42,15 @@ import { pino, type Level, type Logger } from 'pino';
 import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
 import { GatewayServer, type ServerLimits } from './gateway/server.js';
+import type { AuthorizationSettings } from './gateway/authorizer.js';
+import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 
 export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
 export type { GatewaySettings } from './gateway/handler.js';
+export type { AuthorizationSettings } from './gateway/authorizer.js';
+export type { QuotaSettings } from './gateway/quotas.js';
 export { buildHttpApi, startHttpServer, DEFAULT_HTTP_PORT, type HttpApiOptions, type HttpServer, type HttpServerOptions } from './http/index.js';
 export * from './client/index.js';
 
@@ -98,6 +102,10 @@ export interface StartBrokerOptions {
    * the machine's memory; 0 = no limit.
    */
   memoryMaxBytes?: number;
+  /** ACLs (Kafka's StandardAuthorizer rules over bindings stored in the core); off by default. */
+  authorization?: Partial<AuthorizationSettings>;
+  /** Client quotas: how often they are read from the core, and the measuring windows. */
+  quotas?: Partial<QuotaSettings>;
 }
 
 export interface Broker {
@@ -141,7 +149,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
     appendRequestIds: !ownCore,
   };
-  const gateway = new GatewayServer({ core, settings, limits: options.limits, log });
+  const gateway = new GatewayServer({ core, settings, limits: options.limits, log, authorization: options.authorization, quotas: options.quotas });
   let bound: { host: string; port: number };
   try {
     bound = await gateway.listen(host, options.port ?? 0);

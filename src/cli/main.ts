@@ -65,6 +65,13 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     },
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
+    authorization: {
+      enabled: config.authorizer,
+      superUsers: (config.superUsers ?? '').split(';').map((u) => u.trim()).filter((u) => u !== ''),
+      allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+      refreshMs: config.aclRefreshMs,
+    },
+    quotas: { refreshMs: config.quotaRefreshMs, windowMs: config.quotaWindowMs, samples: config.quotaWindowSamples },
     nodeId: config.nodeId,
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,

@@ -1,11 +1,13 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { QueenCore } from '../core/queen-core.js';
+import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
 import { handlers as allHandlers } from './handlers/index.js';
 import { HandlerRegistry } from './registry.js';
 import { RequestBudget } from './request-budget.js';
+import { DEFAULT_QUOTA_SETTINGS, QuotaManager, type QuotaSettings } from './quotas.js';
 
 /**
  * The Kafka TCP server: accepts connections up to a limit, hands each to a
@@ -72,6 +74,8 @@ export interface GatewayRuntime {
   shared: Map<string, unknown>;
   /** Request bytes held across all connections (request-budget.ts). */
   budget: RequestBudget;
+  authorizer: Authorizer;
+  quotas: QuotaManager;
 }
 
 export interface GatewayOptions {
@@ -81,6 +85,10 @@ export interface GatewayOptions {
   log: Logger;
   /** Defaults to every handler in ./handlers/index.ts. */
   handlers?: readonly ApiHandler[];
+  /** ACLs (authorizer.ts); off by default. */
+  authorization?: Partial<AuthorizationSettings>;
+  /** Client quotas' refresh and measuring windows (quotas.ts). */
+  quotas?: Partial<QuotaSettings>;
 }
 
 export class GatewayServer {
@@ -104,12 +112,16 @@ export class GatewayServer {
       registry: new HandlerRegistry(options.handlers ?? allHandlers),
       shared: new Map(),
       budget: new RequestBudget(limits.maxBufferedBytes),
+      authorizer: new Authorizer(options.core, { ...AUTHORIZATION_OFF, ...options.authorization }, options.log),
+      quotas: new QuotaManager(options.core, { ...DEFAULT_QUOTA_SETTINGS, ...options.quotas }, options.log),
     };
     this.server = createServer((socket) => this.accept(socket));
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
-  listen(host: string, port: number): Promise<{ host: string; port: number }> {
+  async listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    // ACLs and quotas in force before the first client is served.
+    await Promise.all([this.runtime.authorizer.start(), this.runtime.quotas.start()]);
     return new Promise((resolve, reject) => {
       const onError = (e: Error) => reject(e);
       this.server.once('error', onError);
@@ -137,6 +149,8 @@ export class GatewayServer {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
+    this.runtime.authorizer.stop();
+    this.runtime.quotas.stop();
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.drain();
     if (this.connections.size > 0) {

@@ -1,8 +1,12 @@
 // ListGroups: every group with live members or committed offsets, with its
 // state (v4+) and type (v5+, always "classic" here). The states filter (v4+)
 // matches Kafka's state names; the types filter (v5+) keeps "classic" only.
+//
+// ACLs: with DESCRIBE on the cluster every group is listed; without it, the
+// groups the principal may DESCRIBE, as Kafka's.
 import { ListGroups } from '../../../protocol/messages/index.js';
 import type { GroupState } from '../../core/groups/types.js';
+import { CLUSTER_NAME } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
@@ -12,7 +16,9 @@ export const listGroups: ApiHandler = {
   async handle(request, ctx) {
     const types = (request.typesFilter as string[]).map((t) => t.toLowerCase());
     if (types.length > 0 && !types.includes('classic')) return { throttleTimeMs: 0, errorCode: NONE, groups: [] };
-    const { groups } = await ctx.core.listGroupStates({ states: request.statesFilter as GroupState[] });
+    const { groups: all } = await ctx.core.listGroupStates({ states: request.statesFilter as GroupState[] });
+    const everyGroup = ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME);
+    const groups = everyGroup ? all : all.filter((g) => ctx.access.allows('DESCRIBE', 'GROUP', g.group));
     return {
       throttleTimeMs: 0,
       errorCode: NONE,
