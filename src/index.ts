@@ -32,8 +32,15 @@
  *   bodyLimit, healthTimeoutMs, maxInFlight }` (port default 6632, 0 picks a free one; host default the
  *   gateway's; maxInFlight: requests at the core at once before 429, default 1024). Off when absent or false.
  *
- * The result: `{ bootstrap: 'host:port', host, port, core, httpUrl, stop() }`, where
- * host and port are the advertised address and `stop()` shuts the gateway
+ * - `listeners`: several Kafka listeners at once, each
+ *   `{ name: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL', host, port,
+ *   advertisedHost?, advertisedPort? }`; default one PLAINTEXT listener on
+ *   `host`/`port`. `tls`: `{ certFile, keyFile, caFile?, clientAuth? }` for
+ *   the SSL ones (and the HTTP API when `http.tls` is set); `sasl`:
+ *   mechanisms and sessions for the SASL ones (see src/gateway/sasl/settings.ts).
+ *
+ * The result: `{ bootstrap: 'host:port', host, port, listeners, core, httpUrl, stop() }`, where
+ * host and port are the first listener's advertised address and `stop()` shuts the gateway
  * down gracefully and closes the core. `stop()` may be called more than once.
  */
 import { randomBytes } from 'node:crypto';
@@ -41,7 +48,10 @@ import { isIP } from 'node:net';
 import { pino, type Level, type Logger } from 'pino';
 import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
-import { GatewayServer, type ServerLimits } from './gateway/server.js';
+import type { ListenerSpec } from './gateway/listeners.js';
+import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
+import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
+import { TlsCredentials, type TlsFiles } from './gateway/tls.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
@@ -51,6 +61,10 @@ export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions }
 export type { GatewaySettings } from './gateway/handler.js';
 export type { AuthorizationSettings } from './gateway/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
+export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
+export type { SaslOptions } from './gateway/sasl/settings.js';
+export type { BoundListener } from './gateway/server.js';
+export { TlsCredentials, type TlsFiles } from './gateway/tls.js';
 export { buildHttpApi, startHttpServer, DEFAULT_HTTP_PORT, type HttpApiOptions, type HttpServer, type HttpServerOptions } from './http/index.js';
 export * from './client/index.js';
 
@@ -106,6 +120,12 @@ export interface StartBrokerOptions {
   authorization?: Partial<AuthorizationSettings>;
   /** Client quotas: how often they are read from the core, and the measuring windows. */
   quotas?: Partial<QuotaSettings>;
+  /** Kafka listeners; default one PLAINTEXT listener on host and port. */
+  listeners?: readonly ListenerSpec[];
+  /** Certificate, key and client-certificate policy for SSL and SASL_SSL listeners. */
+  tls?: TlsFiles;
+  /** SASL mechanisms and sessions for SASL_PLAINTEXT and SASL_SSL listeners. */
+  sasl?: SaslOptions;
 }
 
 export interface Broker {
@@ -113,6 +133,8 @@ export interface Broker {
   bootstrap: string;
   host: string;
   port: number;
+  /** Every Kafka listener, bound, with the address Metadata answers on it. */
+  listeners: BoundListener[];
   core: QueenCore;
   /** http://host:port of the native HTTP API, when `http` was asked for. */
   httpUrl?: string;
@@ -149,16 +171,33 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
     appendRequestIds: !ownCore,
   };
-  const gateway = new GatewayServer({ core, settings, limits: options.limits, log, authorization: options.authorization, quotas: options.quotas });
-  let bound: { host: string; port: number };
+  let tls: TlsCredentials | undefined;
+  let sasl: BuiltSasl | undefined;
+  let gateway: GatewayServer;
+  const listeners: BoundListener[] = [];
+  const specs: readonly ListenerSpec[] = options.listeners ?? [
+    { name: 'PLAINTEXT', host, port: options.port ?? 0, advertisedHost: options.advertisedHost, advertisedPort: options.advertisedPort },
+  ];
   try {
-    bound = await gateway.listen(host, options.port ?? 0);
+    if (specs.length === 0) throw new Error('No listeners: give at least one, e.g. { name: "PLAINTEXT", host: "127.0.0.1", port: 9092 }.');
+    if (options.tls) tls = new TlsCredentials(options.tls, log);
+    if (options.sasl) sasl = buildSasl(options.sasl, core, log);
+    gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings, authorization: options.authorization, quotas: options.quotas });
+    for (const spec of specs) {
+      if (isWildcardHost(spec.host) && !spec.advertisedHost) {
+        throw new Error(`The ${spec.name} listener on the wildcard address ${spec.host || '(empty)'} needs an advertised host: set its advertisedHost to the name or address clients should dial.`);
+      }
+      listeners.push(await gateway.listenOn(spec));
+    }
   } catch (e) {
+    await gateway!?.close(0);
+    sasl?.close();
     if (ownCore) await core.close();
     throw e;
   }
-  settings.advertised.host = options.advertisedHost ?? bound.host;
-  settings.advertised.port = options.advertisedPort ?? bound.port;
+  const bound = listeners[0]!;
+  settings.advertised.host = bound.advertised.host;
+  settings.advertised.port = bound.advertised.port;
   let http: HttpServer | null = null;
   if (options.http) {
     try {
@@ -180,19 +219,24 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   }
   const advertised = settings.advertised;
   const bootstrap = `${isIP(advertised.host) === 6 ? `[${advertised.host}]` : advertised.host}:${advertised.port}`;
-  log.info({ listen: `${bound.host}:${bound.port}`, advertised: bootstrap, engine: ownCore ? options.engine ?? 'memory' : 'external' }, 'gateway listening');
+  log.info(
+    { listeners: listeners.map((l) => `${l.name}://${l.host}:${l.port}`), advertised: bootstrap, engine: ownCore ? options.engine ?? 'memory' : 'external' },
+    'gateway listening',
+  );
 
   let stopping: Promise<void> | null = null;
   return {
     bootstrap,
     host: advertised.host,
     port: advertised.port,
+    listeners,
     core,
     ...(http ? { httpUrl: http.url } : {}),
     stop() {
       stopping ??= (async () => {
         await http?.close();
         await gateway.close(options.shutdownGraceMs ?? 5_000);
+        sasl?.close();
         if (ownCore) await core.close();
         log.info('gateway stopped');
       })();

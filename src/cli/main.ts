@@ -11,7 +11,8 @@ import { pino, type Logger } from 'pino';
 import { openCore, type QueenCore } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
-import { COMMANDS, ConfigError, helpText, overviewText, readConfig, type Command, type ServeConfig } from './settings.js';
+import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
+import { usesSasl } from '../gateway/listeners.js';
 
 const USAGE_ERROR = 2;
 
@@ -46,7 +47,15 @@ function appendLimits(config: ServeConfig) {
 
 /** The Kafka listener's options, shared by serve and gateway. */
 function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
+  const listeners = listenersOf(config);
   return {
+    listeners,
+    ...(config.tlsCertFile === undefined
+      ? {}
+      : { tls: { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile!, caFile: config.tlsCaFile, clientAuth: config.tlsClientAuth as 'none' | 'requested' | 'required' } }),
+    ...(listeners.some((l) => usesSasl(l.name))
+      ? { sasl: { mechanisms: saslMechanismsOf(config), plainUsersFile: config.saslPlainUsersFile, maxReauthMs: config.connectionsMaxReauthMs } }
+      : {}),
     host: config.host,
     port: config.port,
     advertisedHost: config.advertisedHost,
@@ -62,6 +71,8 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
       frameTimeoutMs: config.frameTimeoutMs,
       maxInFlightPerConnection: config.maxInFlight,
       maxBufferedBytes: config.maxBufferedBytes,
+      saslMaxReceiveBytes: config.saslMaxReceiveBytes,
+      authenticationTimeoutMs: config.authenticationTimeoutMs,
     },
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
@@ -94,7 +105,7 @@ async function serve(config: ServeConfig): Promise<void> {
     groups: groupOptions(config),
     ...appendLimits(config),
   });
-  log.info({ bootstrap: broker.bootstrap, http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   stopOnSignal(log, () => broker.stop());
 }
 
@@ -215,7 +226,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     const reason = inUse && command === 'core'
       ? `The RPC address ${config.rpcSocket ?? `${config.rpcHost}:${config.rpcPort}`} is already in use; stop whatever holds it or choose another with --rpc-port or --rpc-socket.`
       : inUse
-        ? `Port ${config.port} on ${config.host} is already in use; stop whatever holds it or choose another with --port.`
+        ? config.listener === undefined
+          ? `Port ${config.port} on ${config.host} is already in use; stop whatever holds it or choose another with --port.`
+          : `A listener's port is already in use (${config.listener.join(', ')}); stop whatever holds it or choose another port in --listener.`
         : `The ${command === 'core' ? 'core' : 'gateway'} could not start: ${(e as Error).message}`;
     process.stderr.write(reason + '\n');
     process.exit(1);

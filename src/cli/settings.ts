@@ -7,6 +7,9 @@
  */
 import { defaultMemoryLimitBytes } from '../core/engines/memory/memory-core.js';
 import { parseRpcAddress } from '../rpc/address.js';
+import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
+import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
+import { CLIENT_AUTH_MODES } from '../gateway/tls.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -16,7 +19,9 @@ type Kind =
   | { type: 'string' }
   | { type: 'int'; min: number; max: number }
   | { type: 'bool' }
-  | { type: 'choice'; choices: readonly string[] };
+  | { type: 'choice'; choices: readonly string[] }
+  /** Repeatable flag; in the environment, comma-separated. */
+  | { type: 'list' };
 
 interface SettingDef {
   flag: string;
@@ -86,6 +91,18 @@ export const SETTINGS = [
   { flag: 'quota-refresh-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how often the gateway reads client quotas again from the core' },
   { flag: 'quota-window-ms', kind: { type: 'int', min: 10, max: 3_600_000 }, default: 1_000, help: "one quota sample window (Kafka's quota.window.size.seconds, in ms)" },
   { flag: 'quota-window-samples', kind: { type: 'int', min: 2, max: 1_000 }, default: 11, help: "quota sample windows kept (Kafka's quota.window.num)" },
+  // Security (issue 19): listeners by security protocol, TLS, SASL.
+  { flag: 'listener', kind: { type: 'list' }, help: 'a Kafka listener PROTOCOL://HOST:PORT, PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; repeat for several (default PLAINTEXT on --host and --port)' },
+  { flag: 'advertised-listener', kind: { type: 'list' }, help: 'the address clients are told to dial for one listener, PROTOCOL://HOST:PORT; repeatable (default: the bound address)' },
+  { flag: 'tls-cert-file', kind: { type: 'string' }, help: 'PEM certificate chain for SSL and SASL_SSL listeners (reloaded when the file changes)' },
+  { flag: 'tls-key-file', kind: { type: 'string' }, help: 'PEM private key of --tls-cert-file' },
+  { flag: 'tls-ca-file', kind: { type: 'string' }, help: 'PEM CA certificates client certificates must chain to' },
+  { flag: 'tls-client-auth', kind: { type: 'choice', choices: CLIENT_AUTH_MODES }, default: 'none', help: "client certificates (Kafka's ssl.client.auth): none, requested or required; a verified certificate's subject is the principal" },
+  { flag: 'sasl-mechanisms', kind: { type: 'string' }, default: 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512', help: `SASL mechanisms SASL listeners offer, comma-separated, from ${SASL_MECHANISMS.join(', ')}` },
+  { flag: 'sasl-plain-users-file', kind: { type: 'string' }, help: 'PLAIN users as name=password lines, checked before the SCRAM store in the core (reloaded when the file changes)' },
+  { flag: 'connections-max-reauth-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: "Kafka's connections.max.reauth.ms: SASL sessions last this long and clients re-authenticate; a connection past its session is closed (0 = sessions never end)" },
+  { flag: 'sasl-max-receive-bytes', kind: { type: 'int', min: 64, max: INT32_MAX }, default: 524_288, help: "largest frame read before a SASL client has authenticated (Kafka's sasl.server.max.receive.size)" },
+  { flag: 'authentication-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 10_000, help: 'a client on a TLS or SASL listener must finish its TLS handshake and SASL authentication within this long (0 = no deadline)' },
 ] as const satisfies readonly SettingDef[];
 
 // ─── Commands ─────────────────────────────────────────────────────────────────
@@ -149,7 +166,7 @@ function checkSplitLayout(command: Command, config: ServeConfig): void {
 
 type Flag = (typeof SETTINGS)[number]['flag'];
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
-type ValueOf<K extends Kind> = K extends { type: 'int' } ? number : K extends { type: 'bool' } ? boolean : string;
+type ValueOf<K extends Kind> = K extends { type: 'int' } ? number : K extends { type: 'bool' } ? boolean : K extends { type: 'list' } ? string[] : string;
 type Def<F extends Flag> = Extract<(typeof SETTINGS)[number], { flag: F }>;
 
 /** The validated settings, by camelCase name; settings without a default may be undefined. */
@@ -165,9 +182,14 @@ function camelCase(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function parseValue(def: SettingDef, raw: string, source: string): string | number | boolean {
+function parseValue(def: SettingDef, raw: string, source: string): string | number | boolean | string[] {
   const { kind } = def;
   switch (kind.type) {
+    case 'list': {
+      const items = raw.split(',').map((item) => item.trim());
+      if (items.some((item) => item === '')) throw new ConfigError(`${source} has an empty item; give each value once, e.g. ${source.startsWith('The flag') ? `--${def.flag} A --${def.flag} B` : 'A,B'}.`);
+      return items;
+    }
     case 'string':
       if (raw.trim() === '') throw new ConfigError(`${source} is empty; give it a value or leave it out.`);
       return raw;
@@ -194,13 +216,14 @@ function parseValue(def: SettingDef, raw: string, source: string): string | numb
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: Command = 'serve'): ServeConfig {
   const taken = (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag));
   const defs = new Map<string, SettingDef>(taken.map((d) => [d.flag, d]));
-  const values = new Map<string, string | number | boolean>();
+  const values = new Map<string, string | number | boolean | string[]>();
 
   for (const def of taken) {
     const raw = env[envName(def.flag)];
     if (raw !== undefined && raw !== '') values.set(def.flag, parseValue(def, raw, `The environment variable ${envName(def.flag)}`));
   }
 
+  const flagged = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}; settings are given as --name value (see --help).`);
@@ -224,7 +247,11 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv, comm
         if (raw === undefined) throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} <value>.`);
       }
     }
-    values.set(name, parseValue(def, raw, `The flag --${name}`));
+    const value = parseValue(def, raw, `The flag --${name}`);
+    // A repeated list flag adds to what the flags gave so far (the environment's value is replaced).
+    const earlier = def.kind.type === 'list' && flagged.has(name) ? (values.get(name) as string[]) : [];
+    values.set(name, Array.isArray(value) ? [...earlier, ...value] : value);
+    flagged.add(name);
   }
 
   const config: Record<string, unknown> = {};
@@ -257,7 +284,64 @@ function checkCombinations(config: ServeConfig, command: Command = 'serve'): Ser
   if (config.engine === 'memory' && config.databaseUrl !== undefined) {
     throw new ConfigError('A database URL was given but the engine is memory: add --engine postgres to use PostgreSQL, or drop the database URL.');
   }
+  if (command !== 'core') checkSecurity(config);
   return config;
+}
+
+function readListeners(flag: string, texts: readonly string[]): ListenerAddress[] {
+  return texts.map((text) => {
+    try {
+      return parseListener(text);
+    } catch (e) {
+      throw new ConfigError(`The flag --${flag} is wrong: ${(e as Error).message}.`);
+    }
+  });
+}
+
+/** The Kafka listeners the settings ask for: --listener, or one PLAINTEXT listener on --host/--port. */
+export function listenersOf(config: ServeConfig): ListenerSpec[] {
+  if (config.listener === undefined) {
+    return [{ name: 'PLAINTEXT', host: config.host, port: config.port, advertisedHost: config.advertisedHost, advertisedPort: config.advertisedPort }];
+  }
+  try {
+    return joinAdvertised(readListeners('listener', config.listener), readListeners('advertised-listener', config.advertisedListener ?? []));
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(`The listeners do not fit together: ${(e as Error).message}.`);
+  }
+}
+
+export function saslMechanismsOf(config: ServeConfig): SaslMechanismName[] {
+  const names = config.saslMechanisms.split(',').map((m) => m.trim().toUpperCase());
+  for (const name of names) {
+    if (!(SASL_MECHANISMS as readonly string[]).includes(name)) {
+      throw new ConfigError(`The flag --sasl-mechanisms names ${JSON.stringify(name)}; use a comma-separated list from ${SASL_MECHANISMS.join(', ')}.`);
+    }
+  }
+  return names as SaslMechanismName[];
+}
+
+function checkSecurity(config: ServeConfig): void {
+  if (config.listener === undefined && config.advertisedListener !== undefined) {
+    throw new ConfigError('--advertised-listener needs the listeners it describes: add --listener PROTOCOL://HOST:PORT for each.');
+  }
+  const listeners = listenersOf(config);
+  for (const l of listeners) {
+    if (WILDCARDS.has(l.host) && l.advertisedHost === undefined) {
+      throw new ConfigError(`The ${l.name} listener on ${l.host} (every interface) needs an advertised address: add --advertised-listener ${l.name}://HOST:${l.port || 'PORT'} with the host clients should dial.`);
+    }
+  }
+  const tlsListener = listeners.find((l) => usesTls(l.name));
+  if (tlsListener && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
+    throw new ConfigError(`The ${tlsListener.name} listener needs a certificate and key: set --tls-cert-file and --tls-key-file (PEM files).`);
+  }
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new ConfigError('--tls-cert-file and --tls-key-file go together: give both, or neither.');
+  }
+  if (config.tlsClientAuth !== 'none' && config.tlsCaFile === undefined) {
+    throw new ConfigError(`--tls-client-auth ${config.tlsClientAuth} needs the CA client certificates must chain to: set --tls-ca-file.`);
+  }
+  if (listeners.some((l) => usesSasl(l.name))) saslMechanismsOf(config);
 }
 
 export function helpText(command: Command = 'serve'): string {

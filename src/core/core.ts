@@ -572,6 +572,8 @@ export interface AlterClientQuotasRequest {
     remove: QuotaKey[];
   }[];
 }
+import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from './rules/scram-credentials.js';
+export type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramMechanism, ScramUser } from './rules/scram-credentials.js';
 
 // ─── The interface ────────────────────────────────────────────────────────────
 
@@ -627,6 +629,16 @@ export interface Core {
   alterClientQuotas(req: AlterClientQuotasRequest): Promise<void>;
   /** Every entity with a quota, and its values. */
   listClientQuotas(): Promise<{ entries: ClientQuotaEntry[] }>;
+  /**
+   * SCRAM credentials (rules/scram-credentials.ts): salted, iterated, never
+   * the password. `users` absent or null lists every user with a credential;
+   * a named user without one comes back with an empty list.
+   */
+  describeScramCredentials(req: { users?: string[] | null }): Promise<{ users: ScramUser[] }>;
+  /** Deletions, then upsertions, in one step; a deletion of a credential that does not exist answers not_found for it. */
+  alterScramCredentials(req: AlterScramCredentialsRequest): Promise<AlterScramCredentialsResult>;
+  /** One credential, to check a client's proof against; null when the user has none for the mechanism. */
+  scramCredential(req: ScramCredentialRef): Promise<ScramCredential | null>;
 
   /** Releases connections and timers. Pending long-polls resolve empty. */
   close(): Promise<void>;

@@ -71,6 +71,9 @@ export class CoordinatedCore implements QueenCore {
   deleteAcls: Core['deleteAcls'] = (req) => this.engine.deleteAcls(req);
   alterClientQuotas: Core['alterClientQuotas'] = (req) => this.engine.alterClientQuotas(req);
   listClientQuotas: Core['listClientQuotas'] = () => this.engine.listClientQuotas();
+  describeScramCredentials: Core['describeScramCredentials'] = (req) => this.engine.describeScramCredentials(req);
+  alterScramCredentials: Core['alterScramCredentials'] = (req) => this.engine.alterScramCredentials(req);
+  scramCredential: Core['scramCredential'] = (req) => this.engine.scramCredential(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

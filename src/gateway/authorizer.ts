@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { AclBinding, AclOperation, AclResourceType, Core } from '../core/core.js';
 import { patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from '../core/rules/acls.js';
 import { CLUSTER_NAME, operationBits, RESOURCE_OPERATIONS } from './acl-operations.js';
-import type { ConnectionState } from './handler.js';
 
 /**
  * The gateway's authorizer: Kafka's StandardAuthorizer rules over the ACL
@@ -43,14 +42,6 @@ export const AUTHORIZATION_OFF: Readonly<AuthorizationSettings> = Object.freeze(
   allowEveryoneIfNoAclFound: false,
   refreshMs: 5_000,
 });
-
-/** The principal of a connection nobody authenticated. */
-export const ANONYMOUS = 'User:ANONYMOUS';
-
-/** The authenticated principal of a connection (set by SASL or TLS), or User:ANONYMOUS. */
-export function principalOf(connection: ConnectionState): string {
-  return (connection as ConnectionState & { principal?: string }).principal ?? ANONYMOUS;
-}
 
 /** What one request may do: the one-line check every handler makes. */
 export interface Access {

@@ -9,10 +9,11 @@ import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { isCoreError, type CoreErrorCode } from '../core/errors.js';
-import { principalOf } from './authorizer.js';
 import { FrameReader } from './frame-reader.js';
 import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
-import type { GatewayRuntime } from './server.js';
+import { NONE } from './kafka-errors.js';
+import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
+import type { GatewayRuntime, ListenerRuntime } from './server.js';
 
 /**
  * One client connection: frames in, handlers run concurrently, responses out
@@ -36,6 +37,10 @@ import type { GatewayRuntime } from './server.js';
  *
  * A protocol violation stops reading at once, but the requests that came
  * before it on the connection are still answered; then it closes, logged.
+ *
+ * On a SASL listener the connection reads small frames (the SASL receive
+ * limit) and must authenticate within the authentication deadline; until it
+ * has, only the SASL exchange is served (./sasl/authenticator.ts).
  */
 
 interface Slot {
@@ -69,24 +74,45 @@ export class Connection {
   /** Reading stops until then: a client over its quota is held back (KIP-219), whether or not it honours throttle_time_ms. */
   private mutedUntil = 0;
   private muteTimer: NodeJS.Timeout | null = null;
+  private authenticationTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly socket: Socket,
     id: number,
     private readonly runtime: GatewayRuntime,
+    private readonly listener: ListenerRuntime,
+    /** The principal the transport proved (a TLS client certificate's subject), if any. */
+    transportPrincipal: string | null,
     private readonly onClosed: (connection: Connection) => void,
   ) {
     const remoteAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
-    this.log = runtime.log.child({ connection: id, remote: remoteAddress });
+    this.log = runtime.log.child({ connection: id, remote: remoteAddress, listener: listener.name });
+    const sasl = listener.sasl
+      ? new SaslAuthenticator(listener.sasl, {
+          authenticated: (principal, mechanism) => this.authenticated(principal, mechanism),
+          failed: (reason, user, mechanism) => this.authenticationFailed(reason, user, mechanism),
+        })
+      : null;
     this.state = {
       id,
       remoteAddress,
       remoteHost: socket.remoteAddress ?? '?',
       clientId: null,
+      principal: transportPrincipal ?? ANONYMOUS,
+      listener: listener.name,
+      sasl,
       closed: this.closedController.signal,
       draining: this.drainController.signal,
     };
-    this.frames = new FrameReader(runtime.limits.maxFrameBytes, (frame) => this.receive(frame));
+    const { limits } = runtime;
+    this.frames = new FrameReader(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
+    if (sasl && limits.authenticationTimeoutMs > 0) {
+      this.authenticationTimer = setTimeout(() => {
+        this.authenticationTimer = null;
+        this.log.warn({ principal: this.state.principal }, `authentication failed: the client did not authenticate within ${limits.authenticationTimeoutMs} ms`);
+        this.close('authentication deadline passed');
+      }, limits.authenticationTimeoutMs);
+    }
 
     socket.setNoDelay(true);
     if (runtime.limits.idleTimeoutMs > 0) socket.setTimeout(runtime.limits.idleTimeoutMs);
@@ -109,7 +135,7 @@ export class Connection {
       this.adjustFlow();
     });
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
-    socket.on('close', () => this.close(this.faulted ?? 'closed by the client', this.faulted === null ? 'debug' : 'warn'));
+    socket.on('close', () => this.close(this.faulted ?? 'closed by the client', this.faulted === null ? 'debug' : this.faultLevel));
     this.log.debug('connection opened');
   }
 
@@ -131,6 +157,7 @@ export class Connection {
     this.pending.length = 0;
     this.stopFrameTimer();
     if (this.muteTimer) clearTimeout(this.muteTimer);
+    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
     if (this.budgetWait) this.runtime.budget.cancel(this.onBudgetRoom);
     this.budgetWait = null;
     if (this.frameReservation > 0) this.runtime.budget.release(this.frameReservation);
@@ -142,7 +169,7 @@ export class Connection {
   private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
-    const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest;
+    const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
     if (clientFault) return this.closeAfterAnswers(reason);
     if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
       // The core logs the fault once per episode, not per request; the client reconnects and retries.
@@ -158,7 +185,7 @@ export class Connection {
    * violation, as a client that wrote a good request and garbage in one go
    * still waits for the good one's answer; then closes.
    */
-  private closeAfterAnswers(reason: string): void {
+  private closeAfterAnswers(reason: string, level: 'debug' | 'warn' = 'warn'): void {
     if (this.closed || this.faulted !== null) return;
     this.faulted = reason;
     this.stopFrameTimer();
@@ -168,8 +195,55 @@ export class Connection {
     // Long-polls answer with what they have now rather than wait out their maxWait.
     if (!this.draining) this.drainController.abort();
     // A request that waits on others (a JoinGroup mid-rebalance) does not hold the connection open for long.
-    setTimeout(() => this.close(reason, 'warn'), FAULT_ANSWER_GRACE_MS).unref();
+    setTimeout(() => this.close(reason, level), FAULT_ANSWER_GRACE_MS).unref();
+    this.faultLevel = level;
     this.endIfDrained();
+  }
+
+  private faultLevel: 'debug' | 'warn' = 'warn';
+
+  // ─── SASL ─────────────────────────────────────────────────────────────────
+
+  private authenticated(principal: string, mechanism: string): void {
+    const first = this.authenticationTimer !== null || this.state.principal !== principal;
+    this.state.principal = principal;
+    this.frames.maxFrameBytes = this.runtime.limits.maxFrameBytes;
+    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
+    this.authenticationTimer = null;
+    this.log.debug({ principal, mechanism }, first ? 'authenticated' : 're-authenticated');
+  }
+
+  /** One line per failed attempt, naming who tried and from where (the logger carries the address), never the secret; then the connection ends. */
+  private authenticationFailed(reason: string, user: string | null, mechanism: string | null): void {
+    this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
+    this.closeAfterAnswers(`authentication failed`, 'debug');
+  }
+
+  /** A bare SASL token after SaslHandshake v0: answered with a bare size-prefixed token, in order with everything else. */
+  private receiveRawToken(frame: Buffer, heldBytes: number): void {
+    const slot: Slot = { correlationId: -1, heldBytes, response: undefined };
+    this.pending.push(slot);
+    this.inFlight++;
+    this.adjustFlow();
+    this.state.sasl!.authenticate(frame, Date.now).then(
+      (answer) => {
+        this.releaseHeld(slot.heldBytes);
+        if (this.closed) return;
+        // A refusal has no frame to travel in on this path: the connection just closes (Kafka's behaviour too).
+        if (answer.errorCode !== NONE) slot.response = null;
+        else {
+          const size = Buffer.allocUnsafe(4);
+          size.writeInt32BE(answer.authBytes.length);
+          slot.response = [size, answer.authBytes];
+        }
+        this.inFlight--;
+        this.flush();
+      },
+      (e) => {
+        this.releaseHeld(slot.heldBytes);
+        if (!this.closed) this.fail(e, { api: 'SASL token', version: 0 });
+      },
+    );
   }
 
   // ─── Frames being read: the budget and the frame deadline ─────────────────
@@ -238,6 +312,7 @@ export class Connection {
   private receive(frame: Buffer): void {
     const heldBytes = this.holdFrame(frame);
     if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
+    if (this.state.sasl?.expectsRawToken) return this.receiveRawToken(frame, heldBytes);
     let header: RequestHeader;
     let handler: ApiHandler | undefined;
     let body: Message;
@@ -245,6 +320,8 @@ export class Connection {
       const r = new Reader(frame);
       header = decodeRequestHeader(r);
       this.state.clientId = header.clientId;
+      const refusal = this.state.sasl?.refusal(header.apiKey, Date.now()) ?? null;
+      if (refusal !== null) throw new RefusedBeforeAuthentication(refusal);
       handler = this.runtime.registry.lookup(header.apiKey, header.apiVersion);
       if (!handler) {
         if (header.apiKey === ApiKey.ApiVersions) {
@@ -266,10 +343,10 @@ export class Connection {
     this.pending.push(slot);
     this.inFlight++;
     this.adjustFlow();
-    const principal = principalOf(this.state);
+    const principal = this.state.principal;
     const ctx: HandlerContext = {
       core: this.runtime.core,
-      settings: this.runtime.settings,
+      settings: this.listener.settings,
       log: this.log,
       header,
       connection: this.state,
@@ -368,7 +445,7 @@ export class Connection {
     if (reason === null || this.ending) return;
     this.ending = true;
     // end, not destroy: answers already written must reach the client first.
-    this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : 'warn'));
+    this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : this.faultLevel));
   }
 }
 
@@ -384,6 +461,11 @@ class UnservedRequest extends Error {
   constructor(header: RequestHeader) {
     super(`API key ${header.apiKey} version ${header.apiVersion} is not served by this gateway`);
   }
+}
+
+/** A request a SASL listener does not serve in the connection's authentication state. */
+class RefusedBeforeAuthentication extends Error {
+  override readonly name = 'RefusedBeforeAuthentication';
 }
 
 function unsupportedApiVersions(runtime: GatewayRuntime): Record<string, unknown> {

@@ -34,7 +34,8 @@ export class FrameReader {
   private failed = false;
 
   constructor(
-    private readonly maxFrameBytes: number,
+    /** Changeable between frames: a SASL listener reads small frames until the client has authenticated. */
+    public maxFrameBytes: number,
     private readonly onFrame: (frame: Buffer) => void,
   ) {}
 

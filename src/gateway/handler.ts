@@ -5,6 +5,8 @@ import type { ApiDef } from '../../protocol/schema/definition.js';
 import type { QueenCore } from '../core/queen-core.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
+import type { SecurityProtocol } from './listeners.js';
+import type { SaslAuthenticator } from './sasl/authenticator.js';
 
 /**
  * What every API handler sees. One handler file per API key under
@@ -53,6 +55,16 @@ export interface ConnectionState {
   /** The client's address alone: what Kafka reports as a group member's host. */
   remoteHost: string;
   clientId: string | null;
+  /**
+   * Who is on the other end, as Kafka names principals: `User:<name>` after
+   * SASL, `User:<subject DN>` for a TLS client certificate (e.g.
+   * `User:CN=app,O=Acme`), `User:ANONYMOUS` otherwise. Authorization keys on it.
+   */
+  principal: string;
+  /** The listener the client came in on (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL). */
+  listener: SecurityProtocol;
+  /** The SASL exchange on a SASL listener; null on the others. */
+  sasl: SaslAuthenticator | null;
   /** Aborted when the connection closes, so long-polls stop. */
   closed: AbortSignal;
   /**

@@ -1,18 +1,23 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { QueenCore } from '../core/queen-core.js';
 import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
 import { handlers as allHandlers } from './handlers/index.js';
+import { usesSasl, usesTls, type ListenerSpec, type SecurityProtocol } from './listeners.js';
 import { HandlerRegistry } from './registry.js';
 import { RequestBudget } from './request-budget.js';
 import { DEFAULT_QUOTA_SETTINGS, QuotaManager, type QuotaSettings } from './quotas.js';
+import type { SaslSettings } from './sasl/authenticator.js';
+import { certificatePrincipal, type TlsCredentials } from './tls.js';
 
 /**
- * The Kafka TCP server: accepts connections up to a limit, hands each to a
- * Connection, and shuts down gracefully (stop accepting, let in-flight
- * requests answer up to a deadline, then close what is left).
+ * The Kafka server: one or more listeners (PLAINTEXT, SSL, SASL_PLAINTEXT,
+ * SASL_SSL; ./listeners.ts), connections accepted up to a limit across all of
+ * them, each handed to a Connection; graceful shutdown (stop accepting, let
+ * in-flight requests answer up to a deadline, then close what is left).
  */
 
 export interface ServerLimits {
@@ -33,6 +38,14 @@ export interface ServerLimits {
    * made. At least maxFrameBytes.
    */
   maxBufferedBytes: number;
+  /**
+   * Largest frame a SASL listener reads before the client has authenticated
+   * (Kafka's sasl.server.max.receive.size): an unauthenticated peer cannot
+   * make the gateway buffer a large frame.
+   */
+  saslMaxReceiveBytes: number;
+  /** A client on a SASL or TLS listener must finish authenticating (TLS handshake, SASL exchange) within this long; 0 = no deadline. */
+  authenticationTimeoutMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -52,6 +65,12 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   // Two and a half maximum frames: room for large produce batches from a few
   // clients at once, a bound the process can always afford.
   maxBufferedBytes: 256 * MIB,
+  // Kafka's sasl.server.max.receive.size default.
+  saslMaxReceiveBytes: 512 * 1024,
+  // Kafka has no deadline of its own here (only connections.max.idle.ms); a
+  // client that authenticates does so in milliseconds, and an idle
+  // unauthenticated socket should not hold a slot for ten minutes.
+  authenticationTimeoutMs: 10_000,
 });
 
 /** Checks limits given to the library; the CLI's settings check the same before anything starts. */
@@ -67,7 +86,6 @@ export function checkLimits(limits: ServerLimits): ServerLimits {
 /** What every connection of one gateway shares. */
 export interface GatewayRuntime {
   core: QueenCore;
-  settings: GatewaySettings;
   limits: ServerLimits;
   log: Logger;
   registry: HandlerRegistry;
@@ -78,8 +96,17 @@ export interface GatewayRuntime {
   quotas: QuotaManager;
 }
 
+/** What the connections of one listener share. */
+export interface ListenerRuntime {
+  name: SecurityProtocol;
+  /** The gateway's settings with this listener's advertised address. */
+  settings: GatewaySettings;
+  sasl: SaslSettings | null;
+}
+
 export interface GatewayOptions {
   core: QueenCore;
+  /** The advertised address in it is the first listener's; each listener gets its own copy (listenOn). */
   settings: GatewaySettings;
   limits?: Partial<ServerLimits>;
   log: Logger;
@@ -89,24 +116,35 @@ export interface GatewayOptions {
   authorization?: Partial<AuthorizationSettings>;
   /** Client quotas' refresh and measuring windows (quotas.ts). */
   quotas?: Partial<QuotaSettings>;
+  /** Certificates for SSL and SASL_SSL listeners. */
+  tls?: TlsCredentials;
+  /** Mechanisms and sessions for SASL_PLAINTEXT and SASL_SSL listeners. */
+  sasl?: SaslSettings;
+}
+
+export interface BoundListener {
+  name: SecurityProtocol;
+  host: string;
+  port: number;
+  /** What Metadata answers on this listener. */
+  advertised: { host: string; port: number };
 }
 
 export class GatewayServer {
   private readonly runtime: GatewayRuntime;
-  private readonly server: Server;
+  private readonly servers: Array<{ server: Server; stopReloads?: () => void }> = [];
   private readonly connections = new Set<Connection>();
   /** Open connections per remote IP; an IP at its cap is logged once until it drops below. */
   private readonly perIp = new Map<string, { open: number; refusalLogged: boolean }>();
   private nextConnectionId = 1;
   private closing: Promise<void> | null = null;
 
-  constructor(options: GatewayOptions) {
+  constructor(private readonly options: GatewayOptions) {
     // Codecs compile on first use (well under a millisecond each) rather than
     // all up front, which would cost most of a second before the first client.
     const limits = checkLimits({ ...DEFAULT_LIMITS, ...options.limits });
     this.runtime = {
       core: options.core,
-      settings: options.settings,
       limits,
       log: options.log,
       registry: new HandlerRegistry(options.handlers ?? allHandlers),
@@ -115,22 +153,84 @@ export class GatewayServer {
       authorizer: new Authorizer(options.core, { ...AUTHORIZATION_OFF, ...options.authorization }, options.log),
       quotas: new QuotaManager(options.core, { ...DEFAULT_QUOTA_SETTINGS, ...options.quotas }, options.log),
     };
-    this.server = createServer((socket) => this.accept(socket));
   }
 
-  /** Starts listening; resolves to the bound address (port 0 picks a free one). */
+  /**
+   * Starts a PLAINTEXT listener whose connections answer with the settings'
+   * advertised address as it is when they ask (the caller fills it in once
+   * bound); resolves to the bound address (port 0 picks a free one).
+   */
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    const listener: ListenerRuntime = { name: 'PLAINTEXT', settings: this.options.settings, sasl: null };
+    const bound = await this.bind(createServer((socket) => this.accept(socket, listener, null)), host, port);
+    return bound;
+  }
+
+  /** Starts one listener of any security protocol; Metadata on it answers its advertised address (default the bound one). */
+  async listenOn(spec: ListenerSpec): Promise<BoundListener> {
+    const settings: GatewaySettings = { ...this.options.settings, advertised: { ...this.options.settings.advertised } };
+    let sasl: SaslSettings | null = null;
+    if (usesSasl(spec.name)) {
+      if (!this.options.sasl || this.options.sasl.mechanisms.size === 0) throw new Error(`The ${spec.name} listener needs SASL mechanisms to offer; enable at least one.`);
+      sasl = this.options.sasl;
+    }
+    const listener: ListenerRuntime = { name: spec.name, settings, sasl };
+    let server: Server;
+    let stopReloads: (() => void) | undefined;
+    if (usesTls(spec.name)) {
+      const tls = this.options.tls;
+      if (!tls) throw new Error(`The ${spec.name} listener needs a TLS certificate and key (--tls-cert-file, --tls-key-file).`);
+      const tlsServer: TlsServer = createTlsServer({ ...tls.serverOptions(), handshakeTimeout: this.tlsHandshakeTimeoutMs() });
+      tlsServer.on('secureConnection', (socket: TLSSocket) => this.acceptTls(socket, listener));
+      tlsServer.on('tlsClientError', (e, socket) => {
+        this.runtime.log.warn({ remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: spec.name, err: e.message }, 'TLS handshake failed');
+      });
+      stopReloads = tls.onReload((options) => tlsServer.setSecureContext(options));
+      server = tlsServer;
+    } else {
+      server = createServer((socket) => this.accept(socket, listener, null));
+    }
+    const bound = await this.bind(server, spec.host, spec.port, stopReloads);
+    settings.advertised.host = spec.advertisedHost ?? bound.host;
+    settings.advertised.port = spec.advertisedPort ?? bound.port;
+    return { name: spec.name, host: bound.host, port: bound.port, advertised: { host: settings.advertised.host, port: settings.advertised.port } };
+  }
+
+  private tlsHandshakeTimeoutMs(): number {
+    // 0 would mean "no deadline" here but node's TLS default (120 s) otherwise.
+    return this.runtime.limits.authenticationTimeoutMs > 0 ? this.runtime.limits.authenticationTimeoutMs : 120_000;
+  }
+
+  private accessStarted: Promise<void> | null = null;
+
+  private async bind(server: Server, host: string, port: number, stopReloads?: () => void): Promise<{ host: string; port: number }> {
     // ACLs and quotas in force before the first client is served.
-    await Promise.all([this.runtime.authorizer.start(), this.runtime.quotas.start()]);
+    await (this.accessStarted ??= Promise.all([this.runtime.authorizer.start(), this.runtime.quotas.start()]).then(() => {}));
     return new Promise((resolve, reject) => {
-      const onError = (e: Error) => reject(e);
-      this.server.once('error', onError);
-      this.server.listen({ host, port }, () => {
-        this.server.off('error', onError);
-        const address = this.server.address() as AddressInfo;
+      const onError = (e: Error) => {
+        stopReloads?.();
+        reject(e);
+      };
+      server.once('error', onError);
+      server.listen({ host, port }, () => {
+        server.off('error', onError);
+        this.servers.push({ server, stopReloads });
+        const address = server.address() as AddressInfo;
         resolve({ host: address.address, port: address.port });
       });
     });
+  }
+
+  private acceptTls(socket: TLSSocket, listener: ListenerRuntime): void {
+    let principal: string | null;
+    try {
+      principal = certificatePrincipal(socket);
+    } catch (e) {
+      this.runtime.log.warn({ remote: `${socket.remoteAddress}:${socket.remotePort}`, listener: listener.name }, `authentication failed: ${(e as Error).message}`);
+      socket.destroy();
+      return;
+    }
+    this.accept(socket, listener, principal);
   }
 
   get connectionCount(): number {
@@ -151,7 +251,15 @@ export class GatewayServer {
   private async shutDown(graceMs: number): Promise<void> {
     this.runtime.authorizer.stop();
     this.runtime.quotas.stop();
-    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const stopped = Promise.all(
+      this.servers.map(
+        ({ server, stopReloads }) =>
+          new Promise<void>((resolve) => {
+            stopReloads?.();
+            server.close(() => resolve());
+          }),
+      ),
+    );
     for (const connection of this.connections) connection.drain();
     if (this.connections.size > 0) {
       const drained = new Promise<void>((resolve) => (this.onLastConnection = resolve));
@@ -166,7 +274,7 @@ export class GatewayServer {
 
   private onLastConnection: (() => void) | null = null;
 
-  private accept(socket: Socket): void {
+  private accept(socket: Socket, listener: ListenerRuntime, transportPrincipal: string | null): void {
     if (this.closing) {
       socket.destroy();
       return;
@@ -194,7 +302,7 @@ export class GatewayServer {
     }
     fromIp.open++;
     this.perIp.set(ip, fromIp);
-    const connection = new Connection(socket, this.nextConnectionId++, this.runtime, (c) => {
+    const connection = new Connection(socket, this.nextConnectionId++, this.runtime, listener, transportPrincipal, (c) => {
       this.connections.delete(c);
       if (--fromIp.open === 0) this.perIp.delete(ip);
       else fromIp.refusalLogged = false;

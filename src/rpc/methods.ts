@@ -80,6 +80,9 @@ export const METHODS = {
   deleteAcls: {},
   alterClientQuotas: { retrySafe: true },
   listClientQuotas: changesNothing,
+  describeScramCredentials: changesNothing,
+  alterScramCredentials: {},
+  scramCredential: changesNothing,
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

@@ -77,6 +77,11 @@ export class RawConnection {
     return decodeResponse(frame, apiKey, apiVersion);
   }
 
+  /** The next frame as bytes, undecoded (a bare SASL token after SaslHandshake v0). */
+  readFrame(timeoutMs = 10_000): Promise<Buffer> {
+    return this.nextFrame(timeoutMs, 'a frame');
+  }
+
   /** Response frames received and not yet read. */
   get unreadFrames(): number {
     return this.frames.length;

@@ -5,6 +5,7 @@ import type { ApiHandler } from '../handler.js';
 import { alterClientQuotas } from './alter-client-quotas.js';
 import { alterConfigs } from './alter-configs.js';
 import { alterPartitionReassignments } from './alter-partition-reassignments.js';
+import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
 import { createAcls } from './create-acls.js';
 import { createPartitions } from './create-partitions.js';
@@ -20,6 +21,7 @@ import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
 import { describeProducers } from './describe-producers.js';
 import { describeTopicPartitions } from './describe-topic-partitions.js';
+import { describeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
 import { heartbeat } from './heartbeat.js';
@@ -36,6 +38,8 @@ import { offsetDelete } from './offset-delete.js';
 import { offsetFetch } from './offset-fetch.js';
 import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
+import { saslAuthenticate } from './sasl-authenticate.js';
+import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
 
 export const handlers: readonly ApiHandler[] = [
@@ -68,6 +72,8 @@ export const handlers: readonly ApiHandler[] = [
   offsetFetch,
   offsetForLeaderEpoch,
   produce,
+  saslAuthenticate,
+  saslHandshake,
   syncGroup,
   // ACLs and quotas (../authorizer.ts, ../quotas.ts).
   createAcls,
@@ -75,4 +81,6 @@ export const handlers: readonly ApiHandler[] = [
   deleteAcls,
   describeClientQuotas,
   alterClientQuotas,
+  alterUserScramCredentials,
+  describeUserScramCredentials,
 ];

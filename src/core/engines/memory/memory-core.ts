@@ -1,3 +1,5 @@
+import { MemoryScramCredentials } from './scram-credentials.js';
+import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from '../../rules/scram-credentials.js';
 import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
@@ -899,6 +901,25 @@ export class MemoryCore implements Core {
   async listClientQuotas(): Promise<{ entries: ClientQuotaEntry[] }> {
     this.checkOpen();
     return this.quotas.list();
+  }
+
+  // ─── SCRAM credentials (./scram-credentials.ts) ────────────────────────────
+
+  private readonly scram = new MemoryScramCredentials();
+
+  async describeScramCredentials(req: { users?: string[] | null }): Promise<{ users: ScramUser[] }> {
+    this.checkOpen();
+    return this.scram.describe(req);
+  }
+
+  async alterScramCredentials(req: AlterScramCredentialsRequest): Promise<AlterScramCredentialsResult> {
+    this.checkOpen();
+    return this.scram.alter(req);
+  }
+
+  async scramCredential(req: ScramCredentialRef): Promise<ScramCredential | null> {
+    this.checkOpen();
+    return this.scram.get(req);
   }
 
   async close(): Promise<void> {

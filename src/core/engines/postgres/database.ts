@@ -52,7 +52,7 @@ function loadStatements(files: string[]): Map<string, string> {
   return statements;
 }
 
-const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'access']);
+const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'scram-credentials', 'access']);
 
 export type Row = Record<string, unknown>;
 

@@ -65,6 +65,8 @@ import { retentionStartOffset } from '../../rules/retention.js';
 import { evaluateKvOperations, firstStoredDuplicate, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { Database, type Statements } from './database.js';
+import { PostgresScramCredentials } from './scram-credentials.js';
+import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from '../../rules/scram-credentials.js';
 import { GroupCommit } from './group-commit.js';
 import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
@@ -1089,6 +1091,27 @@ export class PostgresCore implements Core {
   deleteAcls: Core['deleteAcls'] = async (req) => (this.checkOpen(), this.access.deleteAcls(req));
   alterClientQuotas: Core['alterClientQuotas'] = async (req) => (this.checkOpen(), this.access.alterClientQuotas(req));
   listClientQuotas: Core['listClientQuotas'] = async () => (this.checkOpen(), this.access.listClientQuotas());
+  // ─── SCRAM credentials (./scram-credentials.ts) ────────────────────────────
+
+  private scramStore: PostgresScramCredentials | null = null;
+  private get scram(): PostgresScramCredentials {
+    return (this.scramStore ??= new PostgresScramCredentials(this.db));
+  }
+
+  async describeScramCredentials(req: { users?: string[] | null }): Promise<{ users: ScramUser[] }> {
+    this.checkOpen();
+    return this.scram.describe(req);
+  }
+
+  async alterScramCredentials(req: AlterScramCredentialsRequest): Promise<AlterScramCredentialsResult> {
+    this.checkOpen();
+    return this.scram.alter(req);
+  }
+
+  async scramCredential(req: ScramCredentialRef): Promise<ScramCredential | null> {
+    this.checkOpen();
+    return this.scram.get(req);
+  }
 
   async close(): Promise<void> {
     if (this.closed) return;

@@ -1,0 +1,71 @@
+/**
+ * Builds the SASL settings a gateway's SASL listeners share from what the
+ * operator configured: which mechanisms, where PLAIN's passwords are checked,
+ * how long sessions last.
+ */
+import type { Logger } from 'pino';
+import type { Core } from '../../core/core.js';
+import { SCRAM_MECHANISMS } from '../../core/rules/scram-credentials.js';
+import type { SaslSettings } from './authenticator.js';
+import type { SaslMechanism } from './mechanism.js';
+import { plainMechanism, type PasswordCheck } from './plain.js';
+import { passwordMatches, scramMechanism } from './scram.js';
+import { PlainUsersFile } from './users-file.js';
+
+export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
+export type SaslMechanismName = (typeof SASL_MECHANISMS)[number];
+
+export interface SaslOptions {
+  /** Offered in this order. Default PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (and OAUTHBEARER when keys are configured). */
+  mechanisms?: readonly SaslMechanismName[];
+  /**
+   * PLAIN users from a `name=password` file (./users-file.ts). PLAIN checks
+   * this file first and then the SCRAM store in the core (a user made with
+   * AlterUserScramCredentials logs in with PLAIN too, by the same password).
+   */
+  plainUsersFile?: string;
+  /** Kafka's connections.max.reauth.ms; 0 (default) = sessions last as long as the connection. */
+  maxReauthMs?: number;
+}
+
+export interface BuiltSasl {
+  settings: SaslSettings;
+  /** Stops watching files. */
+  close(): void;
+}
+
+export const DEFAULT_SASL_MECHANISMS: readonly SaslMechanismName[] = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+
+export function buildSasl(options: SaslOptions, core: Pick<Core, 'scramCredential'>, log?: Logger): BuiltSasl {
+  const names = options.mechanisms ?? DEFAULT_SASL_MECHANISMS;
+  const closers: Array<() => void> = [];
+  const usersFile = options.plainUsersFile === undefined ? null : new PlainUsersFile(options.plainUsersFile, log);
+  if (usersFile) closers.push(usersFile.watch());
+  const checkPassword: PasswordCheck = async (user, password) => {
+    if (usersFile?.has(user)) return usersFile.check(user, password);
+    for (const mechanism of SCRAM_MECHANISMS) {
+      const credential = await core.scramCredential({ user, mechanism });
+      if (credential) return passwordMatches(credential, password);
+    }
+    return false;
+  };
+  const mechanisms = new Map<string, SaslMechanism>();
+  for (const name of names) {
+    if (mechanisms.has(name)) throw new Error(`The SASL mechanism ${name} is listed twice.`);
+    switch (name) {
+      case 'PLAIN':
+        mechanisms.set(name, plainMechanism(checkPassword));
+        break;
+      case 'SCRAM-SHA-256':
+      case 'SCRAM-SHA-512':
+        mechanisms.set(name, scramMechanism(name, core));
+        break;
+      default:
+        throw new Error(`The SASL mechanism ${name} is not available yet.`);
+    }
+  }
+  return {
+    settings: { mechanisms, maxReauthMs: options.maxReauthMs ?? 0 },
+    close: () => closers.forEach((c) => c()),
+  };
+}
