@@ -103,7 +103,19 @@ export interface StartBrokerOptions {
   /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
   maxInflatedRequestBytes?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
-  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number } | false;
+  http?: {
+    port?: number;
+    host?: string;
+    bodyLimit?: number;
+    healthTimeoutMs?: number;
+    maxInFlight?: number;
+    /**
+     * Authentication (bearer tokens from `tokensFile`, `name=token` lines;
+     * Basic with the SASL/PLAIN users when `basic` and SASL is configured),
+     * and the gateway's ACLs on queues (src/http/access.ts). Off when absent.
+     */
+    auth?: { tokensFile?: string; basic?: boolean };
+  } | false;
   /**
    * PostgreSQL engine: the pool's size and timeouts (connect default 5 s,
    * statement default 10 s). A database that stops answering makes requests
@@ -209,6 +221,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
+        ...(options.http.auth
+          ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }
+          : {}),
       });
     } catch (e) {
       await gateway.close(0);

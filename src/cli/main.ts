@@ -87,7 +87,15 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
     // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).
-    http: config.http ? { host: config.httpHost ?? config.host, port: config.httpPort, healthTimeoutMs: config.healthTimeoutMs, maxInFlight: config.httpMaxInFlight } : false,
+    http: config.http
+      ? {
+          host: config.httpHost ?? config.host,
+          port: config.httpPort,
+          healthTimeoutMs: config.healthTimeoutMs,
+          maxInFlight: config.httpMaxInFlight,
+          ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
+        }
+      : false,
   };
 }
 

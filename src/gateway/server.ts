@@ -233,6 +233,11 @@ export class GatewayServer {
     this.accept(socket, listener, principal);
   }
 
+  /** The ACL checks this gateway makes, for the HTTP API in the same process to make the same. */
+  get authorizer(): Authorizer {
+    return this.runtime.authorizer;
+  }
+
   get connectionCount(): number {
     return this.connections.size;
   }

@@ -3,6 +3,7 @@
  * concern per file under ./routes; failures answer through ./errors.ts; the
  * URL layout and field names are written down in ./README.md.
  */
+import { installAccessControl, type HttpAccessOptions } from './access.js';
 import { Fastify, LogController, type FastifyInstance } from './fastify.js';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
@@ -32,6 +33,8 @@ export interface HttpApiOptions {
   healthTimeoutMs?: number;
   /** Requests at the core at once; one more is answered 429 (./load-shedding.ts). Default 1024. */
   maxInFlight?: number;
+  /** Authentication and ACLs (./access.ts); off when absent. */
+  access?: HttpAccessOptions;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -67,6 +70,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   installLoadShedding(app, options.maxInFlight ?? DEFAULT_HTTP_MAX_IN_FLIGHT);
   installQueryStringReading(app);
   app.setReplySerializer(serializeJson);
+  if (options.access) installAccessControl(app, options.access);
   installIdempotency(app, options.core);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });

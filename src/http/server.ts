@@ -4,6 +4,7 @@
  * core calls are cancelled as their connections close); the core stays open,
  * it belongs to the caller.
  */
+import type { HttpAccessOptions } from './access.js';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
@@ -21,6 +22,8 @@ export interface HttpServerOptions {
   healthTimeoutMs?: number;
   /** Requests at the core at once before 429 `overloaded`. Default 1024. */
   maxInFlight?: number;
+  /** Authentication and ACLs (./access.ts); off when absent. */
+  access?: HttpAccessOptions;
 }
 
 export interface HttpServer {
@@ -34,7 +37,7 @@ export interface HttpServer {
 export const DEFAULT_HTTP_PORT = 6632;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs, ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }) });
+  const app = await buildHttpApi({ core: options.core, log: options.log, bodyLimit: options.bodyLimit, healthTimeoutMs: options.healthTimeoutMs, ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }), ...(options.access ? { access: options.access } : {}) });
   const host = options.host ?? '127.0.0.1';
   try {
     await app.listen({ host, port: options.port ?? DEFAULT_HTTP_PORT });
