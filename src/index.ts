@@ -39,6 +39,12 @@
  *   the SSL ones (and the HTTP API when `http.tls` is set); `sasl`:
  *   mechanisms and sessions for the SASL ones (see src/gateway/sasl/settings.ts).
  *
+ * - `authorization`: ACLs, `{ enabled, superUsers, allowEveryoneIfNoAclFound,
+ *   refreshMs }` (src/gateway/authorizer.ts); off by default. `quotas`:
+ *   `{ refreshMs, windowMs, samples }` for client quotas (src/gateway/quotas.ts).
+ *   `http.auth`: `{ tokensFile, basic }` puts the HTTP API behind credentials
+ *   and the same ACLs (src/http/access.ts).
+ *
  * The result: `{ bootstrap: 'host:port', host, port, listeners, core, httpUrl, stop() }`, where
  * host and port are the first listener's advertised address and `stop()` shuts the gateway
  * down gracefully and closes the core. `stop()` may be called more than once.

@@ -102,7 +102,12 @@ export async function runAuthorizationScenario(bootstrap: string): Promise<Scena
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     const read: string[] = [];
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`alice read ${read.length} of 2 records`)), 30_000);
+      // Apache Kafka makes its offsets topic on the first group: on a busy machine that takes a while.
+      const timer = setTimeout(() => reject(new Error(`alice read ${read.length} of 2 records`)), 90_000);
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        clearTimeout(timer);
+        reject(new Error(`alice's consumer crashed: ${errorType(payload.error) ?? payload.error.message}`));
+      });
       void consumer.run({
         eachMessage: async ({ message }) => {
           read.push(message.value!.toString());
