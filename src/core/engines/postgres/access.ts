@@ -5,7 +5,7 @@ import type { Database } from './database.js';
 
 /**
  * The PostgreSQL engine's ACL bindings and client quotas (sql/access.sql,
- * migration 003). Small tables read whole: gateways cache them and refresh.
+ * migration 191). Small tables read whole: gateways cache them and refresh.
  */
 
 interface AclRow {

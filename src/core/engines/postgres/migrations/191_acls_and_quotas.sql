@@ -1,3 +1,4 @@
+-- Numbered 191 (issue 19, authorization): clear of the numbers other branches of this round took (003, 004, 019, 020).
 -- ACL bindings and client quotas (src/core/core.ts): shared by every gateway
 -- in front of this database, so all of them authorize and throttle alike.
 CREATE TABLE acl_bindings (
