@@ -36,6 +36,8 @@ export const ApiKey = {
   AlterPartitionReassignments: 45,
   ListPartitionReassignments: 46,
   OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
   DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51,
   DescribeCluster: 60,

@@ -39,6 +39,12 @@
  *   the SSL ones (and the HTTP API when `http.tls` is set); `sasl`:
  *   mechanisms and sessions for the SASL ones (see src/gateway/sasl/settings.ts).
  *
+ * - `authorization`: ACLs, `{ enabled, superUsers, allowEveryoneIfNoAclFound,
+ *   refreshMs }` (src/gateway/authorizer.ts); off by default. `quotas`:
+ *   `{ refreshMs, windowMs, samples }` for client quotas (src/gateway/quotas.ts).
+ *   `http.auth`: `{ tokensFile, basic }` puts the HTTP API behind credentials
+ *   and the same ACLs (src/http/access.ts).
+ *
  * The result: `{ bootstrap: 'host:port', host, port, listeners, core, httpUrl, stop() }`, where
  * host and port are the first listener's advertised address and `stop()` shuts the gateway
  * down gracefully and closes the core. `stop()` may be called more than once.
@@ -52,11 +58,15 @@ import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
 import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
 import { TlsCredentials, type TlsFiles } from './gateway/tls.js';
+import type { AuthorizationSettings } from './gateway/authorizer.js';
+import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 
 export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
 export type { GatewaySettings } from './gateway/handler.js';
+export type { AuthorizationSettings } from './gateway/authorizer.js';
+export type { QuotaSettings } from './gateway/quotas.js';
 export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
 export type { SaslOptions } from './gateway/sasl/settings.js';
 export type { BoundListener } from './gateway/server.js';
@@ -101,7 +111,21 @@ export interface StartBrokerOptions {
   /** How often the core's compactor looks at compacted topics (cleanup.policy=compact); 0 turns it off. Default 15 s, Kafka's cleaner backoff. */
   compactionIntervalMs?: number;
   /** Queen's native HTTP API on the same core; off when absent or false. */
-  http?: { port?: number; host?: string; bodyLimit?: number; healthTimeoutMs?: number; maxInFlight?: number; /** HTTPS with the `tls` files. */ tls?: boolean } | false;
+  http?: {
+    port?: number;
+    host?: string;
+    bodyLimit?: number;
+    healthTimeoutMs?: number;
+    maxInFlight?: number;
+    /** HTTPS with the `tls` files. */
+    tls?: boolean;
+    /**
+     * Authentication (bearer tokens from `tokensFile`, `name=token` lines;
+     * Basic with the SASL/PLAIN users when `basic` and SASL is configured),
+     * and the gateway's ACLs on queues (src/http/access.ts). Off when absent.
+     */
+    auth?: { tokensFile?: string; basic?: boolean };
+  } | false;
   /**
    * PostgreSQL engine: the pool's size and timeouts (connect default 5 s,
    * statement default 10 s). A database that stops answering makes requests
@@ -114,6 +138,10 @@ export interface StartBrokerOptions {
    * the machine's memory; 0 = no limit.
    */
   memoryMaxBytes?: number;
+  /** ACLs (Kafka's StandardAuthorizer rules over bindings stored in the core); off by default. */
+  authorization?: Partial<AuthorizationSettings>;
+  /** Client quotas: how often they are read from the core, and the measuring windows. */
+  quotas?: Partial<QuotaSettings>;
   /** Kafka listeners; default one PLAINTEXT listener on host and port. */
   listeners?: readonly ListenerSpec[];
   /** Certificate, key and client-certificate policy for SSL and SASL_SSL listeners. */
@@ -176,7 +204,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     if (specs.length === 0) throw new Error('No listeners: give at least one, e.g. { name: "PLAINTEXT", host: "127.0.0.1", port: 9092 }.');
     if (options.tls) tls = new TlsCredentials(options.tls, log);
     if (options.sasl) sasl = buildSasl(options.sasl, core, log);
-    gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings });
+    gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings, authorization: options.authorization, quotas: options.quotas });
     for (const spec of specs) {
       if (isWildcardHost(spec.host) && !spec.advertisedHost) {
         throw new Error(`The ${spec.name} listener on the wildcard address ${spec.host || '(empty)'} needs an advertised host: set its advertisedHost to the name or address clients should dial.`);
@@ -204,6 +232,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
         ...(options.http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
+        ...(options.http.auth
+          ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }
+          : {}),
       });
     } catch (e) {
       await gateway.close(0);

@@ -36,6 +36,8 @@ import { IncrementalAlterConfigs } from './incremental-alter-configs.js';
 import { AlterPartitionReassignments } from './alter-partition-reassignments.js';
 import { ListPartitionReassignments } from './list-partition-reassignments.js';
 import { OffsetDelete } from './offset-delete.js';
+import { DescribeClientQuotas } from './describe-client-quotas.js';
+import { AlterClientQuotas } from './alter-client-quotas.js';
 import { DescribeUserScramCredentials } from './describe-user-scram-credentials.js';
 import { AlterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { DescribeCluster } from './describe-cluster.js';
@@ -83,6 +85,8 @@ export {
   AlterPartitionReassignments,
   ListPartitionReassignments,
   OffsetDelete,
+  DescribeClientQuotas,
+  AlterClientQuotas,
   DescribeUserScramCredentials,
   AlterUserScramCredentials,
   DescribeCluster,
@@ -131,6 +135,8 @@ export const apis: readonly ApiDef[] = [
   AlterPartitionReassignments,
   ListPartitionReassignments,
   OffsetDelete,
+  DescribeClientQuotas,
+  AlterClientQuotas,
   DescribeUserScramCredentials,
   AlterUserScramCredentials,
   DescribeCluster,

@@ -85,11 +85,27 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     },
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
+    authorization: {
+      enabled: config.authorizer,
+      superUsers: (config.superUsers ?? '').split(';').map((u) => u.trim()).filter((u) => u !== ''),
+      allowEveryoneIfNoAclFound: config.allowEveryoneIfNoAclFound,
+      refreshMs: config.aclRefreshMs,
+    },
+    quotas: { refreshMs: config.quotaRefreshMs, windowMs: config.quotaWindowMs, samples: config.quotaWindowSamples },
     nodeId: config.nodeId,
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
     // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).
-    http: config.http ? { host: config.httpHost ?? config.host, port: config.httpPort, healthTimeoutMs: config.healthTimeoutMs, maxInFlight: config.httpMaxInFlight, tls: config.httpTls } : false,
+    http: config.http
+      ? {
+          host: config.httpHost ?? config.host,
+          port: config.httpPort,
+          healthTimeoutMs: config.healthTimeoutMs,
+          maxInFlight: config.httpMaxInFlight,
+          tls: config.httpTls,
+          ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
+        }
+      : false,
   };
 }
 

@@ -83,6 +83,16 @@ export const SETTINGS = [
   { flag: 'rpc-secret', kind: { type: 'string' }, help: 'core and gateway: shared secret that authenticates the hop, at least 16 characters (never sent over the wire)' },
   { flag: 'core', kind: { type: 'string' }, help: 'gateway: the core to use, HOST:PORT or the path of its Unix socket' },
   { flag: 'rpc-call-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 30_000, help: 'gateway: how long a core call may take, beyond the wait a long-poll asks for' },
+  // ACLs and client quotas (src/gateway/authorizer.ts, src/gateway/quotas.ts); both are stored in the core.
+  { flag: 'authorizer', kind: { type: 'bool' }, default: false, help: "check Kafka ACLs on every request, as Kafka's StandardAuthorizer (off: every client may do everything)" },
+  { flag: 'super-users', kind: { type: 'string' }, help: 'principals allowed everything with --authorizer, separated by ";" as in Kafka\'s super.users, e.g. "User:admin;User:ops"' },
+  { flag: 'allow-everyone-if-no-acl-found', kind: { type: 'bool' }, default: false, help: "with --authorizer, allow everyone on a resource no ACL covers (Kafka's allow.everyone.if.no.acl.found)" },
+  { flag: 'acl-refresh-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how often the gateway reads ACLs again from the core (changes made through another gateway take effect within this)' },
+  { flag: 'quota-refresh-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how often the gateway reads client quotas again from the core' },
+  { flag: 'quota-window-ms', kind: { type: 'int', min: 10, max: 3_600_000 }, default: 1_000, help: "one quota sample window (Kafka's quota.window.size.seconds, in ms)" },
+  { flag: 'http-tokens-file', kind: { type: 'string' }, help: 'HTTP API: require credentials; bearer tokens as name=token lines (the principal is User:<name>), ACLs applied with --authorizer' },
+  { flag: 'http-basic-auth', kind: { type: 'bool' }, default: false, help: 'HTTP API: require credentials; accept Basic with the SASL/PLAIN users (--sasl-plain-users-file and the SCRAM store)' },
+  { flag: 'quota-window-samples', kind: { type: 'int', min: 2, max: 1_000 }, default: 11, help: "quota sample windows kept (Kafka's quota.window.num)" },
   // Security (issue 19): listeners by security protocol, TLS, SASL.
   { flag: 'listener', kind: { type: 'list' }, help: 'a Kafka listener PROTOCOL://HOST:PORT, PROTOCOL one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; repeat for several (default PLAINTEXT on --host and --port)' },
   { flag: 'advertised-listener', kind: { type: 'list' }, help: 'the address clients are told to dial for one listener, PROTOCOL://HOST:PORT; repeatable (default: the bound address)' },

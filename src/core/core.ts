@@ -599,6 +599,80 @@ export type TransactionResult =
   | { success: true; results: unknown[] }
   | { success: false; reason: 'duplicate' | 'kv_precondition' | 'not_acked'; failedIndex: number; message: string };
 
+// ─── ACLs and client quotas ───────────────────────────────────────────────────
+// Kept here so every gateway in front of one store authorizes alike; the core
+// stores them and decides nothing (the gateway's authorizer does).
+
+/** Kafka's ACL resource types (ANY only in filters). */
+export const ACL_RESOURCE_TYPES = ['TOPIC', 'GROUP', 'CLUSTER', 'TRANSACTIONAL_ID', 'DELEGATION_TOKEN', 'USER'] as const;
+export type AclResourceType = (typeof ACL_RESOURCE_TYPES)[number];
+export const ACL_PATTERN_TYPES = ['LITERAL', 'PREFIXED'] as const;
+export type AclPatternType = (typeof ACL_PATTERN_TYPES)[number];
+/** Kafka's ACL operations (ANY only in filters). */
+export const ACL_OPERATIONS = [
+  'ALL', 'READ', 'WRITE', 'CREATE', 'DELETE', 'ALTER', 'DESCRIBE', 'CLUSTER_ACTION',
+  'DESCRIBE_CONFIGS', 'ALTER_CONFIGS', 'IDEMPOTENT_WRITE', 'CREATE_TOKENS', 'DESCRIBE_TOKENS', 'TWO_PHASE_COMMIT',
+] as const;
+export type AclOperation = (typeof ACL_OPERATIONS)[number];
+export type AclPermission = 'ALLOW' | 'DENY';
+
+/** One ACL: `principal` from `host` may (ALLOW) or may not (DENY) do `operation` on the resources the pattern names. */
+export interface AclBinding {
+  resourceType: AclResourceType;
+  /** A name, a prefix (PREFIXED), or "*" (LITERAL: every resource of the type). */
+  resourceName: string;
+  patternType: AclPatternType;
+  /** "User:alice", or "User:*" for everyone. */
+  principal: string;
+  /** An IP address, or "*" for any. */
+  host: string;
+  operation: AclOperation;
+  permission: AclPermission;
+}
+
+/**
+ * Selects bindings, as Kafka's DescribeAcls and DeleteAcls filters do: ANY and
+ * null match everything; pattern MATCH selects every binding that applies to
+ * the named resource (its literal, the wildcard and the prefixes of the name).
+ */
+export interface AclBindingFilter {
+  resourceType: AclResourceType | 'ANY';
+  resourceName: string | null;
+  patternType: AclPatternType | 'ANY' | 'MATCH';
+  principal: string | null;
+  host: string | null;
+  operation: AclOperation | 'ANY';
+  permission: AclPermission | 'ANY';
+}
+
+/**
+ * Whom a client quota applies to, as Kafka names it: a component absent is not
+ * part of the entity; present and null is the default for that kind
+ * ("<default>" in kafka-configs).
+ */
+export interface QuotaEntity {
+  user?: string | null;
+  clientId?: string | null;
+}
+
+/** The quota keys Kafka defines for users and client ids, in bytes/s and percent of one thread's time. */
+export const QUOTA_KEYS = ['producer_byte_rate', 'consumer_byte_rate', 'request_percentage', 'controller_mutation_rate'] as const;
+export type QuotaKey = (typeof QUOTA_KEYS)[number];
+
+export interface ClientQuotaEntry {
+  entity: QuotaEntity;
+  values: Partial<Record<QuotaKey, number>>;
+}
+
+export interface AlterClientQuotasRequest {
+  alterations: {
+    entity: QuotaEntity;
+    /** Keys to set to these values. */
+    set: Partial<Record<QuotaKey, number>>;
+    /** Keys to remove. */
+    remove: QuotaKey[];
+  }[];
+}
 import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from './rules/scram-credentials.js';
 export type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramMechanism, ScramUser } from './rules/scram-credentials.js';
 
@@ -657,6 +731,16 @@ export interface Core {
   renewLease(req: RenewLeaseRequest): Promise<Lease>;
   transaction(req: TransactionRequest): Promise<TransactionResult>;
 
+  /** Adds ACL bindings; one already stored is left as it is. All or none are added (a bad binding fails the call). */
+  createAcls(req: { bindings: AclBinding[] }): Promise<void>;
+  /** Every stored ACL binding. */
+  listAcls(): Promise<{ bindings: AclBinding[] }>;
+  /** Deletes, in one step, the bindings each filter matches; per filter, the bindings it deleted. */
+  deleteAcls(req: { filters: AclBindingFilter[] }): Promise<{ results: { deleted: AclBinding[] }[] }>;
+  /** Sets and removes client quota values; an entity left with no values is gone. All or none apply. */
+  alterClientQuotas(req: AlterClientQuotasRequest): Promise<void>;
+  /** Every entity with a quota, and its values. */
+  listClientQuotas(): Promise<{ entries: ClientQuotaEntry[] }>;
   /**
    * SCRAM credentials (rules/scram-credentials.ts): salted, iterated, never
    * the password. `users` absent or null lists every user with a credential;

@@ -73,6 +73,11 @@ export class CoordinatedCore implements QueenCore {
   describeTransactions: Core['describeTransactions'] = (req) => this.engine.describeTransactions(req);
   listTransactions: Core['listTransactions'] = (req) => this.engine.listTransactions(req);
   unstableOffsets: Core['unstableOffsets'] = (req) => this.engine.unstableOffsets(req);
+  createAcls: Core['createAcls'] = (req) => this.engine.createAcls(req);
+  listAcls: Core['listAcls'] = () => this.engine.listAcls();
+  deleteAcls: Core['deleteAcls'] = (req) => this.engine.deleteAcls(req);
+  alterClientQuotas: Core['alterClientQuotas'] = (req) => this.engine.alterClientQuotas(req);
+  listClientQuotas: Core['listClientQuotas'] = () => this.engine.listClientQuotas();
   describeScramCredentials: Core['describeScramCredentials'] = (req) => this.engine.describeScramCredentials(req);
   alterScramCredentials: Core['alterScramCredentials'] = (req) => this.engine.alterScramCredentials(req);
   scramCredential: Core['scramCredential'] = (req) => this.engine.scramCredential(req);

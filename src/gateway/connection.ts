@@ -71,6 +71,9 @@ export class Connection {
   /** Waiting in the budget's line, for the frame being read or (size 0) for the total to ease. */
   private budgetWait: { bytes: number } | null = null;
   private frameTimer: NodeJS.Timeout | null = null;
+  /** Reading stops until then: a client over its quota is held back (KIP-219), whether or not it honours throttle_time_ms. */
+  private mutedUntil = 0;
+  private muteTimer: NodeJS.Timeout | null = null;
   private authenticationTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -154,6 +157,7 @@ export class Connection {
     this.closedController.abort(new Error(`connection closed: ${reason}`));
     this.pending.length = 0;
     this.stopFrameTimer();
+    if (this.muteTimer) clearTimeout(this.muteTimer);
     if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
     if (this.budgetWait) this.runtime.budget.cancel(this.onBudgetRoom);
     this.budgetWait = null;
@@ -344,6 +348,7 @@ export class Connection {
     this.pending.push(slot);
     this.inFlight++;
     this.adjustFlow();
+    const principal = this.state.principal;
     const ctx: HandlerContext = {
       core: this.runtime.core,
       settings: this.listener.settings,
@@ -352,11 +357,16 @@ export class Connection {
       connection: this.state,
       shared: this.runtime.shared,
       apis: this.runtime.registry.advertised,
+      access: this.runtime.authorizer.accessFor(principal, this.state.remoteHost),
+      authorizer: this.runtime.authorizer,
+      quota: this.runtime.quotas.forRequest(principal, header.clientId),
+      quotas: this.runtime.quotas,
     };
     handler.handle(body, ctx).then(
       (response) => {
         this.releaseHeld(slot.heldBytes);
         if (this.closed) return;
+        if (ctx.quota.throttleMs > 0) this.mute(ctx.quota.throttleMs);
         try {
           slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
         } catch (e) {
@@ -401,13 +411,27 @@ export class Connection {
     this.endIfDrained();
   }
 
+  /** Stops reading for `ms` (a quota's throttle time); a longer mute already running stays. */
+  private mute(ms: number): void {
+    const until = Date.now() + ms;
+    if (until <= this.mutedUntil) return;
+    this.mutedUntil = until;
+    if (this.muteTimer) clearTimeout(this.muteTimer);
+    this.muteTimer = setTimeout(() => {
+      this.muteTimer = null;
+      this.mutedUntil = 0;
+      this.adjustFlow();
+    }, ms);
+    this.adjustFlow();
+  }
+
   private adjustFlow(): void {
     if (this.closed || this.draining || this.faulted !== null) return;
     // Past the budget's cap (whole frames counted as they came): wait in line for the total to ease.
     if (this.budgetWait === null && this.runtime.budget.heldBytes > this.runtime.budget.limit) {
       if (!this.runtime.budget.request(0, this.onBudgetRoom)) this.budgetWait = { bytes: 0 };
     }
-    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain || this.budgetWait !== null;
+    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain || this.budgetWait !== null || this.mutedUntil > 0;
     if (busy && !this.paused) {
       this.paused = true;
       this.socket.pause();

@@ -3,6 +3,8 @@ import type { Message } from '../../protocol/codec/compile.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
 import type { QueenCore } from '../core/queen-core.js';
+import type { Access, Authorizer } from './authorizer.js';
+import type { QuotaManager, RequestQuota } from './quotas.js';
 import type { SecurityProtocol } from './listeners.js';
 import type { SaslAuthenticator } from './sasl/authenticator.js';
 
@@ -89,6 +91,14 @@ export interface HandlerContext {
   shared: Map<string, unknown>;
   /** Every API this gateway serves, from the handler registry (what ApiVersions answers). */
   apis: readonly AdvertisedApi[];
+  /** What this request's principal may do: `if (!ctx.access.allows('WRITE', 'TOPIC', name))` (authorizer.ts). */
+  access: Access;
+  /** The gateway's authorizer: the ACL APIs refresh it after a change. */
+  authorizer: Authorizer;
+  /** This request against its client quotas: record bytes, learn the throttle time (quotas.ts). */
+  quota: RequestQuota;
+  /** The gateway's quotas: the quota APIs refresh them after a change. */
+  quotas: QuotaManager;
 }
 
 export interface ApiHandler {

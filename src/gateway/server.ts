@@ -2,12 +2,14 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { QueenCore } from '../core/queen-core.js';
+import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
 import { handlers as allHandlers } from './handlers/index.js';
 import { usesSasl, usesTls, type ListenerSpec, type SecurityProtocol } from './listeners.js';
 import { HandlerRegistry } from './registry.js';
 import { RequestBudget } from './request-budget.js';
+import { DEFAULT_QUOTA_SETTINGS, QuotaManager, type QuotaSettings } from './quotas.js';
 import type { SaslSettings } from './sasl/authenticator.js';
 import { certificatePrincipal, type TlsCredentials } from './tls.js';
 
@@ -90,6 +92,8 @@ export interface GatewayRuntime {
   shared: Map<string, unknown>;
   /** Request bytes held across all connections (request-budget.ts). */
   budget: RequestBudget;
+  authorizer: Authorizer;
+  quotas: QuotaManager;
 }
 
 /** What the connections of one listener share. */
@@ -108,6 +112,10 @@ export interface GatewayOptions {
   log: Logger;
   /** Defaults to every handler in ./handlers/index.ts. */
   handlers?: readonly ApiHandler[];
+  /** ACLs (authorizer.ts); off by default. */
+  authorization?: Partial<AuthorizationSettings>;
+  /** Client quotas' refresh and measuring windows (quotas.ts). */
+  quotas?: Partial<QuotaSettings>;
   /** Certificates for SSL and SASL_SSL listeners. */
   tls?: TlsCredentials;
   /** Mechanisms and sessions for SASL_PLAINTEXT and SASL_SSL listeners. */
@@ -142,6 +150,8 @@ export class GatewayServer {
       registry: new HandlerRegistry(options.handlers ?? allHandlers),
       shared: new Map(),
       budget: new RequestBudget(limits.maxBufferedBytes),
+      authorizer: new Authorizer(options.core, { ...AUTHORIZATION_OFF, ...options.authorization }, options.log),
+      quotas: new QuotaManager(options.core, { ...DEFAULT_QUOTA_SETTINGS, ...options.quotas }, options.log),
     };
   }
 
@@ -191,7 +201,11 @@ export class GatewayServer {
     return this.runtime.limits.authenticationTimeoutMs > 0 ? this.runtime.limits.authenticationTimeoutMs : 120_000;
   }
 
-  private bind(server: Server, host: string, port: number, stopReloads?: () => void): Promise<{ host: string; port: number }> {
+  private accessStarted: Promise<void> | null = null;
+
+  private async bind(server: Server, host: string, port: number, stopReloads?: () => void): Promise<{ host: string; port: number }> {
+    // ACLs and quotas in force before the first client is served.
+    await (this.accessStarted ??= Promise.all([this.runtime.authorizer.start(), this.runtime.quotas.start()]).then(() => {}));
     return new Promise((resolve, reject) => {
       const onError = (e: Error) => {
         stopReloads?.();
@@ -219,6 +233,11 @@ export class GatewayServer {
     this.accept(socket, listener, principal);
   }
 
+  /** The ACL checks this gateway makes, for the HTTP API in the same process to make the same. */
+  get authorizer(): Authorizer {
+    return this.runtime.authorizer;
+  }
+
   get connectionCount(): number {
     return this.connections.size;
   }
@@ -235,6 +254,8 @@ export class GatewayServer {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
+    this.runtime.authorizer.stop();
+    this.runtime.quotas.stop();
     const stopped = Promise.all(
       this.servers.map(
         ({ server, stopReloads }) =>

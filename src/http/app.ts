@@ -3,6 +3,7 @@
  * concern per file under ./routes; failures answer through ./errors.ts; the
  * URL layout and field names are written down in ./README.md.
  */
+import { installAccessControl, type HttpAccessOptions } from './access.js';
 import { Fastify, LogController, type FastifyInstance } from './fastify.js';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
@@ -34,6 +35,8 @@ export interface HttpApiOptions {
   maxInFlight?: number;
   /** Serve HTTPS with this certificate and key (and client-certificate policy) instead of plain HTTP. */
   https?: import('node:tls').SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
+  /** Authentication and ACLs (./access.ts); off when absent. */
+  access?: HttpAccessOptions;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -70,6 +73,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   installLoadShedding(app, options.maxInFlight ?? DEFAULT_HTTP_MAX_IN_FLIGHT);
   installQueryStringReading(app);
   app.setReplySerializer(serializeJson);
+  if (options.access) installAccessControl(app, options.access);
   installIdempotency(app, options.core);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });

@@ -22,6 +22,8 @@ export type HttpErrorCode =
   | 'idempotency_key_reused'
   | 'outcome_applied'    // a repeat of a keyed request that took effect and lost its answer
   | 'overloaded'         // the API is at its bound of requests in progress (429, Retry-After): nothing was done
+  | 'unauthenticated'    // no or wrong credentials (401, WWW-Authenticate), ./access.ts
+  | 'forbidden'          // the credentials' principal lacks an ACL (403), ./access.ts
   | 'internal';
 
 /** What each core error means over HTTP. */

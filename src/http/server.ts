@@ -4,6 +4,7 @@
  * core calls are cancelled as their connections close); the core stays open,
  * it belongs to the caller.
  */
+import type { HttpAccessOptions } from './access.js';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   maxInFlight?: number;
   /** Serve HTTPS with these certificate files (reloaded when they change). */
   tls?: TlsCredentials;
+  /** Authentication and ACLs (./access.ts); off when absent. */
+  access?: HttpAccessOptions;
 }
 
 export interface HttpServer {
@@ -45,6 +48,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     healthTimeoutMs: options.healthTimeoutMs,
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.tls ? { https: options.tls.serverOptions() } : {}),
+    ...(options.access ? { access: options.access } : {}),
   });
   const stopReloads = options.tls?.onReload((context) => (app.server as unknown as TlsServer).setSecureContext(context));
   const host = options.host ?? '127.0.0.1';

@@ -83,6 +83,13 @@ export const METHODS = {
   describeTransactions: changesNothing,
   listTransactions: changesNothing,
   unstableOffsets: changesNothing,
+  // Adding a stored binding again changes nothing, and setting quota values is idempotent.
+  createAcls: { retrySafe: true },
+  listAcls: changesNothing,
+  // A repeat would answer "nothing deleted" for what the first call deleted.
+  deleteAcls: {},
+  alterClientQuotas: { retrySafe: true },
+  listClientQuotas: changesNothing,
   describeScramCredentials: changesNothing,
   alterScramCredentials: {},
   scramCredential: changesNothing,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
-import type { Core, PushItem, QueueConfig } from '../../src/core/core.js';
+import type { AclBinding, Core, PushItem, QueueConfig } from '../../src/core/core.js';
 
 /**
  * The core's behaviour, written once and run against every engine (and, later,
@@ -1026,6 +1026,53 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         const q = await newQueue();
         await expectCoreError(push([{ queue: q, payload: 1 }, { queue: q, payload: undefined }]), 'invalid_argument', /payload/);
         expect(await storedIn(q)).toBe(0);
+      });
+    });
+
+    // ─── ACLs and client quotas ──────────────────────────────────────────────
+
+    describe('acls and quotas', () => {
+      const binding = (resourceName: string, over: Partial<AclBinding> = {}): AclBinding => ({
+        resourceType: 'TOPIC', resourceName, patternType: 'LITERAL', principal: 'User:alice', host: '*', operation: 'READ', permission: 'ALLOW', ...over,
+      });
+      const ofTopic = async (prefix: string) => (await core.listAcls()).bindings.filter((b) => b.resourceName.startsWith(prefix));
+
+      it('stores bindings once, lists them, and deletes what each filter matches', async () => {
+        const t = uniqueName('acl');
+        await core.createAcls({ bindings: [binding(t), binding(t), binding(t, { operation: 'WRITE' }), binding(t, { patternType: 'PREFIXED', principal: 'User:bob' })] });
+        expect(await ofTopic(t)).toHaveLength(3);
+        const { results } = await core.deleteAcls({
+          filters: [
+            { resourceType: 'TOPIC', resourceName: t, patternType: 'LITERAL', principal: 'User:alice', host: null, operation: 'ANY', permission: 'ANY' },
+            { resourceType: 'ANY', resourceName: t + '-x', patternType: 'MATCH', principal: null, host: null, operation: 'ANY', permission: 'ALLOW' },
+          ],
+        });
+        expect(results[0]!.deleted.map((b) => b.operation).sort()).toEqual(['READ', 'WRITE']);
+        // MATCH: the prefixed binding applies to "<t>-x".
+        expect(results[1]!.deleted).toEqual([binding(t, { patternType: 'PREFIXED', principal: 'User:bob' })]);
+        expect(await ofTopic(t)).toEqual([]);
+      });
+
+      it('refuses a malformed binding whole, saying which field', async () => {
+        const t = uniqueName('acl');
+        await expectCoreError(core.createAcls({ bindings: [binding(t), binding(t, { operation: 'READ_ALL' as AclBinding['operation'] })] }), 'invalid_argument', /bindings\[1\]\.operation/);
+        await expectCoreError(core.createAcls({ bindings: [binding(t, { principal: 'alice' })] }), 'invalid_argument', /User:alice/);
+        expect(await ofTopic(t)).toEqual([]);
+      });
+
+      it('sets, replaces and removes client quota values per entity', async () => {
+        const user = uniqueName('u');
+        const mine = async () => (await core.listClientQuotas()).entries.filter((e) => e.entity.user === user);
+        await core.alterClientQuotas({ alterations: [
+          { entity: { user }, set: { producer_byte_rate: 1024, consumer_byte_rate: 2048 }, remove: [] },
+          { entity: { user, clientId: 'app' }, set: { request_percentage: 50 }, remove: [] },
+        ] });
+        expect(await mine()).toHaveLength(2);
+        await core.alterClientQuotas({ alterations: [{ entity: { user }, set: { producer_byte_rate: 4096 }, remove: ['consumer_byte_rate'] }] });
+        expect((await mine()).find((e) => e.entity.clientId === undefined)!.values).toEqual({ producer_byte_rate: 4096 });
+        await core.alterClientQuotas({ alterations: [{ entity: { user, clientId: 'app' }, set: {}, remove: ['request_percentage'] }] });
+        expect(await mine()).toHaveLength(1);
+        await expectCoreError(core.alterClientQuotas({ alterations: [{ entity: { user }, set: { producer_byte_rate: -1 }, remove: [] }] }), 'invalid_argument', /above 0/);
       });
     });
 

@@ -21,7 +21,7 @@ const SERVED: Record<string, string> = {
   DescribeAcls: '0-3', CreateAcls: '0-3', DeleteAcls: '0-3', DescribeConfigs: '0-4',
   AlterConfigs: '0-2', SaslAuthenticate: '0-2', CreatePartitions: '0-3', DeleteGroups: '0-2',
   IncrementalAlterConfigs: '0-1', AlterPartitionReassignments: '0', ListPartitionReassignments: '0',
-  OffsetDelete: '0', DescribeUserScramCredentials: '0',
+  OffsetDelete: '0', DescribeClientQuotas: '0-1', AlterClientQuotas: '0-1', DescribeUserScramCredentials: '0',
   AlterUserScramCredentials: '0', DescribeCluster: '0-1', DescribeProducers: '0',
   DescribeTransactions: '0', ListTransactions: '0-1', ConsumerGroupHeartbeat: '0-1',
   ConsumerGroupDescribe: '0', DescribeTopicPartitions: '0',

@@ -47,6 +47,12 @@ export interface ApacheKafkaOptions {
   autoCreateTopics?: boolean;
   /** group.initial.rebalance.delay.ms; default 0 so groups form at once (Kafka's default is 3000). */
   initialRebalanceDelayMs?: number;
+  /**
+   * More client listeners beside PLAINTEXT (which start-up probes), e.g. a
+   * SASL_PLAINTEXT one on a port the caller picked; their own settings
+   * (listener.name.<name>.*) go in `config`.
+   */
+  extraListeners?: { name: string; protocol: string; port: number }[];
   /** Further server.properties entries; they replace the defaults of the same name. */
   config?: Record<string, string | number | boolean>;
   /** JVM options instead of the defaults (heap, GC). */
@@ -123,15 +129,17 @@ export function runFetchScript(part: 'broker' | 'java-client' | 'frameworks', ke
 }
 
 function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number): string {
+  const extra = options.extraListeners ?? [];
+  const extraAt = extra.map((l) => `,${l.name}://127.0.0.1:${l.port}`).join('');
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': NODE_ID,
     'controller.quorum.bootstrap.servers': `127.0.0.1:${controllerPort}`,
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}${extraAt}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}${extraAt}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${extra.map((l) => `,${l.name}:${l.protocol}`).join('')}`,
     'log.dirs': join(dir, 'data'),
     // Two cores shared with other work: the fewest threads that still serve clients.
     'num.network.threads': 2,

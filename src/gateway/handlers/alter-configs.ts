@@ -15,9 +15,14 @@
 // - queen.dedup.window.seconds is not a Kafka key: a replace leaves it alone.
 //
 // Versions: 0-2 differ only in encoding (flexible from v2).
+//
+// ACLs: ALTER_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or,
+// for broker configs, on the cluster (else CLUSTER_AUTHORIZATION_FAILED),
+// before anything else is said of the resource.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterConfigs } from '../../../protocol/messages/index.js';
 import type { QueueConfig } from '../../core/core.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { replacedTopicConfig, ResourceType, topicConfigErrorOf } from '../topic-configs.js';
@@ -33,6 +38,22 @@ export interface AlterableResource<Entry> {
 /** The settings a resource's entries ask for, given the topic's current config; throws TopicConfigError. */
 export type ConfigChangeFor<Entry> = (current: QueueConfig, entries: Entry[]) => Partial<QueueConfig>;
 
+/**
+ * The refusal when the principal may not describe or alter a config
+ * resource's configs: a topic's need the operation on the topic, the
+ * broker's on the cluster, as Kafka's. Null when allowed (or the type has no
+ * configs here, which the caller refuses on its own).
+ */
+export function configsDenied(ctx: HandlerContext, operation: 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS', resourceType: number, resourceName: string): { errorCode: number; errorMessage: string } | null {
+  if (resourceType === ResourceType.TOPIC && !ctx.access.allows(operation, 'TOPIC', resourceName)) {
+    return { errorCode: DENIED_CODE.TOPIC, errorMessage: `Not authorized to ${operation} of topic '${resourceName}'.` };
+  }
+  if (resourceType === ResourceType.BROKER && !ctx.access.allows(operation, 'CLUSTER', CLUSTER_NAME)) {
+    return { errorCode: DENIED_CODE.CLUSTER, errorMessage: `Not authorized to ${operation} of the broker: it needs ${operation} on the cluster.` };
+  }
+  return null;
+}
+
 async function alterResource<Entry>(
   ctx: HandlerContext,
   resource: AlterableResource<Entry>,
@@ -43,6 +64,8 @@ async function alterResource<Entry>(
   const { resourceType, resourceName } = resource;
   const refuse = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType, resourceName });
   if (repeated) return refuse(ErrorCode.INVALID_REQUEST, `Resource '${resourceName}' appears more than once in this request; name each resource once.`);
+  const denied = configsDenied(ctx, 'ALTER_CONFIGS', resourceType, resourceName);
+  if (denied) return refuse(denied.errorCode, denied.errorMessage);
   if (resourceType === ResourceType.BROKER) {
     return refuse(ErrorCode.INVALID_REQUEST, 'Broker configs are fixed when the gateway starts (flags and environment variables); they cannot be altered through Kafka.');
   }

@@ -13,8 +13,11 @@
 // - Unknown topics and partitions answer UNKNOWN_TOPIC_OR_PARTITION.
 //
 // Versions: 0 only (flexible).
+//
+// ACLs: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterPartitionReassignments } from '../../../protocol/messages/index.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { replicaListProblem } from '../replica-assignments.js';
@@ -30,6 +33,9 @@ export const alterPartitionReassignments: ApiHandler = {
   versions: '0',
   async handle(request, ctx) {
     const asked: ReassignableTopic[] = request.topics;
+    if (!ctx.access.allows('ALTER', 'CLUSTER', CLUSTER_NAME)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.CLUSTER, errorMessage: 'Not authorized to reassign partitions: it needs ALTER on the cluster.', responses: [] };
+    }
     const queues = await describeTopics(ctx, asked.map((t) => t.name).filter((name) => topicNameProblem(name) === null));
     const nodeId = ctx.settings.advertised.nodeId;
     const responses = asked.map((t) => {

@@ -12,9 +12,12 @@
 // - ValidateOnly checks everything and changes nothing.
 //
 // Versions: 0-3 differ only in encoding (flexible from v2).
+//
+// ACLs: ALTER on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreatePartitions } from '../../../protocol/messages/index.js';
 import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { replicaListProblem } from '../replica-assignments.js';
@@ -36,6 +39,7 @@ interface PartitionsResult {
 async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicated: boolean, validateOnly: boolean): Promise<PartitionsResult> {
   const refuse = (errorCode: number, errorMessage: string): PartitionsResult => ({ name: topic.name, errorCode, errorMessage });
   if (duplicated) return refuse(ErrorCode.INVALID_REQUEST, `Topic '${topic.name}' appears more than once in this request; name each topic once.`);
+  if (!ctx.access.allows('ALTER', 'TOPIC', topic.name)) return refuse(DENIED_CODE.TOPIC, `Not authorized to add partitions to topic '${topic.name}': it needs ALTER on the topic.`);
   const queue = topicNameProblem(topic.name) === null ? await ctx.core.describeQueue({ name: topic.name }) : null;
   if (!queue) return refuse(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${topic.name}' does not exist.`);
   const current = queue.partitions.length;

@@ -19,6 +19,11 @@
 //   keys and bad values answer INVALID_CONFIG.
 // - ValidateOnly (v1+) checks everything, including that the topic does not
 //   exist yet, and creates nothing.
+// - ACLs, as Kafka's: CREATE on the cluster, or else on each topic (a topic
+//   without it answers TOPIC_AUTHORIZATION_FAILED before anything else is
+//   said of it, its existence included); the configs of the answer need
+//   DESCRIBE_CONFIGS on the topic, else they are left out with
+//   TopicConfigErrorCode TOPIC_AUTHORIZATION_FAILED.
 //
 // Versions: error messages from v1; from v5 the answer carries the partition
 // count, replication factor and the topic's configs (also for ValidateOnly,
@@ -28,6 +33,7 @@ import { CreateTopics } from '../../../protocol/messages/index.js';
 import type { QueueConfig, QueueInfo } from '../../core/core.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../core/core.js';
 import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
@@ -110,7 +116,7 @@ function answeredConfigs(config: QueueConfig, given: CreatableTopic['configs']) 
   return describeTopicConfig(config).map((c) => (asGiven.has(c.name) ? { ...c, value: asGiven.get(c.name)! } : c));
 }
 
-function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig; given: CreatableTopic['configs'] }) {
+function answer(ctx: HandlerContext, name: string, outcome: Refusal | { queue: QueueInfo | null; partitions: number; config: QueueConfig; given: CreatableTopic['configs'] }) {
   if (outcome instanceof Refusal) {
     return { name, topicId: ZERO_UUID, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
   }
@@ -121,7 +127,9 @@ function answer(name: string, outcome: Refusal | { queue: QueueInfo | null; part
     errorMessage: null,
     numPartitions: outcome.partitions,
     replicationFactor: 1,
-    configs: answeredConfigs(outcome.config, outcome.given),
+    ...(ctx.access.allows('DESCRIBE_CONFIGS', 'TOPIC', name)
+      ? { configs: answeredConfigs(outcome.config, outcome.given) }
+      : { configs: [], topicConfigErrorCode: DENIED_CODE.TOPIC }),
   };
 }
 
@@ -131,24 +139,29 @@ export const createTopics: ApiHandler = {
   async handle(request, ctx) {
     const asked: CreatableTopic[] = request.topics;
     const repeated = repeatedNames(asked.map((t) => t.name));
-    const plans = asked.map((t) => plan(t, ctx, repeated.has(t.name)));
+    const clusterWide = ctx.access.allows('CREATE', 'CLUSTER', CLUSTER_NAME);
+    const plans = asked.map((t) =>
+      !repeated.has(t.name) && !clusterWide && !ctx.access.allows('CREATE', 'TOPIC', t.name)
+        ? new Refusal(DENIED_CODE.TOPIC, `Not authorized to create topic '${t.name}': it needs CREATE on the cluster or on the topic.`)
+        : plan(t, ctx, repeated.has(t.name)),
+    );
     const existing = await describeTopics(ctx, asked.filter((_, i) => !(plans[i] instanceof Refusal)).map((t) => t.name));
 
     const topics = await Promise.all(
       asked.map(async (t, i) => {
         const planned = plans[i]!;
-        if (planned instanceof Refusal) return answer(t.name, planned);
-        if (existing.get(t.name)) return answer(t.name, alreadyExists(t.name));
+        if (planned instanceof Refusal) return answer(ctx, t.name, planned);
+        if (existing.get(t.name)) return answer(ctx, t.name, alreadyExists(t.name));
         const config = { ...DEFAULT_QUEUE_CONFIG, ...planned.config };
-        if (request.validateOnly) return answer(t.name, { queue: null, partitions: planned.partitions, config, given: t.configs });
+        if (request.validateOnly) return answer(ctx, t.name, { queue: null, partitions: planned.partitions, config, given: t.configs });
         try {
           const queue = await ctx.core.createQueue({ name: t.name, partitions: planned.partitions, config: planned.config });
           ctx.log.info({ topic: t.name, partitions: planned.partitions }, 'topic created');
-          return answer(t.name, { queue, partitions: queue.partitions.length, config: queue.config, given: t.configs });
+          return answer(ctx, t.name, { queue, partitions: queue.partitions.length, config: queue.config, given: t.configs });
         } catch (e) {
           // Another client may have created it since the lookup above.
           const { errorCode, errorMessage } = kafkaErrorOf(e);
-          return answer(t.name, errorCode === ErrorCode.TOPIC_ALREADY_EXISTS ? alreadyExists(t.name) : new Refusal(errorCode, errorMessage));
+          return answer(ctx, t.name, errorCode === ErrorCode.TOPIC_ALREADY_EXISTS ? alreadyExists(t.name) : new Refusal(errorCode, errorMessage));
         }
       }),
     );

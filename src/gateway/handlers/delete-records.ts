@@ -12,9 +12,12 @@
 //
 // Versions: 0-2 differ only in encoding (flexible from v2). The response has
 // no error message field; the reason is logged at debug level.
+//
+// ACLs: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteRecords } from '../../../protocol/messages/index.js';
 import { isCoreError } from '../../core/errors.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
@@ -23,6 +26,7 @@ const HIGH_WATERMARK = -1;
 
 async function deleteBefore(ctx: HandlerContext, topic: string, partition: number, offset: number): Promise<{ lowWatermark: number; errorCode: number }> {
   const failed = (errorCode: number) => ({ lowWatermark: -1, errorCode });
+  if (!ctx.access.allows('DELETE', 'TOPIC', topic)) return failed(DENIED_CODE.TOPIC);
   if (topicNameProblem(topic) !== null || partition < 0) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (offset < HIGH_WATERMARK) return failed(ErrorCode.OFFSET_OUT_OF_RANGE);
   try {

@@ -9,11 +9,15 @@
 // - Topics are deleted one after another in request order, so a name listed
 //   twice is deleted once and its second entry answers unknown.
 // - Deletion is done when the answer goes out; there is no pending state.
+// - ACLs: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED whether or not
+//   it exists; a topic named by id that the principal may not DESCRIBE
+//   answers UNKNOWN_TOPIC_ID, as Kafka's, so ids reveal nothing.
 //
 // Versions: v0-v5 name topics only (TopicNames); v6 names or ids (Topics)
 // and answers the topic id; error messages from v5.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteTopics } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { forgetTopicIds, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -42,7 +46,13 @@ async function deleteTopic(ctx: HandlerContext, asked: DeletableTopic, namesById
   const unknown: DeletedTopic = byId
     ? { name, topicId: asked.topicId, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `No topic has id ${asked.topicId}.` }
     : { name, topicId: ZERO_UUID, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic '${name}' does not exist.` };
-  if (name === null || topicNameProblem(name) !== null) return unknown;
+  if (name === null) return unknown;
+  // By id, a topic the principal may not even DESCRIBE stays unknown; by name, the refusal comes before its existence.
+  if (byId && !ctx.access.allows('DESCRIBE', 'TOPIC', name)) return { ...unknown, name: null };
+  if (!ctx.access.allows('DELETE', 'TOPIC', name)) {
+    return { name, topicId: asked.topicId, errorCode: DENIED_CODE.TOPIC, errorMessage: `Not authorized to delete topic '${name}': it needs DELETE on the topic.` };
+  }
+  if (topicNameProblem(name) !== null) return unknown;
   const queue = await ctx.core.describeQueue({ name });
   // An id learned before a delete and re-create must not reach the new topic.
   if (!queue || (byId && queue.id !== asked.topicId)) return unknown;

@@ -2,8 +2,9 @@
 // gateway, at its advertised address, is all three.
 //
 // Choices:
-// - ClusterAuthorizedOperations, when asked for, is every cluster operation,
-//   as Kafka answers without an authorizer (../acl-operations.ts).
+// - ClusterAuthorizedOperations, when asked for, is what the principal may do
+//   on the cluster, or none without DESCRIBE on it, as Kafka answers; no ACL
+//   is needed to ask.
 //
 // Versions: v1 adds EndpointType (KIP-919). Brokers (1) is the only kind of
 // endpoint here: a request for controller endpoints (2) answers
@@ -12,10 +13,12 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeCluster } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
-import { authorizedOperations, CLUSTER_OPERATIONS } from '../acl-operations.js';
+import { clusterOperations } from '../authorizer.js';
+import { authorizedOperations } from '../acl-operations.js';
 import { NONE } from '../kafka-errors.js';
 
 const BROKER_ENDPOINT = 1;
+
 const CONTROLLER_ENDPOINT = 2;
 
 export const describeCluster: ApiHandler = {
@@ -39,7 +42,7 @@ export const describeCluster: ApiHandler = {
       errorMessage: null,
       controllerId: advertised.nodeId,
       brokers: [{ brokerId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
-      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
+      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, clusterOperations(ctx.access)),
     };
   },
 };

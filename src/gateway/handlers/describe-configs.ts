@@ -21,9 +21,13 @@
 // Versions: v0 answers IsDefault; v1+ ConfigSource and, when asked,
 // synonyms (the topic's own value, then the broker-wide default); v3+
 // config types and, when asked, documentation.
+//
+// ACLs: DESCRIBE_CONFIGS on the topic (else TOPIC_AUTHORIZATION_FAILED) or,
+// for broker configs, on the cluster (else CLUSTER_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeConfigs } from '../../../protocol/messages/index.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
+import { configsDenied } from './alter-configs.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../topic-configs.js';
 import { topicNameProblem } from '../topics.js';
@@ -86,6 +90,8 @@ async function describeResource(ctx: HandlerContext, resource: ConfigsResource, 
   const answer = (configs: DescribedConfig[]) => ({ errorCode: NONE, errorMessage: null, resourceType, resourceName, configs });
   const refuse = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType, resourceName, configs: [] });
 
+  const denied = configsDenied(ctx, 'DESCRIBE_CONFIGS', resourceType, resourceName);
+  if (denied) return refuse(denied.errorCode, denied.errorMessage);
   if (resourceType === ResourceType.BROKER) {
     const nodeId = String(ctx.settings.advertised.nodeId);
     if (resourceName !== '' && resourceName !== nodeId) {

@@ -3,12 +3,15 @@
 // answers state "Dead" with no error, as Kafka does; a group known only by its
 // committed offsets is "Empty".
 //
+// A group the principal may not DESCRIBE answers GROUP_AUTHORIZATION_FAILED
+// and nothing about it.
+//
 // Versions: GroupInstanceId per member from v4; authorized operations (v3+)
-// answer Kafka's "not requested" sentinel unless asked for, then all
-// (../acl-operations.ts).
+// answer Kafka's "not requested" sentinel unless asked for, then what the
+// principal may do on the group.
 import { DescribeGroups } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
-import { authorizedOperations, GROUP_OPERATIONS } from '../acl-operations.js';
+import { authorizedOperations, DENIED_CODE } from '../acl-operations.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
 
@@ -16,10 +19,14 @@ export const describeGroups: ApiHandler = {
   api: DescribeGroups,
   versions: '0-5',
   async handle(request, ctx) {
-    const { groups } = await ctx.core.describeGroups({ groups: request.groups });
+    const asked: string[] = request.groups;
+    const allowed = asked.filter((group) => ctx.access.allows('DESCRIBE', 'GROUP', group));
+    const { groups: described } = await ctx.core.describeGroups({ groups: allowed });
+    const byName = new Map(described.map((g) => [g.group, g]));
+    const denied = (groupId: string) => ({ errorCode: DENIED_CODE.GROUP, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, 0) });
     return {
       throttleTimeMs: 0,
-      groups: groups.map((g) => ({
+      groups: asked.map((name) => byName.get(name) ?? null).map((g, i) => g === null ? denied(asked[i]!) : ({
         errorCode: groupErrorCode(g.error),
         groupId: g.group,
         groupState: g.state,
@@ -33,7 +40,7 @@ export const describeGroups: ApiHandler = {
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, GROUP_OPERATIONS),
+        authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, ctx.access.operations('GROUP', g.group)),
       })),
     };
   },

@@ -9,14 +9,18 @@
 //   CoordinatorEpoch is -1.
 // - An unknown topic or partition answers UNKNOWN_TOPIC_OR_PARTITION with a
 //   message; the other partitions are answered as usual.
+//
+// ACLs: READ on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeProducers } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
 
 async function describePartition(ctx: HandlerContext, topic: string, partitionIndex: number) {
   const failed = (errorCode: number, errorMessage: string) => ({ partitionIndex, errorCode, errorMessage, activeProducers: [] });
+  if (!ctx.access.allows('READ', 'TOPIC', topic)) return failed(DENIED_CODE.TOPIC, `Not authorized to describe the producers of topic '${topic}': it needs READ on the topic.`);
   if (topicNameProblem(topic) !== null || partitionIndex < 0) {
     return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Partition ${topic}-${partitionIndex} does not exist.`);
   }

@@ -18,12 +18,14 @@
 //   it uses none of the limit.
 // - A cursor whose topic is not among the named topics, or whose partition is
 //   negative, makes every topic answer INVALID_REQUEST.
-// - TopicAuthorizedOperations is every topic operation, on every topic
-//   answered, as Kafka answers without an authorizer (../acl-operations.ts).
+// - Topics the principal may not DESCRIBE: a named one answers
+//   TOPIC_AUTHORIZATION_FAILED (whether it exists or not, so nothing leaks);
+//   when every topic is asked for, they are left out.
+// - TopicAuthorizedOperations is what the principal may do on each topic.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
 import type { PartitionInfo, QueueInfo } from '../../core/core.js';
-import { TOPIC_OPERATIONS } from '../acl-operations.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { describeTopics, partitionLeadership, topicNameProblem, ZERO_UUID } from '../topics.js';
@@ -43,12 +45,12 @@ function describedPartition(nodeId: number, partition: PartitionInfo) {
   return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: [], lastKnownElr: [] };
 }
 
-function topicAnswer(name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
-  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS };
+function topicAnswer(ctx: HandlerContext, name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
+  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: errorCode === NONE ? ctx.access.operations('TOPIC', name) : 0 };
 }
 
 async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<string, QueueInfo | null>> {
-  if (asked.length === 0) return new Map((await ctx.core.listQueues()).map((q) => [q.name, q]));
+  if (asked.length === 0) return new Map((await ctx.core.listQueues()).filter((q) => ctx.access.allows('DESCRIBE', 'TOPIC', q.name)).map((q) => [q.name, q]));
   const found = await describeTopics(ctx, asked.filter((name) => topicNameProblem(name) === null));
   return new Map(asked.map((name) => [name, found.get(name) ?? null]));
 }
@@ -64,7 +66,7 @@ export const describeTopicPartitions: ApiHandler = {
 
     if (cursor && ((asked.length > 0 && !names.includes(cursor.topicName)) || cursor.partitionIndex < 0)) {
       ctx.log.debug({ cursor }, 'DescribeTopicPartitions: the cursor must name a requested topic and a partition of 0 or more');
-      return { throttleTimeMs: 0, topics: [...queues.keys()].sort(byName).map((name) => topicAnswer(name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
+      return { throttleTimeMs: 0, topics: [...queues.keys()].sort(byName).map((name) => topicAnswer(ctx, name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
     }
 
     const nodeId = ctx.settings.advertised.nodeId;
@@ -72,9 +74,13 @@ export const describeTopicPartitions: ApiHandler = {
     const topics: object[] = [];
     let nextCursor: Cursor | null = null;
     for (const name of names) {
+      if (!ctx.access.allows('DESCRIBE', 'TOPIC', name)) {
+        topics.push(topicAnswer(ctx, name, DENIED_CODE.TOPIC));
+        continue;
+      }
       const queue = queues.get(name) ?? null;
       if (!queue) {
-        topics.push(topicAnswer(name, topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION));
+        topics.push(topicAnswer(ctx, name, topicNameProblem(name) === null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION));
         continue;
       }
       if (budget === 0) {
@@ -85,7 +91,7 @@ export const describeTopicPartitions: ApiHandler = {
       const partitions = queue.partitions.filter((p) => p.index >= from).sort((a, b) => a.index - b.index);
       const shown = partitions.slice(0, budget);
       budget -= shown.length;
-      topics.push(topicAnswer(name, NONE, queue, shown.map((p) => describedPartition(nodeId, p))));
+      topics.push(topicAnswer(ctx, name, NONE, queue, shown.map((p) => describedPartition(nodeId, p))));
       if (shown.length < partitions.length) {
         nextCursor = { topicName: name, partitionIndex: partitions[shown.length]!.index };
         break;

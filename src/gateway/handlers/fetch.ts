@@ -28,6 +28,14 @@
 //   as Kafka's does; an unknown topic or partition an empty
 //   aborted-transactions list, others none (null), again as Kafka answers.
 //
+// - ACLs: each partition needs READ on its topic (else
+//   TOPIC_AUTHORIZATION_FAILED and no records), checked on every fetch, a
+//   session's partitions included.
+// - Quotas: the response's record bytes count against the consumer's
+//   consumer_byte_rate; a fetch that would break it answers empty with the
+//   throttle time, as Kafka's broker does, and the connection waits it out
+//   (../quotas.ts).
+//
 // Versions: 4-17 (v0-3 predate RecordBatch v2 and are not served). v13+
 // names topics by id (UNKNOWN_TOPIC_ID for an id we do not know); v12+ tagged
 // partition fields (DivergingEpoch, CurrentLeader, SnapshotId) and v16+
@@ -38,6 +46,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Fetch } from '../../../protocol/messages/index.js';
 import type { ReadPartitionResult } from '../../core/core.js';
 import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -147,6 +156,10 @@ export const fetch: ApiHandler = {
       }
     }
     if (session) toRead = [...session.partitions.values()];
+    const readable = new Map<string, boolean>();
+    const mayRead = (topic: string) => readable.get(topic) ?? readable.set(topic, ctx.access.allows('READ', 'TOPIC', topic)).get(topic)!;
+    for (const p of toRead) if (!mayRead(p.topic)) answers.push(refused(p.topic, p.topicId, p.partition, DENIED_CODE.TOPIC));
+    toRead = toRead.filter((p) => mayRead(p.topic));
 
     const isolation = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted';
     let results: ReadPartitionResult[];
@@ -167,6 +180,14 @@ export const fetch: ApiHandler = {
       results = [];
       for (const p of toRead) answers.push(refused(p.topic, p.topicId, p.partition, errorCode));
       toRead = [];
+    }
+
+    const fetchedBytes = results.reduce((sum, r) => sum + r.batches.reduce((n, b) => n + b.length, 0), 0);
+    const { throttleMs: throttleTimeMs, withhold } = ctx.quota.fetched(fetchedBytes);
+    if (withhold) {
+      // Nothing was sent: the session's partitions keep what they last sent, so the next fetch reads these again.
+      if (lookup.kind === 'incremental') session!.advanceEpoch();
+      return { throttleTimeMs, errorCode: NONE, sessionId: session?.id ?? 0, responses: [] };
     }
 
     const served: string[] = [];
@@ -200,7 +221,7 @@ export const fetch: ApiHandler = {
     }
 
     return {
-      throttleTimeMs: 0,
+      throttleTimeMs,
       errorCode: NONE,
       sessionId: session?.id ?? 0,
       responses: groupByTopic(answers, byId),

@@ -9,8 +9,12 @@
 //
 // Versions: v0-v3 ask for one key; v4+ batch several (CoordinatorKeys) and
 // answer one entry per key. KeyType from v1; v0 asks for a group.
+//
+// ACLs: DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED) or the
+// transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { FindCoordinator } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
@@ -23,10 +27,14 @@ export const findCoordinator: ApiHandler = {
   async handle(request, ctx) {
     const { nodeId, host, port } = ctx.settings.advertised;
     const keyType: number = request.keyType;
-    const answer = KEY_TYPES.has(keyType)
-      ? { nodeId, host, port, errorCode: NONE, errorMessage: null }
-      : { nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Key type ${keyType} is not one Kafka defines; ask for 0 (a group) or 1 (a transactional id).` };
-    if (ctx.header.apiVersion < 4) return { throttleTimeMs: 0, ...answer };
-    return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys as string[]).map((key) => ({ key, ...answer })) };
+    const resource = keyType === 1 ? ('TRANSACTIONAL_ID' as const) : ('GROUP' as const);
+    const found = (key: string) =>
+      !KEY_TYPES.has(keyType)
+        ? { nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Key type ${keyType} is not one Kafka defines; ask for 0 (a group) or 1 (a transactional id).` }
+        : ctx.access.allows('DESCRIBE', resource, key)
+          ? { nodeId, host, port, errorCode: NONE, errorMessage: null }
+          : { nodeId: -1, host: '', port: -1, errorCode: DENIED_CODE[resource], errorMessage: `Not authorized to find the coordinator of ${resource === 'GROUP' ? 'group' : 'transactional id'} '${key}'.` };
+    if (ctx.header.apiVersion < 4) return { throttleTimeMs: 0, ...found(request.key) };
+    return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys as string[]).map((key) => ({ key, ...found(key) })) };
   },
 };

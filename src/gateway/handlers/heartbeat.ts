@@ -1,7 +1,10 @@
 // Heartbeat: keeps a member alive and tells it, with REBALANCE_IN_PROGRESS,
 // that the group is rebalancing and it must rejoin. ILLEGAL_GENERATION,
 // UNKNOWN_MEMBER_ID and FENCED_INSTANCE_ID tell it it is out of date.
+//
+// ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { Heartbeat } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
@@ -9,6 +12,7 @@ export const heartbeat: ApiHandler = {
   api: Heartbeat,
   versions: '0-4',
   async handle(request, ctx) {
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP };
     const { error } = await ctx.core.heartbeat({
       group: request.groupId,
       generationId: request.generationId,

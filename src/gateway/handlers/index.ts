@@ -2,15 +2,20 @@
 // builds its dispatch table and ApiVersions from this list alone; adding a
 // handler is one import and one entry below.
 import type { ApiHandler } from '../handler.js';
+import { alterClientQuotas } from './alter-client-quotas.js';
 import { alterConfigs } from './alter-configs.js';
 import { alterPartitionReassignments } from './alter-partition-reassignments.js';
 import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
+import { createAcls } from './create-acls.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
+import { deleteAcls } from './delete-acls.js';
 import { deleteGroups } from './delete-groups.js';
 import { deleteRecords } from './delete-records.js';
 import { deleteTopics } from './delete-topics.js';
+import { describeAcls } from './describe-acls.js';
+import { describeClientQuotas } from './describe-client-quotas.js';
 import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
@@ -82,6 +87,12 @@ export const handlers: readonly ApiHandler[] = [
   txnOffsetCommit,
   describeTransactions,
   listTransactions,
+  // ACLs and quotas (../authorizer.ts, ../quotas.ts).
+  createAcls,
+  describeAcls,
+  deleteAcls,
+  describeClientQuotas,
+  alterClientQuotas,
   alterUserScramCredentials,
   describeUserScramCredentials,
 ];

@@ -12,7 +12,13 @@
 // is done). A timeout above 15 minutes (Kafka's transaction.max.timeout.ms)
 // answers INVALID_TRANSACTION_TIMEOUT; a stale id or epoch PRODUCER_FENCED
 // (INVALID_PRODUCER_EPOCH before v4, as Kafka answers).
+//
+// ACLs, as Kafka's: a transactional id needs WRITE on it (else
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an idempotent producer needs
+// IDEMPOTENT_WRITE on the cluster or WRITE on some topic (else
+// CLUSTER_AUTHORIZATION_FAILED).
 import { InitProducerId } from '../../../protocol/messages/index.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
@@ -21,6 +27,10 @@ export const initProducerId: ApiHandler = {
   api: InitProducerId,
   versions: '0-5',
   async handle(request, ctx) {
+    const refused = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
+    if (request.transactionalId !== null && !ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', request.transactionalId)) return refused(DENIED_CODE.TRANSACTIONAL_ID);
+    // Kafka's rule for an idempotent producer: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic.
+    if (request.transactionalId === null && !ctx.access.allows('IDEMPOTENT_WRITE', 'CLUSTER', CLUSTER_NAME) && !ctx.access.allowsAny('WRITE', 'TOPIC')) return refused(DENIED_CODE.CLUSTER);
     try {
       const { producerId, producerEpoch } = await ctx.core.initProducer({
         transactionalId: request.transactionalId,

@@ -13,7 +13,10 @@
 // Versions: ProtocolType in the response from v7, SkipAssignment from v9
 // (a static leader that came back to a stable group gets its old assignment;
 // before v9 it is answered as a follower of its old id, as Kafka does).
+//
+// ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { JoinGroup } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
@@ -22,6 +25,9 @@ export const joinGroup: ApiHandler = {
   versions: '0-9',
   async handle(request, ctx) {
     const version = ctx.header.apiVersion;
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '', leader: '', skipAssignment: false, memberId: request.memberId, members: [] };
+    }
     const result = await ctx.core.joinGroup(
       {
         group: request.groupId,

@@ -4,7 +4,10 @@
 // Versions: v0-v2 name one member; v3+ batch members, each by member id or
 // by group.instance.id (a static member leaving for good), with a
 // per-member error; v5 adds a reason, logged.
+//
+// ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { LeaveGroup } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 
@@ -19,6 +22,7 @@ export const leaveGroup: ApiHandler = {
   versions: '0-5',
   async handle(request, ctx) {
     const batched = ctx.header.apiVersion >= 3;
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, members: [] };
     const members: LeavingMember[] = batched
       ? (request.members as LeavingMember[]).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, reason: m.reason ?? null }))
       : [{ memberId: request.memberId, groupInstanceId: null, reason: null }];

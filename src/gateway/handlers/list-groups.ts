@@ -3,7 +3,11 @@
 // matches Kafka's state names as Kafka does, ignoring case and surrounding
 // spaces ("stable" finds Stable groups; a name no state has finds none); the
 // types filter (v5+) keeps "classic" only.
+//
+// ACLs: with DESCRIBE on the cluster every group is listed; without it, the
+// groups the principal may DESCRIBE, as Kafka's.
 import { ListGroups } from '../../../protocol/messages/index.js';
+import { CLUSTER_NAME } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
@@ -14,7 +18,9 @@ export const listGroups: ApiHandler = {
     const types = (request.typesFilter as string[]).map((t) => t.toLowerCase());
     if (types.length > 0 && !types.includes('classic')) return { throttleTimeMs: 0, errorCode: NONE, groups: [] };
     const states = new Set((request.statesFilter as string[]).map((s) => s.trim().toLowerCase()));
-    const { groups } = await ctx.core.listGroupStates({});
+    const { groups: all } = await ctx.core.listGroupStates({});
+    const everyGroup = ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME);
+    const groups = everyGroup ? all : all.filter((g) => ctx.access.allows('DESCRIBE', 'GROUP', g.group));
     return {
       throttleTimeMs: 0,
       errorCode: NONE,

@@ -12,9 +12,12 @@
 //
 // Versions: v0 answers in the old shape, OldStyleOffsets: a list of at most
 // MaxNumOffsets offsets; here at most one, which is what clients ask for.
+//
+// ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ListOffsets } from '../../../protocol/messages/index.js';
 import { EARLIEST_TIMESTAMP } from '../../core/core.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
@@ -23,6 +26,7 @@ const EARLIEST_LOCAL_TIMESTAMP = -4;
 const LATEST_TIERED_TIMESTAMP = -5;
 
 async function findOffset(ctx: HandlerContext, topic: string, partition: number, timestamp: number, readCommitted: boolean) {
+  if (!ctx.access.allows('DESCRIBE', 'TOPIC', topic)) return { errorCode: DENIED_CODE.TOPIC, offset: -1, timestamp: -1 };
   if (topicNameProblem(topic) !== null) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, offset: -1, timestamp: -1 };
   if (timestamp === LATEST_TIERED_TIMESTAMP) return { errorCode: NONE, offset: -1, timestamp: -1 };
   try {

@@ -8,14 +8,20 @@
 //   moves.
 //
 // Versions: 0 only (flexible).
+//
+// ACLs: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
 import { ListPartitionReassignments } from '../../../protocol/messages/index.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
 export const listPartitionReassignments: ApiHandler = {
   api: ListPartitionReassignments,
   versions: '0',
-  async handle() {
+  async handle(_request, ctx) {
+    if (!ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.CLUSTER, errorMessage: 'Not authorized to list partition reassignments: it needs DESCRIBE on the cluster.', topics: [] };
+    }
     return { throttleTimeMs: 0, errorCode: NONE, errorMessage: null, topics: [] };
   },
 };

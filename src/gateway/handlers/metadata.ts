@@ -15,9 +15,13 @@
 // - v10+ topics asked for by id only: an unknown id answers UNKNOWN_TOPIC_ID
 //   with a null name.
 // - Topics = null (v1+), or an empty list in v0, means every topic.
-// - Authorized operations, when asked for (v8+), are every operation of a
-//   topic or the cluster, as Kafka answers without an authorizer
-//   (../acl-operations.ts).
+// - ACLs, as Kafka's broker applies them: a topic the principal may not
+//   DESCRIBE is left out of an "every topic" answer; asked for by name it
+//   answers TOPIC_AUTHORIZATION_FAILED whether or not it exists, and by id
+//   UNKNOWN_TOPIC_ID, so nothing leaks. Auto-creating a topic needs CREATE on
+//   the cluster or on the topic; without it, TOPIC_AUTHORIZATION_FAILED.
+// - Authorized operations, when asked for (v8+), are what the principal may
+//   do on each topic and on the cluster.
 // - Topics asked for by an id no topic has come first in the answer, then
 //   the rest in the order asked, as Kafka lists them.
 // - When the store is not answering, topics asked for by name answer
@@ -28,7 +32,8 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
 import type { QueueInfo } from '../../core/core.js';
 import { isCoreError } from '../../core/errors.js';
-import { authorizedOperations, CLUSTER_OPERATIONS, TOPIC_OPERATIONS } from '../acl-operations.js';
+import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { clusterOperations } from '../authorizer.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
@@ -59,9 +64,11 @@ function missingTopic(name: string | null, topicId: string, errorCode: number): 
 
 async function answerNamedTopic(ctx: HandlerContext, name: string, queue: QueueInfo | null, mayCreate: boolean): Promise<TopicAnswer> {
   const nodeId = ctx.settings.advertised.nodeId;
+  if (!ctx.access.allows('DESCRIBE', 'TOPIC', name)) return missingTopic(name, ZERO_UUID, DENIED_CODE.TOPIC);
   if (queue) return describedTopic(queue, nodeId);
   if (topicNameProblem(name) !== null) return missingTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (!mayCreate) return missingTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (!ctx.access.allows('CREATE', 'CLUSTER', CLUSTER_NAME) && !ctx.access.allows('CREATE', 'TOPIC', name)) return missingTopic(name, ZERO_UUID, DENIED_CODE.TOPIC);
   try {
     const created = await createTopicIfMissing(ctx, name);
     ctx.log.info({ topic: name, partitions: created.partitions.length }, 'topic auto-created');
@@ -83,7 +90,10 @@ export const metadata: ApiHandler = {
     let topics: TopicAnswer[];
     if (everyTopic) {
       const queues = await ctx.core.listQueues();
-      topics = queues.sort((a, b) => a.name.localeCompare(b.name)).map((q) => describedTopic(q, advertised.nodeId));
+      topics = queues
+        .filter((q) => ctx.access.allows('DESCRIBE', 'TOPIC', q.name))
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((q) => describedTopic(q, advertised.nodeId));
     } else {
       const mayCreate = ctx.settings.autoCreateTopics && (version < 4 || request.allowAutoTopicCreation !== false);
       const idsOnly = asked.filter((t) => t.name === null || t.name === undefined).map((t) => t.topicId ?? ZERO_UUID);
@@ -101,7 +111,8 @@ export const metadata: ApiHandler = {
       const answered = await Promise.all(
         asked.map((t, i) => {
           const name = names[i]!;
-          if (name === null) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
+          const byIdHidden = (t.name === null || t.name === undefined) && name !== null && !ctx.access.allows('DESCRIBE', 'TOPIC', name);
+          if (name === null || byIdHidden) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
           // A topic asked for by id is answered as it is; only names trigger auto-create.
           return answerNamedTopic(ctx, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
         }),
@@ -116,7 +127,8 @@ export const metadata: ApiHandler = {
 function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOperations?: boolean; includeClusterAuthorizedOperations?: boolean }, topics: TopicAnswer[]) {
   const { advertised } = ctx.settings;
   const version = ctx.header.apiVersion;
-  const topicOperations = authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, TOPIC_OPERATIONS);
+  const topicOperations = (t: TopicAnswer) =>
+    authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, t.errorCode === NONE && t.name !== null ? ctx.access.operations('TOPIC', t.name) : 0);
   // v10-11 requests may name a topic by id alone, but their responses cannot
   // carry a null name (nullable from v12): an unknown id answers "" there.
   const nullableNames = ctx.header.apiVersion >= 12;
@@ -125,7 +137,7 @@ function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOp
     brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
     clusterId: ctx.settings.clusterId,
     controllerId: advertised.nodeId,
-    topics: topics.map((t) => ({ ...t, name: nullableNames || t.name !== null ? t.name : '', topicAuthorizedOperations: topicOperations })),
-    clusterAuthorizedOperations: authorizedOperations(version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations === true, CLUSTER_OPERATIONS),
+    topics: topics.map((t) => ({ ...t, name: nullableNames || t.name !== null ? t.name : '', topicAuthorizedOperations: topicOperations(t) })),
+    clusterAuthorizedOperations: authorizedOperations(version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations === true, clusterOperations(ctx.access)),
   };
 }

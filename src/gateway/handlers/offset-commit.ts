@@ -20,8 +20,13 @@
 //   groups that are alive.
 //
 // Versions: v0 has no generation or member id; GroupInstanceId from v7.
+//
+// ACLs: READ on the group (else every partition answers
+// GROUP_AUTHORIZATION_FAILED) and READ on each topic (else its partitions
+// answer TOPIC_AUTHORIZATION_FAILED), as Kafka's.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetCommit } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { groupErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
@@ -46,6 +51,9 @@ export const offsetCommit: ApiHandler = {
   versions: '0-9',
   async handle(request, ctx) {
     const topics = request.topics as { name: string; partitions: CommitPartition[] }[];
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
+      return { throttleTimeMs: 0, topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: DENIED_CODE.GROUP })) })) };
+    }
     const known = await describeTopics(ctx, topics.map((t) => t.name).filter((n) => topicNameProblem(n) === null));
     const errors = new Map<string, number>(); // "topic/partition" → code
     const offsets: { queue: string; partition: number; offset: number; leaderEpoch: number; metadata: string | null }[] = [];
@@ -53,7 +61,9 @@ export const offsetCommit: ApiHandler = {
       const queue = known.get(t.name);
       for (const p of t.partitions) {
         const key = `${t.name}/${p.partitionIndex}`;
-        if (!queue || p.partitionIndex < 0 || p.partitionIndex >= queue.partitions.length) {
+        if (!ctx.access.allows('READ', 'TOPIC', t.name)) {
+          errors.set(key, DENIED_CODE.TOPIC);
+        } else if (!queue || p.partitionIndex < 0 || p.partitionIndex >= queue.partitions.length) {
           errors.set(key, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         } else if (p.committedMetadata !== null && Buffer.byteLength(p.committedMetadata) > MAX_METADATA_BYTES) {
           errors.set(key, ErrorCode.OFFSET_METADATA_TOO_LARGE);

@@ -3,8 +3,12 @@
 // the topic's partitions) answers UNKNOWN_TOPIC_OR_PARTITION; one of a topic that a live member of the group
 // subscribes to is refused with GROUP_SUBSCRIBED_TO_TOPIC; the others go. An
 // unknown group answers GROUP_ID_NOT_FOUND for the whole request.
+//
+// ACLs: DELETE on the group (else GROUP_AUTHORIZATION_FAILED) and READ on each
+// topic (else its partitions answer TOPIC_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetDelete } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
@@ -14,7 +18,9 @@ export const offsetDelete: ApiHandler = {
   versions: '0',
   async handle(request, ctx) {
     const topics = request.topics as { name: string; partitions: { partitionIndex: number }[] }[];
-    const known = await describeTopics(ctx, topics.map((t) => t.name).filter((name) => topicNameProblem(name) === null));
+    if (!ctx.access.allows('DELETE', 'GROUP', request.groupId)) return { errorCode: DENIED_CODE.GROUP, throttleTimeMs: 0, topics: [] };
+    const readable = (name: string) => ctx.access.allows('READ', 'TOPIC', name);
+    const known = await describeTopics(ctx, topics.map((t) => t.name).filter((name) => topicNameProblem(name) === null && readable(name)));
     const exists = (topic: string, partition: number) => known.get(topic)?.partitions.some((p) => p.index === partition) ?? false;
     // The group is checked even when no partition exists, as Kafka's coordinator does.
     const result = await ctx.core.deleteGroupOffsets({
@@ -23,7 +29,7 @@ export const offsetDelete: ApiHandler = {
     });
     const errors = new Map(result.partitions.map((p) => [`${p.queue}/${p.partition}`, groupErrorCode(p.error)]));
     const codeOf = (topic: string, partition: number) =>
-      exists(topic, partition) ? errors.get(`${topic}/${partition}`) ?? NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      !readable(topic) ? DENIED_CODE.TOPIC : exists(topic, partition) ? errors.get(`${topic}/${partition}`) ?? NONE : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     return {
       errorCode: groupErrorCode(result.error),
       throttleTimeMs: 0,

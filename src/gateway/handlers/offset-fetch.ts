@@ -12,8 +12,13 @@
 // Versions: v0-v7 ask for one group, with a top-level error from v2; v8+
 // batch several groups, each with its own error; v9 adds member id and
 // epoch (KIP-848 groups), which classic groups ignore.
+//
+// ACLs: DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED) and on each
+// topic: a topic asked for without it answers TOPIC_AUTHORIZATION_FAILED per
+// partition; asked for every topic, those are left out.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetFetch } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
@@ -22,13 +27,21 @@ interface TopicPartitions {
   partitionIndexes: number[];
 }
 
-async function fetchGroup(ctx: HandlerContext, group: string, topics: TopicPartitions[] | null, requireStable: boolean) {
+async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartitions[] | null, requireStable: boolean) {
+  if (!ctx.access.allows('DESCRIBE', 'GROUP', group)) return { errorCode: DENIED_CODE.GROUP, topics: [] };
+  const describable = (name: string) => ctx.access.allows('DESCRIBE', 'TOPIC', name);
+  const topics = asked === null ? null : asked.filter((t) => describable(t.name));
+  const hidden = (asked ?? [])
+    .filter((t) => !describable(t.name))
+    .map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: DENIED_CODE.TOPIC })) }));
   try {
     const partitions = topics === null ? null : topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ queue: t.name, partition })));
     const { offsets } = await ctx.core.fetchOffsets({ group, partitions });
     const unstable = requireStable ? new Set((await ctx.core.unstableOffsets({ group, partitions })).partitions.map((p) => `${p.queue}\u0000${p.partition}`)) : new Set<string>();
     const byTopic = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; metadata: string; errorCode: number }[]>();
     for (const o of offsets) {
+      // Asked for every topic: those the principal may not see are left out.
+      if (topics === null && !describable(o.queue)) continue;
       let list = byTopic.get(o.queue);
       if (!list) byTopic.set(o.queue, (list = []));
       if (unstable.has(`${o.queue}\u0000${o.partition}`)) {
@@ -37,7 +50,7 @@ async function fetchGroup(ctx: HandlerContext, group: string, topics: TopicParti
         list.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata ?? '', errorCode: NONE });
       }
     }
-    return { errorCode: NONE, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
+    return { errorCode: NONE, topics: [...[...byTopic].map(([name, partitions]) => ({ name, partitions })), ...hidden] };
   } catch (e) {
     return { errorCode: kafkaErrorOf(e).errorCode, topics: [] };
   }

@@ -17,9 +17,12 @@
 //
 // Versions: LeaderEpoch in the answer from v1; CurrentLeaderEpoch from v2;
 // ReplicaId (v3+) is ignored: every caller is answered as a consumer.
+//
+// ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetForLeaderEpoch } from '../../../protocol/messages/index.js';
 import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/core.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
@@ -51,8 +54,9 @@ export const offsetForLeaderEpoch: ApiHandler = {
   versions: '0-4',
   async handle(request, ctx) {
     const asked: { topic: string; partitions: EpochRequest[] }[] = request.topics;
+    const describable = new Set(asked.map((t) => t.topic).filter((name) => ctx.access.allows('DESCRIBE', 'TOPIC', name)));
     const refs: PartitionRef[] = asked
-      .filter((t) => topicNameProblem(t.topic) === null)
+      .filter((t) => topicNameProblem(t.topic) === null && describable.has(t.topic))
       .flatMap((t) => t.partitions.filter((p) => p.partition >= 0).map((p) => ({ queue: t.topic, partition: p.partition })));
     const found = refs.length > 0 ? (await ctx.core.offsets({ partitions: refs })).partitions : [];
     const offsets = new Map(found.map((o) => [slot(o.queue, o.partition), o]));
@@ -60,7 +64,9 @@ export const offsetForLeaderEpoch: ApiHandler = {
       throttleTimeMs: 0,
       topics: asked.map((t) => ({
         topic: t.topic,
-        partitions: t.partitions.map((p) => endOfEpoch(p, offsets.get(slot(t.topic, p.partition)))),
+        partitions: t.partitions.map((p) =>
+          describable.has(t.topic) ? endOfEpoch(p, offsets.get(slot(t.topic, p.partition))) : { errorCode: DENIED_CODE.TOPIC, partition: p.partition, leaderEpoch: -1, endOffset: -1 },
+        ),
       })),
     };
   },

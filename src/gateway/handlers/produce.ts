@@ -37,6 +37,14 @@
 // - The records are handed over to the core (recordsHandedOver): frames are
 //   never reused (frame-reader.ts), so the core writes offsets into the
 //   batches where they lie and keeps them instead of copying each one.
+// - ACLs, as Kafka's broker: a transactional produce needs WRITE on its
+//   transactional id (else every partition answers
+//   TRANSACTIONAL_ID_AUTHORIZATION_FAILED); each topic needs WRITE (else its
+//   partitions answer TOPIC_AUTHORIZATION_FAILED, whether or not it exists).
+//   Nothing of a refused partition is stored.
+// - Quotas: the request's record bytes count against the producer's
+//   producer_byte_rate; over it, the answer carries the throttle time and
+//   the connection waits it out (../quotas.ts).
 // - Topics are not auto-created by Produce (Kafka creates them on Metadata);
 //   an unknown topic answers UNKNOWN_TOPIC_OR_PARTITION so clients refresh.
 //
@@ -59,6 +67,7 @@ import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendError, AppendPartition } from '../../core/core.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
@@ -149,14 +158,27 @@ export const produce: ApiHandler = {
     const answers = new Map<object, PartitionAnswer[]>();
     const appends: AppendPartition[] = [];
     const slots: { answers: PartitionAnswer[]; index: number }[] = [];
+    const transactionalId: string | null = request.transactionalId ?? null;
+    const txnRefused = transactionalId !== null && !ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', transactionalId);
+    let producedBytes = 0;
 
     for (const topic of request.topicData) {
       const topicAnswers: PartitionAnswer[] = [];
       answers.set(topic, topicAnswers);
       const nameProblem = topicNameProblem(topic.name);
+      const writable = ctx.access.allows('WRITE', 'TOPIC', topic.name);
       for (const p of topic.partitionData) {
+        producedBytes += p.records?.length ?? 0;
         if (!VALID_ACKS.has(acks)) {
           topicAnswers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1; got ${acks}.`));
+          continue;
+        }
+        if (txnRefused) {
+          topicAnswers.push(failed(p.index, DENIED_CODE.TRANSACTIONAL_ID, `Not authorized to write with transactional id '${transactionalId}'.`));
+          continue;
+        }
+        if (!writable) {
+          topicAnswers.push(failed(p.index, DENIED_CODE.TOPIC, `Not authorized to write to topic '${topic.name}'.`));
           continue;
         }
         if (nameProblem !== null) {
@@ -194,6 +216,7 @@ export const produce: ApiHandler = {
       }
     }
 
+    const throttleTimeMs = ctx.quota.produced(producedBytes);
     if (acks === 0) {
       // No response goes out, so a refusal is only visible here.
       for (const [topic, list] of answers) {
@@ -203,7 +226,7 @@ export const produce: ApiHandler = {
     }
     return {
       responses: request.topicData.map((topic: { name: string }) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
-      throttleTimeMs: 0,
+      throttleTimeMs,
     };
   },
 };

@@ -4,7 +4,10 @@
 //
 // Versions: v5 adds ProtocolType and ProtocolName, checked against the
 // group's (INCONSISTENT_GROUP_PROTOCOL when they differ) and echoed back.
+//
+// ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { SyncGroup } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
@@ -12,6 +15,9 @@ export const syncGroup: ApiHandler = {
   api: SyncGroup,
   versions: '0-5',
   async handle(request, ctx) {
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+    }
     const result = await ctx.core.syncGroup(
       {
         group: request.groupId,

@@ -33,6 +33,8 @@ export interface SaslOptions {
 
 export interface BuiltSasl {
   settings: SaslSettings;
+  /** PLAIN's check of a name and password (users file, then SCRAM store), for the HTTP API's Basic authentication. */
+  checkPassword: PasswordCheck;
   /** Stops watching files. */
   close(): void;
 }
@@ -76,6 +78,7 @@ export function buildSasl(options: SaslOptions, core: Pick<Core, 'scramCredentia
   }
   return {
     settings: { mechanisms, maxReauthMs: options.maxReauthMs ?? 0 },
+    checkPassword,
     close: () => closers.forEach((c) => c()),
   };
 }

@@ -18,6 +18,8 @@ import { Writer } from '../../../protocol/primitives/writer.js';
 import { openCore, type CoordinatorOptions, type QueenCore } from '../../../src/core/index.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from '../../../src/gateway/handler.js';
 import { handlers as allHandlers } from '../../../src/gateway/handlers/index.js';
+import { Authorizer, AUTHORIZATION_OFF } from '../../../src/gateway/authorizer.js';
+import { DEFAULT_QUOTA_SETTINGS, QuotaManager } from '../../../src/gateway/quotas.js';
 import { HandlerRegistry } from '../../../src/gateway/registry.js';
 
 export interface InProcessOptions {
@@ -92,6 +94,8 @@ export class InProcessGateway {
   private nextConnectionId = 2;
   private nextCorrelationId = 1;
   private readonly log = pino({ level: 'silent' });
+  private readonly authorizer: Authorizer;
+  private readonly quotas: QuotaManager;
 
   private constructor(
     readonly core: QueenCore,
@@ -100,6 +104,9 @@ export class InProcessGateway {
   ) {
     this.registry = new HandlerRegistry(handlers);
     this.connection = new InProcessConnection(1);
+    // As a gateway started without --authorizer: no ACLs, no quotas set.
+    this.authorizer = new Authorizer(core, AUTHORIZATION_OFF, this.log);
+    this.quotas = new QuotaManager(core, DEFAULT_QUOTA_SETTINGS, this.log);
   }
 
   static async open(options: InProcessOptions = {}): Promise<InProcessGateway> {
@@ -123,6 +130,10 @@ export class InProcessGateway {
       connection: connection.state,
       shared: this.shared,
       apis: this.registry.advertised,
+      access: this.authorizer.accessFor(connection.state.principal, connection.state.remoteHost),
+      authorizer: this.authorizer,
+      quota: this.quotas.forRequest(connection.state.principal, header.clientId),
+      quotas: this.quotas,
     };
   }
 

@@ -4,6 +4,10 @@ import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type {
+  AclBinding,
+  AclBindingFilter,
+  AlterClientQuotasRequest,
+  ClientQuotaEntry,
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
@@ -79,6 +83,8 @@ import { TRANSACTION_SWEEP_INTERVAL_MS, transactionMarker } from '../../rules/ka
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 import { compactPartition } from './compaction.js';
 import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
+import { MemoryAcls } from './acls.js';
+import { MemoryQuotas } from './quotas.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -998,6 +1004,36 @@ export class MemoryCore implements Core {
       return stats;
     })().finally(() => (this.compacting = null));
     return this.compacting;
+  }
+
+  // ─── ACLs and client quotas (./acls.ts, ./quotas.ts) ───────────────────────
+
+  private readonly acls = new MemoryAcls();
+  private readonly quotas = new MemoryQuotas();
+
+  async createAcls(req: { bindings: AclBinding[] }): Promise<void> {
+    this.checkOpen();
+    this.acls.create(req);
+  }
+
+  async listAcls(): Promise<{ bindings: AclBinding[] }> {
+    this.checkOpen();
+    return this.acls.list();
+  }
+
+  async deleteAcls(req: { filters: AclBindingFilter[] }): Promise<{ results: { deleted: AclBinding[] }[] }> {
+    this.checkOpen();
+    return this.acls.delete(req);
+  }
+
+  async alterClientQuotas(req: AlterClientQuotasRequest): Promise<void> {
+    this.checkOpen();
+    this.quotas.alter(req);
+  }
+
+  async listClientQuotas(): Promise<{ entries: ClientQuotaEntry[] }> {
+    this.checkOpen();
+    return this.quotas.list();
   }
 
   // ─── SCRAM credentials (./scram-credentials.ts) ────────────────────────────

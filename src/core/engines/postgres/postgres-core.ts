@@ -82,6 +82,7 @@ import { PostgresTransactions, type AppendTransactions } from './kafka-transacti
 import { isAbortedBatch, TRANSACTION_SWEEP_INTERVAL_MS, transactionalProducers } from '../../rules/kafka-transactions.js';
 import { compactPostgres } from './compaction.js';
 import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
+import { PostgresAccess } from './access.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -1212,6 +1213,17 @@ export class PostgresCore implements Core {
     return this.compacting;
   }
 
+  // ─── ACLs and client quotas (./access.ts) ──────────────────────────────────
+
+  private get access(): PostgresAccess {
+    return new PostgresAccess(this.db);
+  }
+
+  createAcls: Core['createAcls'] = async (req) => (this.checkOpen(), this.access.createAcls(req));
+  listAcls: Core['listAcls'] = async () => (this.checkOpen(), this.access.listAcls());
+  deleteAcls: Core['deleteAcls'] = async (req) => (this.checkOpen(), this.access.deleteAcls(req));
+  alterClientQuotas: Core['alterClientQuotas'] = async (req) => (this.checkOpen(), this.access.alterClientQuotas(req));
+  listClientQuotas: Core['listClientQuotas'] = async () => (this.checkOpen(), this.access.listClientQuotas());
   // ─── SCRAM credentials (./scram-credentials.ts) ────────────────────────────
 
   private scramStore: PostgresScramCredentials | null = null;
