@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL engine's SCRAM credentials (table scram_credentials,
- * migration 019; statements in sql/scram-credentials.sql). See
+ * migration 005; statements in sql/scram-credentials.sql). See
  * ../../rules/scram-credentials.ts for what is kept and why.
  */
 import {
