@@ -122,13 +122,14 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       return res.partitions[0]!;
     }
 
-    it('InitProducerId gives a transactional id its producer, bumps the epoch each time and refuses a timeout past 15 minutes', async () => {
+    it('InitProducerId gives a transactional id its producer, bumps the epoch each time and refuses a timeout past 15 minutes or below 1 ms', async () => {
       const id = uniqueName('tid');
       const first = await init(id);
       const second = await init(id);
       expect(second.producerId).toBe(first.producerId);
       expect(second.producerEpoch).toBe(first.producerEpoch + 1);
       await expectCoreError(init(uniqueName('tid'), 900_001), 'invalid_transaction_timeout');
+      await expectCoreError(init(uniqueName('tid'), -1), 'invalid_transaction_timeout');
       // KIP-360: the current producer bumps its own epoch; a retry of that call answers the same; an older epoch is fenced.
       const own = { transactionalId: id, transactionTimeoutMs: 60_000, producerId: second.producerId, producerEpoch: second.producerEpoch };
       const bumped = await core.initProducer(own);
@@ -168,7 +169,8 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       // Kafka's commit marker: key (version 0, type 1), value (version 0, coordinator epoch).
       expect([...marker!.records[0]!.key!]).toEqual([0, 0, 0, 1]);
       expect(marker!.records[0]!.value!.length).toBe(6);
-      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteCommit', partitions: [] });
+      // As in Kafka, the ended transaction keeps its start time.
+      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteCommit', startedAt: described.startedAt, partitions: [] });
       // EndTxn again the same way is a retry; the other way is refused.
       await core.endTxn({ ...who(p), commit: true });
       await expectCoreError(core.endTxn({ ...who(p), commit: false }), 'invalid_txn_state');
