@@ -255,7 +255,9 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       await fx.runMaintenance();
       expect(await offsetsOf(core, q)).toMatchObject({ highWatermark: 2, lastStableOffset: 2 });
       expect(await committedValues(core, q)).toEqual([]);
-      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteAbort', producerEpoch: p.producerEpoch + 1 });
+      const timedOut = (await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]!;
+      expect(timedOut).toMatchObject({ state: 'CompleteAbort', producerEpoch: p.producerEpoch + 1 });
+      expect(timedOut.startedAt).toBeGreaterThan(0);
       await expectCoreError(core.endTxn({ ...who(p), commit: true }), 'producer_fenced');
       expect((await core.listTransactions({ states: ['CompleteAbort'], producerIds: [p.producerId] })).transactions).toEqual([
         { transactionalId: p.transactionalId, producerId: p.producerId, state: 'CompleteAbort' },

@@ -299,8 +299,8 @@ export class MemoryTransactions<P extends object> {
       if (!commit && firstOffset !== undefined) state.aborted.push({ producerId, firstOffset, lastOffset: markerOffset });
     }
     if (commit) for (const [group, offsets] of txn.pendingOffsets) this.host.setGroupOffsets(group, [...offsets.values()]);
+    // The start time stays: Kafka's DescribeTransactions shows the last transaction's in CompleteCommit and CompleteAbort.
     txn.state = endedState(commit);
-    txn.startedAt = -1;
     txn.partitions.clear();
     txn.groups.clear();
     txn.pendingOffsets.clear();
