@@ -176,6 +176,21 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       await expectCoreError(core.endTxn({ ...who(p), commit: false }), 'invalid_txn_state');
     });
 
+    it('a partition that only got a transaction\'s marker lists its producer with no sequence, and its first batch there starts at 0', async () => {
+      const q = await newTopic(2);
+      const p = await init(uniqueName('tid'));
+      await core.addPartitionsToTxn({ ...who(p), partitions: [{ queue: q, partition: 0 }, { queue: q, partition: 1 }] });
+      await produce(p, q, 0, ['only-here']);
+      await core.endTxn({ ...who(p), commit: true });
+      const [markerOnly] = (await core.describeProducers({ queue: q, partition: 1 })).producers;
+      expect(markerOnly).toMatchObject({ producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: -1, currentTxnStartOffset: -1 });
+      expect(markerOnly!.lastTimestamp).toBeGreaterThan(0);
+      await core.addPartitionsToTxn({ ...who(p), partitions: [{ queue: q, partition: 1 }] });
+      expect(await produce(p, q, 1, ['first'])).toMatchObject({ error: null, baseOffset: 1 });
+      await core.endTxn({ ...who(p), commit: true });
+      expect((await core.describeProducers({ queue: q, partition: 1 })).producers).toMatchObject([{ producerId: p.producerId, lastSequence: 0 }]);
+    });
+
     it('an aborted transaction is listed for read_committed readers and its records are never committed ones', async () => {
       const q = await newTopic(2);
       const p = await init(uniqueName('tid'));

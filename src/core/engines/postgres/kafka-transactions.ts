@@ -331,6 +331,7 @@ export class PostgresTransactions {
       if (!commit && p.first_offset !== null) aborted.push({ partitionId: p.id, firstOffset: p.first_offset, lastOffset: offset });
     }
     await this.host.writeLog(tx, writes);
+    if (partitions.length > 0) await tx.run('txn-marker-windows', [partitions.map((p) => p.id), txn.producerId, markerEpoch, now]);
     if (aborted.length > 0) {
       await tx.run('txn-record-aborted', [aborted.map((a) => a.partitionId), aborted.map(() => txn.producerId), aborted.map((a) => a.firstOffset), aborted.map((a) => a.lastOffset)]);
     }

@@ -135,3 +135,10 @@ LIMIT 100;
 -- nor those of deleted partitions.
 DELETE FROM aborted_transactions a
 WHERE NOT EXISTS (SELECT 1 FROM partitions p WHERE p.id = a.partition_id AND p.log_start_offset <= a.last_offset);
+
+-- name: txn-marker-windows
+-- A producer whose only write to a partition is a marker gets an empty
+-- producer window there (rules: markerOnlyWindow); one it already has stays.
+INSERT INTO producer_windows (partition_id, producer_id, producer_epoch, retained, last_timestamp)
+SELECT unnest($1::bigint[]), $2, $3, '[]'::jsonb, $4
+ON CONFLICT (partition_id, producer_id) DO NOTHING;
