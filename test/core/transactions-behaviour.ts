@@ -257,6 +257,29 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       expect((await core.fetchOffsets({ group, partitions: [{ queue: q, partition: 0 }] })).offsets[0]).toEqual({ queue: q, partition: 0, offset: 7, leaderEpoch: 2, metadata: 'm' });
     });
 
+    it('a plain commit made after a pending transactional offset wins when that transaction commits, as in Kafka', async () => {
+      const q = await newTopic(2);
+      const group = uniqueName('group');
+      const p = await init(uniqueName('tid'));
+      const at = (partition: number, offset: number) => ({ queue: q, partition, offset, leaderEpoch: -1, metadata: null });
+      const committed = async () => (await core.fetchOffsets({ group, partitions: [{ queue: q, partition: 0 }, { queue: q, partition: 1 }] })).offsets.map((o) => o.offset);
+      await core.addOffsetsToTxn({ ...who(p), group });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 9), at(1, 9)] });
+      await core.commitOffsets({ group, offsets: [at(0, 7)] });
+      // Still pending, so still unstable, though the plain commit will win.
+      expect((await core.unstableOffsets({ group, partitions: [{ queue: q, partition: 0 }] })).partitions).toEqual([{ queue: q, partition: 0 }]);
+      await core.endTxn({ ...who(p), commit: true });
+      expect(await committed()).toEqual([7, 9]);
+
+      // A transactional offset sent again after the plain commit is the newer one.
+      await core.addOffsetsToTxn({ ...who(p), group });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 10)] });
+      await core.commitOffsets({ group, offsets: [at(0, 8)] });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 11)] });
+      await core.endTxn({ ...who(p), commit: true });
+      expect(await committed()).toEqual([11, 9]);
+    });
+
     it('a transaction left open past its timeout is aborted by the core, the LSO moves on and the abandoned producer is fenced', async ({ skip }) => {
       if (!fx.advanceClock || !fx.runMaintenance) return skip('the fixture cannot move the clock');
       const q = await newTopic();

@@ -494,6 +494,7 @@ export class MemoryCore implements Core {
       return { queue: queue.name, partition: o.partition, offset: o.offset, leaderEpoch, metadata: o.metadata ?? null };
     });
     for (const o of checked) this.setGroupOffset(group, o);
+    this.kafkaTxns.notePlainCommit(group, checked);
   }
 
   private setGroupOffset(group: string, offset: CommittedOffset): void {
