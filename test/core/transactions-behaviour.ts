@@ -174,6 +174,12 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       // EndTxn again the same way is a retry; the other way is refused.
       await core.endTxn({ ...who(p), commit: true });
       await expectCoreError(core.endTxn({ ...who(p), commit: false }), 'invalid_txn_state');
+      // After the transaction ended, a resend of its batch (same producer id, epoch and sequence) is refused as Kafka 4.4
+      // refuses it, not answered as the idempotent duplicate, and so is a new batch.
+      const again = await core.append({ partitions: [{ queue: q, partition: 0, records: buildBatch({ records: [{ key: null, value: 'a' }, { key: null, value: 'b' }], producerId: p.producerId, producerEpoch: p.producerEpoch, baseSequence: 0, isTransactional: true }) }] });
+      expect(again.partitions[0]).toMatchObject({ error: 'invalid_txn_state' });
+      expect(await produce(p, q, 0, ['late'])).toMatchObject({ error: 'invalid_txn_state' });
+      expect(await offsetsOf(core, q)).toMatchObject({ highWatermark: 4 });
     });
 
     it('a partition that only got a transaction\'s marker lists its producer with no sequence, and its first batch there starts at 0', async () => {
