@@ -526,7 +526,7 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect(b.producerId).not.toBe(a.producerId);
         await expect(
           core.initProducer({ transactionalId: uniqueName('txn'), transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 }),
-        ).rejects.toMatchObject({ code: 'invalid_argument' });
+        ).rejects.toMatchObject({ code: 'invalid_transaction_timeout' });
       });
 
       it('keeps producer windows across a restart: a resend still answers the original offset', async ({ skip }) => {

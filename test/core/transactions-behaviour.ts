@@ -122,13 +122,14 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       return res.partitions[0]!;
     }
 
-    it('InitProducerId gives a transactional id its producer, bumps the epoch each time and refuses a timeout past 15 minutes', async () => {
+    it('InitProducerId gives a transactional id its producer, bumps the epoch each time and refuses a timeout past 15 minutes or below 1 ms', async () => {
       const id = uniqueName('tid');
       const first = await init(id);
       const second = await init(id);
       expect(second.producerId).toBe(first.producerId);
       expect(second.producerEpoch).toBe(first.producerEpoch + 1);
       await expectCoreError(init(uniqueName('tid'), 900_001), 'invalid_transaction_timeout');
+      await expectCoreError(init(uniqueName('tid'), -1), 'invalid_transaction_timeout');
       // KIP-360: the current producer bumps its own epoch; a retry of that call answers the same; an older epoch is fenced.
       const own = { transactionalId: id, transactionTimeoutMs: 60_000, producerId: second.producerId, producerEpoch: second.producerEpoch };
       const bumped = await core.initProducer(own);
@@ -168,10 +169,32 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       // Kafka's commit marker: key (version 0, type 1), value (version 0, coordinator epoch).
       expect([...marker!.records[0]!.key!]).toEqual([0, 0, 0, 1]);
       expect(marker!.records[0]!.value!.length).toBe(6);
-      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteCommit', partitions: [] });
+      // As in Kafka, the ended transaction keeps its start time.
+      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteCommit', startedAt: described.startedAt, partitions: [] });
       // EndTxn again the same way is a retry; the other way is refused.
       await core.endTxn({ ...who(p), commit: true });
       await expectCoreError(core.endTxn({ ...who(p), commit: false }), 'invalid_txn_state');
+      // After the transaction ended, a resend of its batch (same producer id, epoch and sequence) is refused as Kafka 4.4
+      // refuses it, not answered as the idempotent duplicate, and so is a new batch.
+      const again = await core.append({ partitions: [{ queue: q, partition: 0, records: buildBatch({ records: [{ key: null, value: 'a' }, { key: null, value: 'b' }], producerId: p.producerId, producerEpoch: p.producerEpoch, baseSequence: 0, isTransactional: true }) }] });
+      expect(again.partitions[0]).toMatchObject({ error: 'invalid_txn_state' });
+      expect(await produce(p, q, 0, ['late'])).toMatchObject({ error: 'invalid_txn_state' });
+      expect(await offsetsOf(core, q)).toMatchObject({ highWatermark: 4 });
+    });
+
+    it('a partition that only got a transaction\'s marker lists its producer with no sequence, and its first batch there starts at 0', async () => {
+      const q = await newTopic(2);
+      const p = await init(uniqueName('tid'));
+      await core.addPartitionsToTxn({ ...who(p), partitions: [{ queue: q, partition: 0 }, { queue: q, partition: 1 }] });
+      await produce(p, q, 0, ['only-here']);
+      await core.endTxn({ ...who(p), commit: true });
+      const [markerOnly] = (await core.describeProducers({ queue: q, partition: 1 })).producers;
+      expect(markerOnly).toMatchObject({ producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: -1, currentTxnStartOffset: -1 });
+      expect(markerOnly!.lastTimestamp).toBeGreaterThan(0);
+      await core.addPartitionsToTxn({ ...who(p), partitions: [{ queue: q, partition: 1 }] });
+      expect(await produce(p, q, 1, ['first'])).toMatchObject({ error: null, baseOffset: 1 });
+      await core.endTxn({ ...who(p), commit: true });
+      expect((await core.describeProducers({ queue: q, partition: 1 })).producers).toMatchObject([{ producerId: p.producerId, lastSequence: 0 }]);
     });
 
     it('an aborted transaction is listed for read_committed readers and its records are never committed ones', async () => {
@@ -240,6 +263,29 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       expect((await core.fetchOffsets({ group, partitions: [{ queue: q, partition: 0 }] })).offsets[0]).toEqual({ queue: q, partition: 0, offset: 7, leaderEpoch: 2, metadata: 'm' });
     });
 
+    it('a plain commit made after a pending transactional offset wins when that transaction commits, as in Kafka', async () => {
+      const q = await newTopic(2);
+      const group = uniqueName('group');
+      const p = await init(uniqueName('tid'));
+      const at = (partition: number, offset: number) => ({ queue: q, partition, offset, leaderEpoch: -1, metadata: null });
+      const committed = async () => (await core.fetchOffsets({ group, partitions: [{ queue: q, partition: 0 }, { queue: q, partition: 1 }] })).offsets.map((o) => o.offset);
+      await core.addOffsetsToTxn({ ...who(p), group });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 9), at(1, 9)] });
+      await core.commitOffsets({ group, offsets: [at(0, 7)] });
+      // Still pending, so still unstable, though the plain commit will win.
+      expect((await core.unstableOffsets({ group, partitions: [{ queue: q, partition: 0 }] })).partitions).toEqual([{ queue: q, partition: 0 }]);
+      await core.endTxn({ ...who(p), commit: true });
+      expect(await committed()).toEqual([7, 9]);
+
+      // A transactional offset sent again after the plain commit is the newer one.
+      await core.addOffsetsToTxn({ ...who(p), group });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 10)] });
+      await core.commitOffsets({ group, offsets: [at(0, 8)] });
+      await core.txnOffsetCommit({ ...who(p), group, offsets: [at(0, 11)] });
+      await core.endTxn({ ...who(p), commit: true });
+      expect(await committed()).toEqual([11, 9]);
+    });
+
     it('a transaction left open past its timeout is aborted by the core, the LSO moves on and the abandoned producer is fenced', async ({ skip }) => {
       if (!fx.advanceClock || !fx.runMaintenance) return skip('the fixture cannot move the clock');
       const q = await newTopic();
@@ -253,7 +299,9 @@ export function describeTransactionBehaviour(engineName: string, open: () => Pro
       await fx.runMaintenance();
       expect(await offsetsOf(core, q)).toMatchObject({ highWatermark: 2, lastStableOffset: 2 });
       expect(await committedValues(core, q)).toEqual([]);
-      expect((await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteAbort', producerEpoch: p.producerEpoch + 1 });
+      const timedOut = (await core.describeTransactions({ transactionalIds: [p.transactionalId] })).transactions[0]!;
+      expect(timedOut).toMatchObject({ state: 'CompleteAbort', producerEpoch: p.producerEpoch + 1 });
+      expect(timedOut.startedAt).toBeGreaterThan(0);
       await expectCoreError(core.endTxn({ ...who(p), commit: true }), 'producer_fenced');
       expect((await core.listTransactions({ states: ['CompleteAbort'], producerIds: [p.producerId] })).transactions).toEqual([
         { transactionalId: p.transactionalId, producerId: p.producerId, state: 'CompleteAbort' },

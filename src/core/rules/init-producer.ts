@@ -6,19 +6,22 @@ import { requireInteger } from './arguments.js';
 export const MAX_PRODUCER_EPOCH = 32_767;
 
 const INT32_MAX = 2_147_483_647;
+const INT32_MIN = -2_147_483_648;
 
 /**
  * Checks an InitProducer request the same way for every engine. Kafka ignores
  * the transaction timeout of a producer without a transactional id, and
  * librdkafka's idempotent producer sends -1 there, so it is only checked for
- * transactional producers.
+ * transactional producers. Here it need only be an int32: whether it is a
+ * usable timeout (1 ms up to transaction.max.timeout.ms) is the coordinator's
+ * check, which answers INVALID_TRANSACTION_TIMEOUT as Kafka does, also for -1.
  */
 export function checkInitProducer(req: InitProducerRequest): InitProducerRequest {
   if (req?.transactionalId !== null && (typeof req?.transactionalId !== 'string' || req.transactionalId.length === 0)) {
     throw new CoreError('invalid_argument', 'transactionalId must be null or a non-empty string.');
   }
   const transactionTimeoutMs =
-    req.transactionalId === null ? 0 : requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs', 0, INT32_MAX);
+    req.transactionalId === null ? 0 : requireInteger(req.transactionTimeoutMs, 'transactionTimeoutMs', INT32_MIN, INT32_MAX);
   return {
     transactionalId: req.transactionalId,
     transactionTimeoutMs,

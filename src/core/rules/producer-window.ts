@@ -109,6 +109,16 @@ export function checkSequence(window: ProducerWindow | null, batch: SequencedBat
   return { kind: 'accept' };
 }
 
+/**
+ * The window of a producer whose only write to a partition is a transaction
+ * marker (it added the partition to a transaction and produced nothing
+ * there). Kafka's broker keeps a producer entry for the marker, so
+ * DescribeProducers lists it with no sequence yet; its next batch starts at 0.
+ */
+export function markerOnlyWindow(producerId: number, producerEpoch: number, timestamp: number): ProducerWindow {
+  return { producerId, producerEpoch, batches: [], lastTimestamp: timestamp };
+}
+
 /** The window after appending an accepted batch at `baseOffset`. Does not mutate `window`. */
 export function advance(window: ProducerWindow | null, batch: SequencedBatch, baseOffset: number, maxTimestamp: number): ProducerWindow {
   const sameEpoch = window !== null && window.producerEpoch === batch.producerEpoch;

@@ -13,7 +13,9 @@ describe('InitProducer requests', () => {
 
   it('checks a transactional producer\'s timeout, id and epoch', () => {
     expect(checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: 60_000, producerId: 7, producerEpoch: MAX_PRODUCER_EPOCH })).toMatchObject({ transactionTimeoutMs: 60_000, producerEpoch: MAX_PRODUCER_EPOCH });
-    expect(() => checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 })).toThrow(/transactionTimeoutMs must be zero or more/);
+    // A negative timeout passes here and is refused by the coordinator's INVALID_TRANSACTION_TIMEOUT check.
+    expect(checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: -1, producerId: -1, producerEpoch: -1 })).toMatchObject({ transactionTimeoutMs: -1 });
+    expect(() => checkInitProducer({ transactionalId: 'tx-1', transactionTimeoutMs: 2 ** 31, producerId: -1, producerEpoch: -1 })).toThrow(/transactionTimeoutMs must be at most 2147483647/);
     expect(() => checkInitProducer({ transactionalId: '', transactionTimeoutMs: 1, producerId: -1, producerEpoch: -1 })).toThrow('transactionalId must be null or a non-empty string.');
     expect(() => checkInitProducer({ transactionalId: null, transactionTimeoutMs: 0, producerId: -2, producerEpoch: -1 })).toThrow(/producerId must be at least -1/);
     expect(() => checkInitProducer({ transactionalId: null, transactionTimeoutMs: 0, producerId: 1, producerEpoch: MAX_PRODUCER_EPOCH + 1 })).toThrow(/producerEpoch must be at most 32767/);

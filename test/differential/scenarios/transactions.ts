@@ -426,6 +426,9 @@ const stateScenario: Scenario = {
         return code((a.responses as { partitionResponses: Message[] }[])[0]!.partitionResponses[0]!.errorCode as number);
       })();
       out.fetched = await fetchAt(raw, topic, 0, n);
+      // The committed transaction's batch again (producer id, epoch, sequence) once its transaction has ended: Kafka 4.4
+      // refuses it (INVALID_TXN_STATE: the partition is in no open transaction) rather than answering the idempotent duplicate.
+      out.resendAfterCommit = await produceTransactional(raw, p, topic, 0, 0, ['added-0']);
       return out;
     });
   },

@@ -64,6 +64,8 @@ interface MemoryTransaction extends StoredTransaction {
   groups: Set<string>;
   /** group → "queue\0partition" → offset pending until commit. */
   pendingOffsets: Map<string, Map<string, CommittedOffset>>;
+  /** "group\0queue\0partition" of pending offsets a plain commit came after: the commit leaves them. */
+  overtaken: Set<string>;
 }
 
 /** Per partition: open transactions' first offsets and the aborted-transactions index. */
@@ -105,6 +107,7 @@ export class MemoryTransactions<P extends object> {
       partitions: new Map(),
       groups: new Set(),
       pendingOffsets: new Map(),
+      overtaken: new Set(),
     };
     this.transactions.set(req.transactionalId, txn);
     this.byProducer.set(identity.producerId, req.transactionalId);
@@ -154,7 +157,19 @@ export class MemoryTransactions<P extends object> {
     }
     let pending = txn.pendingOffsets.get(group);
     if (!pending) txn.pendingOffsets.set(group, (pending = new Map()));
-    for (const o of offsets) pending.set(slotOf(o), o);
+    for (const o of offsets) {
+      pending.set(slotOf(o), o);
+      txn.overtaken.delete(`${group}\0${slotOf(o)}`);
+    }
+  }
+
+  /** A plain OffsetCommit of the group: the pending transactional offsets of its partitions are older now. */
+  notePlainCommit(group: string, refs: readonly PartitionRef[]): void {
+    for (const txn of this.transactions.values()) {
+      const pending = txn.pendingOffsets.get(group);
+      if (!pending) continue;
+      for (const ref of refs) if (pending.has(slotOf(ref))) txn.overtaken.add(`${group}\0${slotOf(ref)}`);
+    }
   }
 
   endTxn(req: EndTxnRequest): InitProducerResult {
@@ -281,6 +296,7 @@ export class MemoryTransactions<P extends object> {
     txn.partitions.clear();
     txn.groups.clear();
     txn.pendingOffsets.clear();
+    txn.overtaken.clear();
   }
 
   /**
@@ -298,11 +314,17 @@ export class MemoryTransactions<P extends object> {
       state.open.delete(producerId);
       if (!commit && firstOffset !== undefined) state.aborted.push({ producerId, firstOffset, lastOffset: markerOffset });
     }
-    if (commit) for (const [group, offsets] of txn.pendingOffsets) this.host.setGroupOffsets(group, [...offsets.values()]);
+    if (commit) {
+      for (const [group, offsets] of txn.pendingOffsets) {
+        // Kafka keeps the most recently written offset: a plain commit made after the pending one wins.
+        this.host.setGroupOffsets(group, [...offsets.values()].filter((o) => !txn.overtaken.has(`${group}\0${slotOf(o)}`)));
+      }
+    }
+    // The start time stays: Kafka's DescribeTransactions shows the last transaction's in CompleteCommit and CompleteAbort.
     txn.state = endedState(commit);
-    txn.startedAt = -1;
     txn.partitions.clear();
     txn.groups.clear();
     txn.pendingOffsets.clear();
+    txn.overtaken.clear();
   }
 }

@@ -73,7 +73,7 @@ import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueToJson, 
 import { deliveredWithGaps, inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, positionAfterAcks, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validatePartitionName, validateQueueName } from '../../rules/names.js';
 import { encodePushBatch, PopCollector } from '../../rules/native-records.js';
-import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, type ProducerWindow } from '../../rules/producer-window.js';
+import { advanceWindows, checkPartitionSequences, lastSequenceInWindow, markerOnlyWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, kvSlot, planTransaction, transactionPushResult } from '../../rules/transaction.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { routePushItems } from '../../rules/push-routing.js';
@@ -192,6 +192,7 @@ export class MemoryCore implements Core {
       const now = this.clock();
       const offset = partition.log.highWatermark;
       partition.log.append(transactionMarker(commit, producerId, producerEpoch, offset, now), 1, now, now);
+      if (!partition.producers.has(producerId)) partition.producers.set(producerId, markerOnlyWindow(producerId, producerEpoch, now));
       this.wakePartition(this.queueOf(partition)!, partition);
       return offset;
     },
@@ -510,6 +511,7 @@ export class MemoryCore implements Core {
       return { queue: queue.name, partition: o.partition, offset: o.offset, leaderEpoch, metadata: o.metadata ?? null };
     });
     for (const o of checked) this.setGroupOffset(group, o);
+    this.kafkaTxns.notePlainCommit(group, checked);
   }
 
   private setGroupOffset(group: string, offset: CommittedOffset): void {

@@ -253,7 +253,7 @@ export class PostgresTransactions {
         if (!txn || txn.state !== 'Ongoing' || now - txn.startedAt <= txn.timeoutMs) return false;
         const epoch = txn.producerEpoch + 1;
         await this.end(tx, txn, false, epoch, writes);
-        await tx.run('txn-set', [id, txn.producerId, epoch, txn.timeoutMs, 'CompleteAbort', -1, -1]);
+        await tx.run('txn-set', [id, txn.producerId, epoch, txn.timeoutMs, 'CompleteAbort', txn.startedAt, -1]);
         await tx.run('set-producer-epoch', [txn.producerId, epoch]);
         return true;
       });
@@ -331,11 +331,13 @@ export class PostgresTransactions {
       if (!commit && p.first_offset !== null) aborted.push({ partitionId: p.id, firstOffset: p.first_offset, lastOffset: offset });
     }
     await this.host.writeLog(tx, writes);
+    if (partitions.length > 0) await tx.run('txn-marker-windows', [partitions.map((p) => p.id), txn.producerId, markerEpoch, now]);
     if (aborted.length > 0) {
       await tx.run('txn-record-aborted', [aborted.map((a) => a.partitionId), aborted.map(() => txn.producerId), aborted.map((a) => a.firstOffset), aborted.map((a) => a.lastOffset)]);
     }
     if (commit) await tx.run('txn-commit-offsets', [txn.transactionalId]);
     await tx.run('txn-clear', [txn.transactionalId]);
-    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, endedState(commit), -1, txn.lastProducerEpoch]);
+    // The start time stays: Kafka's DescribeTransactions shows the last transaction's in CompleteCommit and CompleteAbort.
+    await tx.run('txn-set', [txn.transactionalId, txn.producerId, txn.producerEpoch, txn.timeoutMs, endedState(commit), txn.startedAt, txn.lastProducerEpoch]);
   }
 }

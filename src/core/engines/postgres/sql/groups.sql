@@ -1,4 +1,11 @@
 -- name: commit-offsets
+-- A plain commit comes after any pending transactional offset of the same
+-- partitions: their transactions' commits must leave it (txn-commit-offsets).
+WITH overtaken AS (
+  UPDATE transaction_offsets t SET overtaken = true
+  FROM unnest($2::text[], $3::int[]) AS c (queue_name, partition_idx)
+  WHERE t.group_name = $1 AND t.queue_name = c.queue_name AND t.partition_idx = c.partition_idx
+)
 INSERT INTO group_offsets (group_name, queue_name, partition_idx, committed, leader_epoch, metadata)
 SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::text[])
 ON CONFLICT (group_name, queue_name, partition_idx) DO UPDATE

@@ -39,7 +39,7 @@ SELECT 1 AS found FROM transaction_groups WHERE transactional_id = $1 AND group_
 INSERT INTO transaction_offsets (transactional_id, group_name, queue_name, partition_idx, committed, leader_epoch, metadata)
 SELECT $1, $2, * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::int[], $7::text[])
 ON CONFLICT (transactional_id, group_name, queue_name, partition_idx) DO UPDATE
-  SET committed = excluded.committed, leader_epoch = excluded.leader_epoch, metadata = excluded.metadata;
+  SET committed = excluded.committed, leader_epoch = excluded.leader_epoch, metadata = excluded.metadata, overtaken = false;
 
 -- name: txn-partitions
 -- The open transaction's partitions, locked in id order (as appends lock
@@ -65,10 +65,11 @@ INSERT INTO aborted_transactions (partition_id, producer_id, first_offset, last_
 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]);
 
 -- name: txn-commit-offsets
--- The transaction's offsets become the groups' committed offsets.
+-- The transaction's offsets become the groups' committed offsets, except
+-- those a plain commit came after: Kafka keeps the most recently written one.
 INSERT INTO group_offsets (group_name, queue_name, partition_idx, committed, leader_epoch, metadata)
 SELECT group_name, queue_name, partition_idx, committed, leader_epoch, metadata
-FROM transaction_offsets WHERE transactional_id = $1
+FROM transaction_offsets WHERE transactional_id = $1 AND NOT overtaken
 ON CONFLICT (group_name, queue_name, partition_idx) DO UPDATE
   SET committed = excluded.committed, leader_epoch = excluded.leader_epoch, metadata = excluded.metadata;
 
@@ -135,3 +136,10 @@ LIMIT 100;
 -- nor those of deleted partitions.
 DELETE FROM aborted_transactions a
 WHERE NOT EXISTS (SELECT 1 FROM partitions p WHERE p.id = a.partition_id AND p.log_start_offset <= a.last_offset);
+
+-- name: txn-marker-windows
+-- A producer whose only write to a partition is a marker gets an empty
+-- producer window there (rules: markerOnlyWindow); one it already has stays.
+INSERT INTO producer_windows (partition_id, producer_id, producer_epoch, retained, last_timestamp)
+SELECT unnest($1::bigint[]), $2, $3, '[]'::jsonb, $4
+ON CONFLICT (partition_id, producer_id) DO NOTHING;
