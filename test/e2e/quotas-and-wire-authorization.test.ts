@@ -58,6 +58,24 @@ describe('authorization codes on the wire, for a principal without ACLs (User:AN
     expect((await broker.core.offsets({ partitions: [{ queue: topic, partition: 0 }] })).partitions[0]!.highWatermark).toBe(0);
   });
 
+  it('answers the transactional APIs TRANSACTIONAL_ID_AUTHORIZATION_FAILED without WRITE on the id, and lists no transaction it may not describe', async () => {
+    await broker.core.initProducer({ transactionalId: 'tx-guarded', transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+    const denied = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    const ids = { producerId: 1n, producerEpoch: 0 };
+    expect((await wire.request(ApiKey.InitProducerId, 4, { transactionalId: 'tx-guarded', transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 })).errorCode).toBe(denied);
+    const added = await wire.request(ApiKey.AddPartitionsToTxn, 3, { v3AndBelowTransactionalId: 'tx-guarded', v3AndBelowProducerId: 1n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [{ name: topic, partitions: [0] }] });
+    expect(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(denied);
+    expect((await wire.request(ApiKey.AddOffsetsToTxn, 3, { transactionalId: 'tx-guarded', ...ids, groupId: 'some-group' })).errorCode).toBe(denied);
+    const offsets = await wire.request(ApiKey.TxnOffsetCommit, 3, { transactionalId: 'tx-guarded', groupId: 'some-group', ...ids, generationId: -1, memberId: '', groupInstanceId: null, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(offsets.topics[0].partitions[0].errorCode).toBe(denied);
+    expect((await wire.request(ApiKey.EndTxn, 3, { transactionalId: 'tx-guarded', ...ids, committed: true })).errorCode).toBe(denied);
+    const described = await wire.request(ApiKey.DescribeTransactions, 0, { transactionalIds: ['tx-guarded'] });
+    expect(described.transactionStates[0]).toMatchObject({ errorCode: denied, transactionState: '' });
+    expect((await wire.request(ApiKey.ListTransactions, 1, { stateFilters: [], producerIdFilters: [], durationFilter: -1n })).transactionStates).toEqual([]);
+    // The core has the id all along: what was refused is this principal.
+    expect((await broker.core.listTransactions({ states: [], producerIds: [], minDurationMs: -1 })).transactions.map((t) => t.transactionalId)).toContain('tx-guarded');
+  });
+
   it('answers a principal the ACLs allow, once they are in the core', async () => {
     await broker.core.createAcls({ bindings: [{ resourceType: 'TOPIC', resourceName: topic, patternType: 'LITERAL', principal: 'User:ANONYMOUS', host: '127.0.0.1', operation: 'WRITE', permission: 'ALLOW' }] });
     // Another gateway's change: this one sees it at its next refresh; ask for it now.

@@ -13,9 +13,15 @@
 // (several transactional ids, VerifyOnly asks whether partitions are in the
 // transaction without adding them); it is served here the same way, with
 // VerifyOnly answered from the core's state.
+//
+// ACLs, as Kafka's: WRITE on the transactional id (else every partition
+// answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and WRITE on each topic (else
+// its partitions answer TOPIC_AUTHORIZATION_FAILED, the others
+// OPERATION_NOT_ATTEMPTED, and nothing is added).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AddPartitionsToTxn } from '../../../protocol/messages/index.js';
 import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/core.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { coreErrorCode, NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
@@ -45,6 +51,9 @@ async function addForTransaction(
   txn: { transactionalId: string; producerId: bigint; producerEpoch: number; verifyOnly: boolean; topics: TopicPartitions[] },
 ): Promise<TopicResult[]> {
   const refs = txn.topics.flatMap((t) => t.partitions.map((partition) => ({ queue: t.name, partition })));
+  if (!ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', txn.transactionalId)) return byTopic(refs, () => DENIED_CODE.TRANSACTIONAL_ID);
+  const unwritable = new Set(txn.topics.filter((t) => !ctx.access.allows('WRITE', 'TOPIC', t.name)).map((t) => t.name));
+  if (unwritable.size > 0) return byTopic(refs, (ref) => (unwritable.has(ref.queue) ? DENIED_CODE.TOPIC : ErrorCode.OPERATION_NOT_ATTEMPTED));
   let result: AddPartitionsToTxnResult;
   try {
     result = await ctx.core.addPartitionsToTxn({

@@ -2,9 +2,13 @@
 // transaction coordinator (kafka-transactions.sh --describe). An unknown id
 // answers TRANSACTIONAL_ID_NOT_FOUND with every other field zero, as Apache
 // Kafka answers it.
+//
+// ACLs: DESCRIBE on each transactional id (else that id answers
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED and nothing of it), as Kafka's.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTransactions } from '../../../protocol/messages/index.js';
 import type { PartitionRef } from '../../core/core.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
@@ -33,12 +37,15 @@ export const describeTransactions: ApiHandler = {
       producerEpoch: 0,
       topics: [],
     });
+    const allowed = ids.filter((id) => ctx.access.allows('DESCRIBE', 'TRANSACTIONAL_ID', id));
     try {
-      const { transactions } = await ctx.core.describeTransactions({ transactionalIds: ids });
+      const { transactions } = await ctx.core.describeTransactions({ transactionalIds: allowed });
+      const byId = new Map(allowed.map((id, i) => [id, transactions[i]]));
       return {
         throttleTimeMs: 0,
-        transactionStates: ids.map((id, i) => {
-          const t = transactions[i];
+        transactionStates: ids.map((id) => {
+          if (!allowed.includes(id)) return unknown(id, DENIED_CODE.TRANSACTIONAL_ID);
+          const t = byId.get(id);
           if (!t) return unknown(id, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND);
           return {
             errorCode: NONE,

@@ -11,7 +11,10 @@
 // answers. v5 (KIP-890) answers the producer id and epoch; the epoch is not
 // bumped per transaction, because this gateway does not advertise
 // transaction.version 2.
+//
+// ACLs: WRITE on the transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 import { EndTxn } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
@@ -20,6 +23,9 @@ export const endTxn: ApiHandler = {
   api: EndTxn,
   versions: '0-5',
   async handle(request, ctx) {
+    if (!ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', request.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.TRANSACTIONAL_ID, producerId: -1n, producerEpoch: -1 };
+    }
     try {
       const { producerId, producerEpoch } = await ctx.core.endTxn({
         transactionalId: request.transactionalId,

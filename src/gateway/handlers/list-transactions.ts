@@ -3,6 +3,8 @@
 // the transaction has been open (kafka-transactions.sh --list). A state
 // filter Kafka does not know is listed back in UnknownStateFilters and
 // matches nothing.
+//
+// ACLs: only the ids the principal may DESCRIBE are listed, as Kafka's.
 import { ListTransactions } from '../../../protocol/messages/index.js';
 import type { KafkaTxnState } from '../../core/core.js';
 import type { ApiHandler } from '../handler.js';
@@ -29,7 +31,7 @@ export const listTransactions: ApiHandler = {
         throttleTimeMs: 0,
         errorCode: NONE,
         unknownStateFilters,
-        transactionStates: transactions.map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
+        transactionStates: transactions.filter((t) => ctx.access.allows('DESCRIBE', 'TRANSACTIONAL_ID', t.transactionalId)).map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state })),
       };
     } catch (e) {
       return { throttleTimeMs: 0, errorCode: kafkaErrorOf(e).errorCode, unknownStateFilters, transactionStates: [] };

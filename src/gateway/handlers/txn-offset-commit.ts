@@ -13,7 +13,15 @@
 // served (0-4), as Apache Kafka 4 answers it: the group coordinator checks the
 // epoch, and only KIP-890's v5 carries PRODUCER_FENCED (the differential
 // suite's zombie scenario shows both).
+//
+// ACLs, as Kafka's: WRITE on the transactional id (else every partition
+// answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED), READ on the group (else
+// GROUP_AUTHORIZATION_FAILED) and READ on each topic: a topic without it
+// answers TOPIC_AUTHORIZATION_FAILED, the others OPERATION_NOT_ATTEMPTED, and
+// nothing is committed.
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { TxnOffsetCommit } from '../../../protocol/messages/index.js';
+import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
@@ -28,6 +36,14 @@ export const txnOffsetCommit: ApiHandler = {
   versions: '0-4',
   async handle(request, ctx) {
     const topics = request.topics as TopicOffsets[];
+    const answerAll = (code: (topic: string) => number) => ({
+      throttleTimeMs: 0,
+      topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name) })) })),
+    });
+    if (!ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', request.transactionalId)) return answerAll(() => DENIED_CODE.TRANSACTIONAL_ID);
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return answerAll(() => DENIED_CODE.GROUP);
+    const unreadable = new Set(topics.filter((t) => !ctx.access.allows('READ', 'TOPIC', t.name)).map((t) => t.name));
+    if (unreadable.size > 0) return answerAll((topic) => (unreadable.has(topic) ? DENIED_CODE.TOPIC : ErrorCode.OPERATION_NOT_ATTEMPTED));
     let errorCode = NONE;
     try {
       await ctx.core.txnOffsetCommit({
