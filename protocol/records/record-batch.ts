@@ -429,6 +429,11 @@ export interface RecordInput {
   headers?: readonly { key: string; value: Bytes | null }[];
   /** Milliseconds since the epoch; the batch's build time when absent. */
   timestamp?: bigint | number;
+  /**
+   * The record's offset delta; default its position. Given rising with gaps,
+   * the batch is one copied from a compacted log (a producer never writes one).
+   */
+  offsetDelta?: number;
 }
 
 export interface BuildBatchOptions extends Partial<BatchAttributes> {
@@ -444,7 +449,7 @@ export interface BuildBatchOptions extends Partial<BatchAttributes> {
 }
 
 /**
- * Encodes records into one v2 batch with offset deltas 0..n-1, the first
+ * Encodes records into one v2 batch with offset deltas 0..n-1 (or as given), the first
  * record's timestamp as the base (as Kafka's producer does) and the CRC filled in.
  */
 export function buildBatch(options: BuildBatchOptions): Buffer {
@@ -463,7 +468,7 @@ export function buildBatch(options: BuildBatchOptions): Buffer {
   w.int8(RECORD_BATCH_MAGIC);
   w.uint32(0); // CRC, filled in below
   w.int16(joinAttributes({ ...options, compression }));
-  w.int32(records.length - 1);
+  w.int32(records[records.length - 1]!.offsetDelta ?? records.length - 1);
   w.int64(baseTimestamp);
   w.int64(maxTimestamp);
   w.int64(BigInt(options.producerId ?? NO_PRODUCER_ID));
@@ -484,11 +489,12 @@ export function buildBatch(options: BuildBatchOptions): Buffer {
 }
 
 function writeRecords(w: Writer, records: readonly RecordInput[], timestamps: bigint[], baseTimestamp: bigint): void {
-  records.forEach((record, offsetDelta) => {
+  records.forEach((record, i) => {
+    const offsetDelta = record.offsetDelta ?? i;
     const key = toBytes(record.key);
     const value = toBytes(record.value);
     const headers = (record.headers ?? []).map((h) => ({ key: Buffer.from(h.key, 'utf8'), value: toBytes(h.value) }));
-    const timestampDelta = timestamps[offsetDelta]! - baseTimestamp;
+    const timestampDelta = timestamps[i]! - baseTimestamp;
     const bodySize =
       1 +
       varlongSize(timestampDelta) +

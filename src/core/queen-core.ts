@@ -66,6 +66,7 @@ export class CoordinatedCore implements QueenCore {
   ack: Core['ack'] = (req) => this.engine.ack(req);
   renewLease: Core['renewLease'] = (req) => this.engine.renewLease(req);
   transaction: Core['transaction'] = (req) => this.engine.transaction(req);
+  appendAt: Core['appendAt'] = (req) => this.engine.appendAt(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

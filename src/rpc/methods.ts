@@ -73,6 +73,8 @@ export const METHODS = {
   deleteGroups: {},
   commitGroupOffsets: {},
   deleteGroupOffsets: {},
+  // A repeat finds its records there and answers already_there, writing nothing.
+  appendAt: { retrySafe: true },
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

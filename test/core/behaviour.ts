@@ -3,6 +3,7 @@ import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js'
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
 import type { Core, PushItem, QueueConfig } from '../../src/core/core.js';
+import { describeCopies } from './behaviour-copies.js';
 
 /**
  * The core's behaviour, written once and run against every engine (and, later,
@@ -1016,5 +1017,7 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await push([{ queue: q, partition: '0', transactionId: 'p', payload: 'native' }]))[0]).toMatchObject({ status: 'duplicate', messageId: pushed!.messageId });
       });
     });
+
+    describeCopies({ core: () => core, newQueue: (partitions) => newQueue({}, partitions), reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
   });
 }

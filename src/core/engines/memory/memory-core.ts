@@ -5,6 +5,9 @@ import type {
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
+  AppendAtPartitionResult,
+  AppendAtRequest,
+  AppendAtResult,
   AppendPartitionResult,
   AppendRequest,
   AppendResult,
@@ -65,6 +68,8 @@ import { mintQueueId } from '../../rules/uuidv7.js';
 import { routePushItems } from '../../rules/push-routing.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
+import { checkAppendAtRequest, parseCopies } from '../../rules/copied-batches.js';
+import { appendCopies } from './copies.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -863,6 +868,27 @@ export class MemoryCore implements Core {
       }
     }
     for (const [slot, entry] of this.kv) if (!liveOrNull(entry, now)) this.writeKv(slot, null);
+  }
+
+  // ─── Copies at given offsets (./copies.ts) ─────────────────────────────────
+
+  async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
+    this.checkOpen();
+    const parts = checkAppendAtRequest(req);
+    this.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
+    const parsed = parseCopies(parts, this.appendLimits);
+    const now = this.clock();
+    const results = parts.map((p, i): AppendAtPartitionResult => {
+      const found = this.lookupPartition(p);
+      if ('error' in found) {
+        const error = found.error === 'unknown_queue' ? 'unknown_queue' : 'unknown_partition';
+        return { queue: p.queue, partition: p.partition, error, errorMessage: `Queue "${p.queue}" does not exist or has no partition ${p.partition}.`, nextOffset: -1 };
+      }
+      const { result, wrote } = appendCopies(found.partition.log, p, parsed[i]!, now);
+      if (wrote) this.wakePartition(this.queues.get(p.queue)!, found.partition);
+      return result;
+    });
+    return { partitions: results };
   }
 
   async close(): Promise<void> {
