@@ -67,12 +67,14 @@ export async function startBridgeProcess(args: string[]): Promise<BridgeProcess>
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
   const launch = async () => {
+    // Each start logs "bridge running" once it is copying and serving metrics; a restart waits for its own.
+    const startsBefore = logs.matching('bridge running').length;
     const spawned = spawn(process.execPath, [CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
     child = spawned;
     spawned.stdout!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
     spawned.stderr!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
     exited = new Promise((resolve) => spawned.once('exit', (code) => resolve(code)));
-    await waitFor(() => logs.tail(200).includes('bridge running') || spawned.exitCode !== null, {
+    await waitFor(() => logs.matching('bridge running').length > startsBefore || spawned.exitCode !== null, {
       what: 'the bridge to start',
       timeoutMs: 60_000,
       intervalMs: 50,
