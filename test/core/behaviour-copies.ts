@@ -42,13 +42,15 @@ async function readOffsets(core: Core, queue: string, fetchOffset = 0): Promise<
   for (;;) {
     const res = await core.read({ partitions: [{ queue, partition: 0, fetchOffset: at, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_committed' });
     expect(res.partitions[0]!.error).toBeNull();
-    const records = res.partitions[0]!.batches.flatMap((b) => {
-      const d = decodeBatch(b);
-      return d.records.map((r) => ({ offset: Number(d.header.baseOffset) + r.offsetDelta, value: r.value!.toString(), timestamp: Number(d.header.baseTimestamp) + r.timestampDelta }));
-    }).filter((r) => r.offset >= at);
-    if (records.length === 0) return out;
-    out.push(...records);
-    at = records.at(-1)!.offset + 1;
+    const batches = res.partitions[0]!.batches.map((b) => decodeBatch(b));
+    if (batches.length === 0) return out;
+    for (const d of batches) {
+      const base = Number(d.header.baseOffset);
+      for (const r of d.records) if (base + r.offsetDelta >= at) out.push({ offset: base + r.offsetDelta, value: r.value!.toString(), timestamp: Number(d.header.baseTimestamp) + r.timestampDelta });
+    }
+    // As a Kafka consumer does: on past the last batch's range, records or not (an empty batch spans a trailing gap).
+    const last = batches.at(-1)!;
+    at = Number(last.header.baseOffset) + last.header.lastOffsetDelta + 1;
   }
 }
 
@@ -101,7 +103,11 @@ export function describeCopies(fx: Fixture): void {
       const produced = await core.append({ partitions: [{ queue: q, partition: 0, records: buildBatch({ records: [{ value: 'after' }] }) }] });
       expect(produced.partitions[0]).toMatchObject({ error: null, baseOffset: 6 });
       expect((await readOffsets(core, q)).map((r) => [r.offset, r.value])).toEqual([[0, 'v0'], [1, 'v1'], [6, 'after']]);
-      // A reader positioned in the gap (a consumer whose committed offset was the source's end) reads on from there.
+      // A reader positioned in the gap (a consumer whose committed offset was the source's end) gets an empty
+      // batch spanning the gap, moves past it, and reads on.
+      const inGap = await core.read({ partitions: [{ queue: q, partition: 0, fetchOffset: 4, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_committed' });
+      const gap = decodeBatch(inGap.partitions[0]!.batches[0]!);
+      expect([Number(gap.header.baseOffset), gap.header.lastOffsetDelta, gap.records.length]).toEqual([3, 2, 0]);
       expect((await readOffsets(core, q, 4)).map((r) => r.offset)).toEqual([6]);
     });
 

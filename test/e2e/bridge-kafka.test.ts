@@ -70,6 +70,8 @@ async function writeTransactions(kafka: ApacheKafka, topic: string): Promise<voi
     for (let t = 0; t < 10; t++) {
       await call('beginTransaction', (cb) => producer.beginTransaction(cb));
       for (let i = 0; i < 20; i++) producer.produce(topic, i % 2, Buffer.from(`txn-${t}-${i}`), Buffer.from(`k-${i}`), Date.now(), undefined, [{ txn: Buffer.from(String(t)) }]);
+      // Written to the log first, so an abort leaves aborted records (gaps) and not merely unsent ones.
+      await call('flush', (cb) => producer.flush(30_000, cb));
       const abort = t % 3 === 2 || t === 9;
       if (abort) await call('abortTransaction', (cb) => producer.abortTransaction(30_000, cb));
       else await call('commitTransaction', (cb) => producer.commitTransaction(30_000, cb));

@@ -82,9 +82,9 @@ async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[
     if (Date.now() > deadline) throw new Error(`${what}: gave up after ${timeoutMs} ms with ${read.length} records read`);
     const batch = await new Promise<Message[]>((resolve) => consumer.consume(500, (err, messages) => resolve(err ? [] : messages)));
     read.push(...batch);
-    if (batch.length > 0) await commit(consumer);
-    else await sleep(20);
+    if (batch.length === 0) await sleep(20);
   }
+  // Once, at the end: what was read is what is committed, so the group's next reader starts right after it.
   await commit(consumer);
   return read;
 }

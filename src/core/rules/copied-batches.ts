@@ -1,5 +1,6 @@
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
-import { BatchPos } from '../../../protocol/records/batch-header.js';
+import { BATCH_HEADER_SIZE, BatchPos, CRC_START } from '../../../protocol/records/batch-header.js';
+import { crc32c } from '../../../protocol/records/crc32c.js';
 import { inflationBudget, type InflationBudget } from '../../../protocol/records/compression.js';
 import { InvalidBatchError, TimestampType, validateBatches, type ValidBatch } from '../../../protocol/records/record-batch.js';
 import type { AppendAtError, AppendAtPartition, AppendAtRequest } from '../core.js';
@@ -88,12 +89,42 @@ function parseCopiedRecords(records: Buffer, endOffset: number | undefined, budg
  * repeated or overlapping copy never writes a record twice); else the
  * batches, and the partition's new next offset.
  */
-export function planCopy(parsed: ParsedCopy & { ok: true }, partitionNext: number): { kind: 'already_there'; message: string } | { kind: 'write'; nextOffset: number } {
+export function planCopy(
+  parsed: ParsedCopy & { ok: true },
+  partitionNext: number,
+): { kind: 'already_there'; message: string } | { kind: 'write'; nextOffset: number; trailingGap: CopiedBatch | null } {
   const first = parsed.batches[0]?.baseOffset;
   if (first !== undefined && first < partitionNext) {
     return { kind: 'already_there', message: `Offset ${first} is below the partition's next offset ${partitionNext}: that part of the log is there already; nothing was written. Continue from offset ${partitionNext}.` };
   }
-  return { kind: 'write', nextOffset: Math.max(partitionNext, parsed.endOffset) };
+  const recordsEnd = Math.max(partitionNext, parsed.batches.at(-1)?.nextOffset ?? 0);
+  const nextOffset = Math.max(recordsEnd, parsed.endOffset);
+  const trailingGap = nextOffset > recordsEnd ? { start: 0, end: 0, baseOffset: recordsEnd, nextOffset, maxTimestamp: -1 } : null;
+  return { kind: 'write', nextOffset, trailingGap };
+}
+
+/**
+ * A trailing gap as a stored batch: no records, its offset range the gap
+ * (Kafka's compaction leaves such empty batches too). Readers serve it like
+ * any batch, and a consumer positioned in the gap reads it and moves to its
+ * end, as it would past the source's marker; without it a fetch there would
+ * find nothing until new records came.
+ */
+export function gapBatch(gap: CopiedBatch): Buffer {
+  const batch = Buffer.alloc(BATCH_HEADER_SIZE);
+  batch.writeBigInt64BE(BigInt(gap.baseOffset), BatchPos.BaseOffset);
+  batch.writeInt32BE(BATCH_HEADER_SIZE - BatchPos.PartitionLeaderEpoch, BatchPos.BatchLength);
+  batch.writeInt32BE(PARTITION_LEADER_EPOCH, BatchPos.PartitionLeaderEpoch);
+  batch.writeInt8(2, BatchPos.Magic);
+  batch.writeInt32BE(gap.nextOffset - gap.baseOffset - 1, BatchPos.LastOffsetDelta);
+  batch.writeBigInt64BE(-1n, BatchPos.BaseTimestamp);
+  batch.writeBigInt64BE(-1n, BatchPos.MaxTimestamp);
+  batch.writeBigInt64BE(-1n, BatchPos.ProducerId);
+  batch.writeInt16BE(-1, BatchPos.ProducerEpoch);
+  batch.writeInt32BE(-1, BatchPos.BaseSequence);
+  batch.writeInt32BE(0, BatchPos.RecordCount);
+  batch.writeUInt32BE(crc32c(batch.subarray(CRC_START)), BatchPos.Crc);
+  return batch;
 }
 
 /** One copied batch as it is stored: a copy, its offsets as they came, the partition leader epoch this log's (outside the CRC). */

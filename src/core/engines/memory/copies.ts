@@ -1,5 +1,5 @@
 import type { AppendAtPartition, AppendAtPartitionResult } from '../../core.js';
-import { planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { gapBatch, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
 import type { PartitionLog } from './partition-log.js';
 
 /**
@@ -14,6 +14,8 @@ export function appendCopies(log: PartitionLog, p: AppendAtPartition, parsed: Pa
   const plan = planCopy(parsed, log.highWatermark);
   if (plan.kind === 'already_there') return { result: { ...where, error: 'already_there', errorMessage: plan.message, nextOffset: log.highWatermark }, wrote: false };
   for (const batch of parsed.batches) log.append(storedCopy(p.records, batch), batch.nextOffset - batch.baseOffset, batch.maxTimestamp, now, batch.baseOffset);
+  const gap = plan.trailingGap;
+  if (gap) log.append(gapBatch(gap), gap.nextOffset - gap.baseOffset, gap.maxTimestamp, now, gap.baseOffset);
   log.highWatermark = plan.nextOffset;
-  return { result: { ...where, error: null, nextOffset: log.highWatermark }, wrote: parsed.batches.length > 0 };
+  return { result: { ...where, error: null, nextOffset: log.highWatermark }, wrote: parsed.batches.length > 0 || gap !== null };
 }

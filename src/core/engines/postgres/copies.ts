@@ -1,5 +1,5 @@
 import type { AppendAtPartition, AppendAtPartitionResult } from '../../core.js';
-import { planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { gapBatch, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
 import type { Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 
@@ -35,6 +35,8 @@ export async function planCopies(tx: Statements, parts: readonly AppendAtPartiti
     for (const batch of copy.batches) {
       writes.addBatch({ partitionId: row.id, baseOffset: batch.baseOffset, nextOffset: batch.nextOffset, maxTimestamp: batch.maxTimestamp, appendedAt: now, bytes: storedCopy(p.records, batch) }, place);
     }
+    const gap = plan.trailingGap;
+    if (gap) writes.addBatch({ partitionId: row.id, baseOffset: gap.baseOffset, nextOffset: gap.nextOffset, maxTimestamp: gap.maxTimestamp, appendedAt: now, bytes: gapBatch(gap) }, place);
     writes.highWatermarks.set(row.id, plan.nextOffset);
     row.next_offset = plan.nextOffset;
     return { ...where, error: null, nextOffset: plan.nextOffset };
