@@ -439,6 +439,11 @@ export interface RecordInput {
   headers?: readonly { key: string; value: Bytes | null }[];
   /** Milliseconds since the epoch; the batch's build time when absent. */
   timestamp?: bigint | number;
+  /**
+   * The record's offset delta; default its position. Given rising with gaps,
+   * the batch is one copied from a compacted log (a producer never writes one).
+   */
+  offsetDelta?: number;
 }
 
 export interface BuildBatchOptions extends Partial<BatchAttributes> {
@@ -454,7 +459,7 @@ export interface BuildBatchOptions extends Partial<BatchAttributes> {
 }
 
 /**
- * Encodes records into one v2 batch with offset deltas 0..n-1, the first
+ * Encodes records into one v2 batch with offset deltas 0..n-1 (or as given), the first
  * record's timestamp as the base (as Kafka's producer does) and the CRC filled in.
  */
 export function buildBatch(options: BuildBatchOptions): Buffer {
@@ -473,7 +478,7 @@ export function buildBatch(options: BuildBatchOptions): Buffer {
   w.int8(RECORD_BATCH_MAGIC);
   w.uint32(0); // CRC, filled in below
   w.int16(joinAttributes({ ...options, compression }));
-  w.int32(records.length - 1);
+  w.int32(records[records.length - 1]!.offsetDelta ?? records.length - 1);
   w.int64(baseTimestamp);
   w.int64(maxTimestamp);
   w.int64(BigInt(options.producerId ?? NO_PRODUCER_ID));
@@ -494,11 +499,11 @@ export function buildBatch(options: BuildBatchOptions): Buffer {
 }
 
 function writeRecords(w: Writer, records: readonly RecordInput[], timestamps: bigint[], baseTimestamp: bigint): void {
-  records.forEach((record, offsetDelta) =>
+  records.forEach((record, i) =>
     writeRecord(w, {
       attributes: 0, // record attributes: unused by Kafka
-      timestampDelta: timestamps[offsetDelta]! - baseTimestamp,
-      offsetDelta,
+      timestampDelta: timestamps[i]! - baseTimestamp,
+      offsetDelta: record.offsetDelta ?? i,
       key: toBytes(record.key),
       value: toBytes(record.value),
       headers: (record.headers ?? []).map((h) => ({ key: h.key, value: toBytes(h.value) })),

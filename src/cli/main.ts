@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { openCore, type QueenCore } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
+import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './bridge.js';
 import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
 import { usesSasl } from '../gateway/listeners.js';
 
@@ -216,6 +217,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const command = first === undefined || first.startsWith('--') ? 'serve' : first;
   const args = first === undefined || first.startsWith('--') ? argv : rest;
+  if (command === 'bridge') return bridgeCommand(args);
   if (!(command in COMMANDS)) {
     process.stderr.write(`Unknown command "${command}"; the commands are ${Object.keys(COMMANDS).join(', ')} (run "queen-gateway <command> --help" for its flags).\n`);
     process.exitCode = USAGE_ERROR;
@@ -249,6 +251,29 @@ export async function main(argv: readonly string[]): Promise<void> {
           : `A listener's port is already in use (${config.listener.join(', ')}); stop whatever holds it or choose another port in --listener.`
         : `The ${command === 'core' ? 'core' : 'gateway'} could not start: ${(e as Error).message}`;
     process.stderr.write(reason + '\n');
+    process.exit(1);
+  }
+}
+
+/** The migration bridge (./bridge.ts): flags of its own, the same exit codes. */
+async function bridgeCommand(args: readonly string[]): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(bridgeHelp() + '\n');
+    return;
+  }
+  let config: BridgeConfig;
+  try {
+    config = readBridgeConfig(args, process.env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(e.message + '\n');
+    process.exitCode = USAGE_ERROR;
+    return;
+  }
+  try {
+    await runBridge(config);
+  } catch (e) {
+    process.stderr.write(`The bridge could not start: ${(e as Error).message}\n`);
     process.exit(1);
   }
 }

@@ -117,6 +117,7 @@ export const COMMANDS = {
   serve: 'the gateway and the core in one process, calling each other directly',
   core: 'the core alone: a storage engine and the group coordinator behind the internal RPC',
   gateway: 'a Kafka listener without an engine, using the core at --core HOST:PORT',
+  bridge: "the migration bridge: copies a Kafka cluster's topics and group offsets into the core, offset for offset",
 } as const;
 
 export type Command = keyof typeof COMMANDS;
@@ -150,6 +151,8 @@ export function takesSetting(command: Command, flag: string): boolean {
       return CORE_FLAGS.includes(flag);
     case 'gateway':
       return !NOT_GATEWAY_FLAGS.includes(flag);
+    case 'bridge':
+      return false; // its flags are its own (src/cli/bridge.ts)
   }
 }
 

@@ -289,6 +289,51 @@ export interface DeleteRecordsResult extends PartitionRef {
   lowWatermark: number;
 }
 
+// ─── Copies at given offsets (the migration bridge) ───────────────────────────
+
+export interface AppendAtPartition extends PartitionRef {
+  /**
+   * Kafka RecordBatch v2 batches, back to back, each carrying its own
+   * absolute baseOffset in ascending order: records copied from another log,
+   * stored at exactly those offsets. Offset deltas inside a batch may leave
+   * gaps and batches may leave gaps between them (compaction, aborted
+   * transactions in the source); control batches are refused. May be empty
+   * when only `endOffset` is given.
+   */
+  records: Buffer;
+  /**
+   * After the records the partition's next offset is at least this: the
+   * source's end, when it ends in offsets no record holds (a transaction
+   * marker, a compacted tail), so a consumer's position there is valid here.
+   */
+  endOffset?: number;
+}
+
+export interface AppendAtRequest {
+  partitions: AppendAtPartition[];
+}
+
+export type AppendAtError =
+  | 'unknown_queue'
+  | 'unknown_partition'
+  /** The first offset is below the partition's next offset: that part of the log is written already; nothing was written. */
+  | 'already_there'
+  | 'message_too_large'
+  | 'corrupt_message'
+  | 'unsupported_compression'
+  | 'invalid_record';
+
+export interface AppendAtPartitionResult extends PartitionRef {
+  error: AppendAtError | null;
+  errorMessage?: string;
+  /** The partition's next offset (high watermark) after the call, written or not. */
+  nextOffset: number;
+}
+
+export interface AppendAtResult {
+  partitions: AppendAtPartitionResult[];
+}
+
 // ─── Idempotent producer ──────────────────────────────────────────────────────
 
 export interface InitProducerRequest {
@@ -751,6 +796,15 @@ export interface Core {
   alterScramCredentials(req: AlterScramCredentialsRequest): Promise<AlterScramCredentialsResult>;
   /** One credential, to check a client's proof against; null when the user has none for the mechanism. */
   scramCredential(req: ScramCredentialRef): Promise<ScramCredential | null>;
+  /**
+   * Stores copied batches at the offsets they carry (the migration bridge:
+   * target offset = source offset). Atomic per partition under its lock: a
+   * first offset below the partition's next offset is answered already_there
+   * and writes nothing, so a repeat can never write a record twice. Producer
+   * state, the queue's timestamp rules and LogAppendTime stamping do not
+   * apply: the records keep what the source log gave them.
+   */
+  appendAt(req: AppendAtRequest): Promise<AppendAtResult>;
 
   /** Releases connections and timers. Pending long-polls resolve empty. */
   close(): Promise<void>;

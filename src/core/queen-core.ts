@@ -81,6 +81,7 @@ export class CoordinatedCore implements QueenCore {
   describeScramCredentials: Core['describeScramCredentials'] = (req) => this.engine.describeScramCredentials(req);
   alterScramCredentials: Core['alterScramCredentials'] = (req) => this.engine.alterScramCredentials(req);
   scramCredential: Core['scramCredential'] = (req) => this.engine.scramCredential(req);
+  appendAt: Core['appendAt'] = (req) => this.engine.appendAt(req);
 
   async close(): Promise<void> {
     this.coordinator.close();

@@ -14,12 +14,12 @@ function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
-function labelText(labels: Labels): string {
+export function labelText(labels: Labels): string {
   const pairs = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
   return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
 }
 
-class Family {
+export class Family {
   private readonly values = new Map<string, number>();
 
   constructor(

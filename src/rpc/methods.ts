@@ -93,6 +93,8 @@ export const METHODS = {
   describeScramCredentials: changesNothing,
   alterScramCredentials: {},
   scramCredential: changesNothing,
+  // A repeat finds its records there and answers already_there, writing nothing.
+  appendAt: { retrySafe: true },
 } as const satisfies Record<MethodName, MethodTraits>;
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

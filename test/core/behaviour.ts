@@ -3,6 +3,7 @@ import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js'
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
 import type { AclBinding, Core, PushItem, QueueConfig } from '../../src/core/core.js';
+import { describeCopies } from './behaviour-copies.js';
 
 /**
  * The core's behaviour, written once and run against every engine (and, later,
@@ -1156,5 +1157,7 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await core.scramCredential({ user, mechanism: 'SCRAM-SHA-256' }))?.iterations).toBe(4096);
       });
     });
+
+    describeCopies({ core: () => core, newQueue: (partitions) => newQueue({}, partitions), reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
   });
 }

@@ -14,6 +14,9 @@ import type {
   AddOffsetsToTxnRequest,
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnResult,
+  AppendAtPartitionResult,
+  AppendAtRequest,
+  AppendAtResult,
   AppendPartitionResult,
   AppendRequest,
   AppendResult,
@@ -85,6 +88,8 @@ import { compactPartition } from './compaction.js';
 import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
 import { MemoryAcls } from './acls.js';
 import { MemoryQuotas } from './quotas.js';
+import { checkAppendAtRequest, parseCopies } from '../../rules/copied-batches.js';
+import { appendCopies } from './copies.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every
@@ -1055,6 +1060,27 @@ export class MemoryCore implements Core {
   async scramCredential(req: ScramCredentialRef): Promise<ScramCredential | null> {
     this.checkOpen();
     return this.scram.get(req);
+  }
+
+  // ─── Copies at given offsets (./copies.ts) ─────────────────────────────────
+
+  async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
+    this.checkOpen();
+    const parts = checkAppendAtRequest(req);
+    this.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
+    const parsed = parseCopies(parts, this.appendLimits);
+    const now = this.clock();
+    const results = parts.map((p, i): AppendAtPartitionResult => {
+      const found = this.lookupPartition(p);
+      if ('error' in found) {
+        const error = found.error === 'unknown_queue' ? 'unknown_queue' : 'unknown_partition';
+        return { queue: p.queue, partition: p.partition, error, errorMessage: `Queue "${p.queue}" does not exist or has no partition ${p.partition}.`, nextOffset: -1 };
+      }
+      const { result, wrote } = appendCopies(found.partition.log, p, parsed[i]!, now);
+      if (wrote) this.wakePartition(this.queues.get(p.queue)!, found.partition);
+      return result;
+    });
+    return { partitions: results };
   }
 
   async close(): Promise<void> {

@@ -35,10 +35,11 @@ export class PartitionLog {
 
   constructor(private readonly usage: StorageUsage) {}
 
-  append(bytes: Buffer, offsetCount: number, maxTimestamp: number, appendedAt: number): StoredBatch {
+  /** Appends at the high watermark, or at `baseOffset` past it (a copy keeping its source's offsets leaves the gap). */
+  append(bytes: Buffer, offsetCount: number, maxTimestamp: number, appendedAt: number, baseOffset = this.highWatermark): StoredBatch {
     const batch: StoredBatch = {
-      baseOffset: this.highWatermark,
-      nextOffset: this.highWatermark + offsetCount,
+      baseOffset,
+      nextOffset: baseOffset + offsetCount,
       bytes,
       size: bytes.length,
       maxTimestamp,

@@ -53,7 +53,7 @@ export class LogWrites {
   }
 
   get isEmpty(): boolean {
-    return this.batches.length === 0 && this.windows.size === 0 && this.ledger.length === 0 && this.dedup.length === 0;
+    return this.batches.length === 0 && this.highWatermarks.size === 0 && this.windows.size === 0 && this.ledger.length === 0 && this.dedup.length === 0;
   }
 
   /** Parameters of `append-write`, in its order. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
+  AppendAtRequest,
+  AppendAtResult,
   AckRequest,
   AddPartitionsRequest,
   AlterQueueRequest,
@@ -83,6 +85,8 @@ import { isAbortedBatch, TRANSACTION_SWEEP_INTERVAL_MS, transactionalProducers }
 import { compactPostgres } from './compaction.js';
 import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats } from '../../rules/compaction.js';
 import { PostgresAccess } from './access.js';
+import { checkAppendAtRequest, parseCopies } from '../../rules/copied-batches.js';
+import { planCopies } from './copies.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -460,6 +464,21 @@ export class PostgresCore implements Core {
       writes.setWindow(row.id, window);
     }
     return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: row.log_start_offset };
+  }
+
+  /** Copies at given offsets (./copies.ts): one transaction, outside the group commit, which decides offsets itself. */
+  async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
+    this.checkOpen();
+    const parts = checkAppendAtRequest(req);
+    // Checked (and inflated) before the transaction, so no partition lock waits on it.
+    const parsed = parseCopies(parts, this.options.appendLimits);
+    const { results, writes } = await this.db.transaction(async (tx) => {
+      const planned = await planCopies(tx, parts, parsed, this.clock());
+      await this.write(tx, planned.writes);
+      return planned;
+    });
+    this.wakeTouched(writes);
+    return { partitions: results };
   }
 
   private async write(tx: Statements, writes: LogWrites): Promise<void> {

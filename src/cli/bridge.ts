@@ -1,0 +1,202 @@
+/**
+ * `queen-gateway bridge`: the migration bridge (src/bridge) as a command.
+ * Its flags are its own (a repeated --source-option does not fit the serve
+ * settings' table), read and checked before anything starts; a mistake is one
+ * sentence on stderr and exit code 2. The target is a core: over the internal
+ * RPC (--core HOST:PORT, the secret in --rpc-secret or QUEEN_RPC_SECRET), or a
+ * PostgreSQL engine opened in this process (--engine postgres --database-url).
+ * Over the RPC the core's group coordinator is the gateways' own, so a group
+ * whose members have joined on the target is seen to have moved at once.
+ */
+import { pino } from 'pino';
+import { openCore, type QueenCore } from '../core/index.js';
+import { connectCore, parseRpcAddress } from '../rpc/index.js';
+import { CompressionCodec } from '../../protocol/records/compression.js';
+import { Bridge, RESERVED_SOURCE_OPTIONS } from '../bridge/bridge.js';
+import { MissingLibrdkafka } from '../bridge/librdkafka.js';
+import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.js';
+import { ConfigError, LOG_LEVELS } from './settings.js';
+
+const CODECS: Record<string, CompressionCodec> = { none: CompressionCodec.None, gzip: CompressionCodec.Gzip, snappy: CompressionCodec.Snappy, lz4: CompressionCodec.Lz4, zstd: CompressionCodec.Zstd };
+
+export interface BridgeConfig {
+  source: string;
+  topics: RegExp;
+  groups: RegExp | null;
+  sourceOptions: Record<string, string>;
+  core: string | null;
+  rpcSecret: string | null;
+  engine: 'postgres' | null;
+  databaseUrl: string | null;
+  databaseSchema: string;
+  compression: CompressionCodec;
+  refreshIntervalMs: number;
+  progressIntervalMs: number;
+  metricsPort: number | null;
+  logLevel: string;
+}
+
+const FLAGS: { flag: string; value: string; help: string }[] = [
+  { flag: 'source', value: 'BROKERS', help: "the source cluster's bootstrap servers, host:port[,host:port] (required)" },
+  { flag: 'topics', value: 'PATTERN', help: 'a regular expression; topics whose whole name it matches are copied, and followed as they appear (required)' },
+  { flag: 'groups', value: 'PATTERN', help: "a regular expression; consumer groups whose whole name it matches have their committed offsets copied (default: none)" },
+  { flag: 'source-option', value: 'KEY=VALUE', help: 'a librdkafka setting for the source, repeatable: security.protocol, sasl.*, ssl.* ...' },
+  { flag: 'core', value: 'HOST:PORT', help: 'the target core over the internal RPC (a `queen-gateway core`); or use --engine postgres' },
+  { flag: 'rpc-secret', value: 'SECRET', help: 'the RPC secret for --core (default: QUEEN_RPC_SECRET)' },
+  { flag: 'engine', value: 'postgres', help: 'open the target PostgreSQL engine in this process instead of --core' },
+  { flag: 'database-url', value: 'URL', help: 'the PostgreSQL URL for --engine postgres (default: QUEEN_DATABASE_URL)' },
+  { flag: 'database-schema', value: 'NAME', help: 'the PostgreSQL schema for --engine postgres (default queen)' },
+  { flag: 'compression', value: 'CODEC', help: 'codec of the batches written to the target: none, gzip, snappy, lz4, zstd (default none)' },
+  { flag: 'refresh-interval-ms', value: 'MS', help: 'how often new topics, partitions and group offsets are looked for (default 5000)' },
+  { flag: 'progress-interval-ms', value: 'MS', help: 'how often the progress line is written to stderr; 0 for never (default 5000)' },
+  { flag: 'metrics-port', value: 'PORT', help: 'serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port; default: no metrics)' },
+  { flag: 'log-level', value: 'LEVEL', help: `pino log level: ${LOG_LEVELS.join(', ')} (default info)` },
+];
+
+export function bridgeHelp(): string {
+  return [
+    'Usage: queen-gateway bridge --source BROKERS --topics PATTERN [--groups PATTERN] (--core HOST:PORT | --engine postgres --database-url URL) [flags]',
+    '',
+    'bridge: copies a Kafka cluster\'s topics (offset for offset) and consumer-group offsets into the Queen core, and keeps them in step until stopped (SIGINT/SIGTERM).',
+    '',
+    ...FLAGS.map((f) => `  --${`${f.flag} ${f.value}`.padEnd(32)} ${f.help}`),
+  ].join('\n');
+}
+
+function pattern(flag: string, raw: string): RegExp {
+  try {
+    return new RegExp(raw);
+  } catch (e) {
+    throw new ConfigError(`The flag --${flag} is not a valid regular expression (${(e as Error).message}); give one such as 'orders\\..*'.`);
+  }
+}
+
+function whole(flag: string, raw: string, min: number, max: number): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(`The flag --${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(raw)}.`);
+  return n;
+}
+
+export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv): BridgeConfig {
+  const known = new Set(FLAGS.map((f) => f.flag));
+  const values = new Map<string, string>();
+  const sourceOptions: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}; the bridge's settings are given as --name value (see queen-gateway bridge --help).`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    if (!known.has(name)) throw new ConfigError(`Unknown flag --${name} for the bridge; run "queen-gateway bridge --help" to see its flags.`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || value === '') throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} ${FLAGS.find((f) => f.flag === name)!.value}.`);
+    if (name === 'source-option') {
+      const at = value.indexOf('=');
+      if (at <= 0) throw new ConfigError(`--source-option takes KEY=VALUE, a librdkafka setting such as security.protocol=ssl; got ${JSON.stringify(value)}.`);
+      const key = value.slice(0, at).trim();
+      if (RESERVED_SOURCE_OPTIONS.includes(key)) throw new ConfigError(`--source-option ${key} cannot be set: the bridge sets it itself (${key === 'bootstrap.servers' ? 'use --source' : 'its exactly-once copy depends on it'}).`);
+      sourceOptions[key] = value.slice(at + 1);
+    } else if (values.has(name)) {
+      throw new ConfigError(`The flag --${name} is given twice; give it once.`);
+    } else values.set(name, value);
+  }
+  const source = values.get('source');
+  if (!source) throw new ConfigError('The bridge needs its source: set --source to the Kafka cluster\'s bootstrap servers, e.g. --source kafka-1:9092,kafka-2:9092.');
+  if (!/^[^,\s:]+:\d+(,[^,\s:]+:\d+)*$/.test(source)) throw new ConfigError(`--source must be host:port pairs separated by commas, e.g. kafka-1:9092,kafka-2:9092; got ${JSON.stringify(source)}.`);
+  const topics = values.get('topics');
+  if (!topics) throw new ConfigError("The bridge needs --topics: a regular expression for the topics to copy, e.g. --topics 'orders|payments' or --topics '.*' for all.");
+  const core = values.get('core') ?? null;
+  const engine = values.get('engine') ?? null;
+  if (engine !== null && engine !== 'postgres') throw new ConfigError(`--engine must be postgres for the bridge (a memory engine in the bridge's own process would be lost with it); got ${JSON.stringify(engine)}.`);
+  if ((core === null) === (engine === null)) throw new ConfigError('The bridge needs exactly one target: --core HOST:PORT (a running `queen-gateway core`) or --engine postgres --database-url URL.');
+  if (core !== null) {
+    try {
+      parseRpcAddress(core);
+    } catch (e) {
+      throw new ConfigError(`The flag --core is wrong: ${(e as Error).message}`);
+    }
+  }
+  const rpcSecret = values.get('rpc-secret') ?? env['QUEEN_RPC_SECRET'] ?? null;
+  if (core !== null && (rpcSecret === null || rpcSecret.length < 16)) throw new ConfigError('--core needs the shared RPC secret: set --rpc-secret (or QUEEN_RPC_SECRET) to the core\'s secret of at least 16 characters.');
+  const databaseUrl = values.get('database-url') ?? env['QUEEN_DATABASE_URL'] ?? null;
+  if (engine !== null && !databaseUrl) throw new ConfigError('--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.');
+  const compressionName = values.get('compression') ?? 'none';
+  const compression = CODECS[compressionName];
+  if (compression === undefined) throw new ConfigError(`--compression must be one of ${Object.keys(CODECS).join(', ')}; got ${JSON.stringify(compressionName)}.`);
+  const logLevel = values.get('log-level') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(logLevel)}.`);
+  const metrics = values.get('metrics-port');
+  return {
+    source,
+    topics: pattern('topics', topics),
+    groups: values.has('groups') ? pattern('groups', values.get('groups')!) : null,
+    sourceOptions,
+    core,
+    rpcSecret,
+    engine: engine as 'postgres' | null,
+    databaseUrl,
+    databaseSchema: values.get('database-schema') ?? 'queen',
+    compression,
+    refreshIntervalMs: whole('refresh-interval-ms', values.get('refresh-interval-ms') ?? '5000', 100, 3_600_000),
+    progressIntervalMs: whole('progress-interval-ms', values.get('progress-interval-ms') ?? '5000', 0, 3_600_000),
+    metricsPort: metrics === undefined ? null : whole('metrics-port', metrics, 0, 65535),
+    logLevel,
+  };
+}
+
+/** Runs the bridge until SIGINT or SIGTERM; then the final report on stderr, exit 0. */
+export async function runBridge(config: BridgeConfig): Promise<void> {
+  const log = pino({ level: config.logLevel, base: { service: 'queen-bridge' } });
+  const core: QueenCore = config.core !== null
+    ? await connectCore({ address: parseRpcAddress(config.core), secret: config.rpcSecret!, connectTimeoutMs: 30_000, log })
+    : await openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
+  let bridge: Bridge;
+  try {
+    bridge = await Bridge.start({
+      source: config.source,
+      sourceOptions: config.sourceOptions,
+      topics: config.topics,
+      groups: config.groups,
+      core,
+      compression: config.compression,
+      refreshIntervalMs: config.refreshIntervalMs,
+      log,
+    });
+  } catch (e) {
+    await core.close();
+    if (e instanceof MissingLibrdkafka) {
+      process.stderr.write(e.message + '\n');
+      process.exit(1);
+    }
+    throw e;
+  }
+  const metrics = config.metricsPort === null ? null : await serveMetrics(config.metricsPort, () => bridge.progress());
+  log.info({ source: config.source, metrics: metrics ? `http://127.0.0.1:${metrics.port}/metrics` : null }, `bridge running: copying from ${config.source}`);
+  let last: { copied: number; at: number } | null = null;
+  const progress = config.progressIntervalMs === 0 ? null : setInterval(() => {
+    const now = Date.now();
+    const p = bridge.progress();
+    process.stderr.write(progressLine(p, rate(p, now, last)) + '\n');
+    last = { copied: p.copied, at: now };
+  }, config.progressIntervalMs);
+
+  let stopping = false;
+  const stop = async (reason: string, failure: Error | null) => {
+    if (stopping) return;
+    stopping = true;
+    if (progress) clearInterval(progress);
+    log.info({ reason }, 'stopping: writing what was read, then the final report');
+    const p = await bridge.stop();
+    metrics?.server.close();
+    await core.close();
+    process.stderr.write(finalReport(p, Date.now()) + '\n');
+    log.info({ copied: p.copied, topics: p.topics, groups: p.groups }, 'bridge stopped');
+    if (failure) {
+      process.stderr.write(failure.message + '\n');
+      process.exit(1);
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT', null));
+  process.on('SIGTERM', () => void stop('SIGTERM', null));
+  bridge.done.catch((e: Error) => void stop('failure', e));
+}

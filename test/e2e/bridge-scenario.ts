@@ -1,0 +1,201 @@
+/**
+ * The bridge's proof, written once for both sources (Apache Kafka in
+ * bridge-kafka.test.ts, a second gateway in bridge-gateway.test.ts): records
+ * keep arriving at the source while the bridge (a child process) copies them
+ * and is SIGKILLed three times; a consumer group reads part of a topic at the
+ * source, stops, and carries on at the target once the bridge has copied its
+ * offsets; at the end every partition of every topic is the same, offset for
+ * offset, at the source and at the target.
+ */
+import { expect } from 'vitest';
+import KafkaJavascript from '@confluentinc/kafka-javascript';
+import type { KafkaConsumer as KafkaConsumerType, Message, Producer } from '@confluentinc/kafka-javascript';
+import { checksums, gapCount, readLogs, startBridgeProcess, type BridgeProcess, type Target } from '../support/bridge.js';
+import { sleep, waitFor } from '../support/eventually.js';
+import { freePort } from '../support/gateway.js';
+import { connectProducer, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
+import { planRecords } from '../support/records.js';
+
+const { KafkaConsumer } = KafkaJavascript;
+
+export interface CopiedTopic {
+  name: string;
+  partitions: number;
+  /** Offsets at the source that hold no record (compaction, aborted transactions): the copy must keep them. */
+  expectGaps?: boolean;
+}
+
+export interface Scenario {
+  source: string;
+  target: Target;
+  /** The topic the ongoing producer writes to and the group reads. */
+  main: CopiedTopic;
+  /** Prepared at the source before the bridge starts (compacted, transactional). */
+  others: CopiedTopic[];
+  /** Records written to `main` before the bridge starts, and while it runs. */
+  initialRecords: number;
+  ongoingRecords: number;
+}
+
+const GROUP = 'switching-group';
+
+function groupConsumer(bootstrap: string, topic: string): Promise<KafkaConsumerType> {
+  const consumer = new KafkaConsumer(
+    { 'bootstrap.servers': bootstrap, 'group.id': GROUP, 'enable.auto.commit': false, 'log_level': 3, 'fetch.wait.max.ms': 50, 'session.timeout.ms': 10_000 },
+    { 'auto.offset.reset': 'earliest' },
+  );
+  return new Promise((resolve, reject) =>
+    consumer.connect({ timeout: 20_000 }, (err) => {
+      if (err) return reject(err);
+      consumer.subscribe([topic]);
+      resolve(consumer);
+    }),
+  );
+}
+
+/**
+ * Commits every partition at its position and waits until the coordinator
+ * has it, without blocking this thread (commitSync would, and the gateways
+ * of these tests run on it): an asynchronous commit, then asynchronous
+ * reads of the committed offsets.
+ */
+async function commit(consumer: KafkaConsumerType): Promise<void> {
+  const positions = consumer.position().filter((p) => p.offset >= 0);
+  if (positions.length === 0) return;
+  consumer.commit();
+  await waitFor(
+    async () => {
+      const committed = await new Promise<{ partition: number; offset: number }[]>((resolve) =>
+        consumer.committed(positions.map(({ topic, partition }) => ({ topic, partition })), 5_000, (err, tps) => resolve(err ? [] : tps)),
+      );
+      return positions.every((p) => committed.some((c) => c.partition === p.partition && c.offset >= p.offset));
+    },
+    { what: "the group's commit to be answered", timeoutMs: 60_000, intervalMs: 50 },
+  );
+}
+
+/** Consumes (and commits what it consumed) until `enough` says so; returns what it read. */
+async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[]) => boolean, what: string, timeoutMs = 180_000): Promise<Message[]> {
+  const read: Message[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (!enough(read)) {
+    if (Date.now() > deadline) throw new Error(`${what}: gave up after ${timeoutMs} ms with ${read.length} records read`);
+    const batch = await new Promise<Message[]>((resolve) => consumer.consume(500, (err, messages) => resolve(err ? [] : messages)));
+    read.push(...batch);
+    if (batch.length === 0) await sleep(20);
+  }
+  // Once, at the end: what was read is what is committed, so the group's next reader starts right after it.
+  await commit(consumer);
+  return read;
+}
+
+export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgeProcess; report: string }> {
+  const { main } = s;
+  const producer: Producer = await connectProducer(s.source, { 'compression.codec': 'lz4', 'linger.ms': 5, 'enable.idempotence': true });
+  const plan = planRecords({ label: main.name, partitions: main.partitions, perPartition: Math.ceil((s.initialRecords + s.ongoingRecords) / main.partitions), headers: [['origin', 'bridge-test'], ['empty', '']] });
+  const initial = plan.slice(0, s.initialRecords);
+  const ongoing = plan.slice(s.initialRecords, s.initialRecords + s.ongoingRecords);
+  expectDelivered(await produceAll(producer, main.name, initial, { timeoutMs: 300_000 }));
+
+  const metricsPort = await freePort();
+  const bridge = await startBridgeProcess([
+    '--source', s.source,
+    '--topics', [main, ...s.others].map((t) => t.name.replace(/\./g, '\\.')).join('|'),
+    '--groups', GROUP,
+    '--core', s.target.rpc,
+    '--refresh-interval-ms', '500',
+    '--progress-interval-ms', '1000',
+    '--metrics-port', String(metricsPort),
+  ]);
+
+  // The producer keeps writing while the bridge runs, is killed and comes back.
+  // Spread over at least 16 s, so the kills below fall while records are still arriving.
+  let produced = 0;
+  let writerDone = false;
+  const chunk = Math.ceil(ongoing.length / 40);
+  const writing = (async () => {
+    for (let at = 0; at < ongoing.length; at += chunk) {
+      expectDelivered(await produceAll(producer, main.name, ongoing.slice(at, at + chunk), { timeoutMs: 300_000 }));
+      produced = Math.min(ongoing.length, at + chunk);
+      await sleep(400);
+    }
+  })().finally(() => (writerDone = true));
+
+  const copiedOnTarget = async () => {
+    const { partitions } = await s.target.core.offsets({ partitions: Array.from({ length: main.partitions }, (_, partition) => ({ queue: main.name, partition })) });
+    return partitions.reduce((n, p) => n + Math.max(0, p.highWatermark), 0);
+  };
+
+  // The group reads part of the topic at the source and leaves.
+  const atSource = await groupConsumer(s.source, main.name);
+  const firstHalf = await consumeWhile(atSource, (read) => read.length >= s.initialRecords / 2, 'the group at the source');
+  await disconnect(atSource);
+
+  // Three crashes, each after the copy has moved on since the last (while the producer writes).
+  let killsWhileWriting = 0;
+  for (let kill = 0; kill < 3; kill++) {
+    const before = await copiedOnTarget();
+    await waitFor(async () => writerDone || (await copiedOnTarget()) > before, { what: `the bridge to copy more before kill ${kill + 1}`, timeoutMs: 120_000, intervalMs: 100, describe: () => bridge.logs.tail() });
+    if (!writerDone) killsWhileWriting++;
+    await bridge.kill();
+    await sleep(200);
+    await bridge.restart();
+  }
+
+  expect(killsWhileWriting, 'kills that fell while the producer was writing').toBeGreaterThan(0);
+
+  // Metrics while running.
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  expect(metrics).toMatch(new RegExp(`queen_bridge_records_copied_total\\{topic="${main.name.replace(/\./g, '\\.')}"\\} \\d+`));
+  expect(metrics).toMatch(/# TYPE queen_bridge_lag_records gauge/);
+
+  // The group moves: once the bridge has copied its offsets, it carries on at the target, mid-stream.
+  const sourceCommitted = new Map<number, number>();
+  for (const m of firstHalf) sourceCommitted.set(m.partition, Math.max(sourceCommitted.get(m.partition) ?? 0, m.offset + 1));
+  await waitFor(
+    async () => {
+      const { offsets } = await s.target.core.fetchOffsets({ group: GROUP, partitions: null });
+      const onTarget = new Map(offsets.map((o) => [o.partition, o.offset]));
+      return [...sourceCommitted].every(([p, o]) => onTarget.get(p) === o);
+    },
+    { what: "the group's source offsets copied to the target", timeoutMs: 120_000, intervalMs: 200, describe: () => bridge.logs.tail() },
+  );
+  const atTarget = await groupConsumer(s.target.bootstrap, main.name);
+  const total = s.initialRecords + s.ongoingRecords;
+  const secondHalf = await consumeWhile(atTarget, (read) => firstHalf.length + read.length >= total, 'the group at the target', 300_000);
+  await disconnect(atTarget);
+  await writing;
+  expect(produced).toBe(ongoing.length);
+
+  // No duplicate, nothing missed: every record of the topic once, across the move.
+  const seen = new Map<string, number>();
+  for (const m of [...firstHalf, ...secondHalf]) seen.set(`${m.partition}:${m.offset}`, (seen.get(`${m.partition}:${m.offset}`) ?? 0) + 1);
+  expect([...seen.values()].filter((n) => n > 1)).toEqual([]);
+  expect(seen.size).toBe(total);
+  expect(new Set([...firstHalf, ...secondHalf].map((m) => m.value!.toString())).size).toBe(total);
+
+  // The bridge has seen the group move and leaves it alone.
+  await waitFor(() => bridge.logs.matching(`group ${GROUP} has moved to the target`).length > 0, { what: 'the bridge to notice the group moved', timeoutMs: 60_000, intervalMs: 100 });
+
+  // Every topic, offset for offset, once the bridge has caught up.
+  for (const topic of [main, ...s.others]) {
+    const source = await readLogs(s.source, topic.name, topic.partitions);
+    if (topic.expectGaps) expect(source.reduce((n, log) => n + gapCount(log), 0), `${topic.name} has gaps at the source`).toBeGreaterThan(0);
+    await waitFor(
+      async () => {
+        const { partitions } = await s.target.core.offsets({ partitions: source.map((_, partition) => ({ queue: topic.name, partition })) });
+        return partitions.every((p, i) => p.highWatermark === source[i]!.end);
+      },
+      { what: `${topic.name} copied to the source's end`, timeoutMs: 120_000, intervalMs: 200, describe: () => bridge.logs.tail() },
+    );
+    const target = await readLogs(s.target.bootstrap, topic.name, topic.partitions);
+    expect(checksums(target), `${topic.name}: target vs source`).toEqual(checksums(source));
+  }
+
+  await disconnect(producer);
+  const code = await bridge.stop();
+  expect(code).toBe(0);
+  const report = bridge.logs.lines.slice(-200).join('\n');
+  expect(report).toMatch(/bridge stopped after [\d.]+ s: [\d,]+ records copied/);
+  return { bridge, report };
+}

@@ -1,0 +1,58 @@
+/**
+ * `queen-gateway bridge`'s flags: what a mistake answers (one sentence saying
+ * what to fix, exit code 2 from the command), and what a good set becomes.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readBridgeConfig } from '../../src/cli/bridge.js';
+import { CompressionCodec } from '../../protocol/records/compression.js';
+
+const CLI = fileURLToPath(new URL('../../bin/queen-gateway.js', import.meta.url));
+const SECRET = 'a-secret-of-sixteen-chars';
+const GOOD = ['--source', 'k1:9092,k2:9092', '--topics', 'orders|payments', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET];
+
+function problem(args: string[], env: NodeJS.ProcessEnv = {}): string {
+  try {
+    readBridgeConfig(args, env);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`${args.join(' ')} was accepted`);
+}
+
+describe('queen-gateway bridge: flags', () => {
+  it('reads a good set, repeated --source-option included', () => {
+    const config = readBridgeConfig([...GOOD, '--groups', 'billing-.*', '--source-option', 'security.protocol=sasl_ssl', '--source-option', 'sasl.mechanism=PLAIN', '--compression', 'zstd', '--metrics-port', '0'], {});
+    expect(config.sourceOptions).toEqual({ 'security.protocol': 'sasl_ssl', 'sasl.mechanism': 'PLAIN' });
+    expect(config.compression).toBe(CompressionCodec.Zstd);
+    expect(config.groups?.source).toBe('billing-.*');
+    expect(config.metricsPort).toBe(0);
+    expect(readBridgeConfig(['--source', 'k1:9092', '--topics', '.*', '--engine', 'postgres'], { QUEEN_DATABASE_URL: 'postgres://u:p@h:5432/d' }).databaseUrl).toBe('postgres://u:p@h:5432/d');
+  });
+
+  it('says what to fix for each mistake', () => {
+    expect(problem(['--topics', 'x', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET])).toMatch(/needs its source: set --source/);
+    expect(problem(['--source', 'k1', '--topics', 'x', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET])).toMatch(/host:port pairs/);
+    expect(problem(['--source', 'k1:9092', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET])).toMatch(/needs --topics/);
+    expect(problem([...GOOD, '--groups', '(unclosed'])).toMatch(/--groups is not a valid regular expression/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x'])).toMatch(/exactly one target/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070'])).toMatch(/RPC secret/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--engine', 'postgres'])).toMatch(/needs a database/);
+    expect(problem([...GOOD, '--source-option', 'isolation.level=read_uncommitted'])).toMatch(/cannot be set: the bridge sets it itself/);
+    expect(problem([...GOOD, '--source-option', 'novalue'])).toMatch(/KEY=VALUE/);
+    expect(problem([...GOOD, '--compression', 'brotli'])).toMatch(/--compression must be one of none, gzip, snappy, lz4, zstd/);
+    expect(problem([...GOOD, '--metrics-port', '70000'])).toMatch(/--metrics-port must be a whole number from 0 to 65535/);
+    expect(problem([...GOOD, '--port', '9092'])).toMatch(/Unknown flag --port for the bridge/);
+    expect(problem([...GOOD, '--topics', 'again'])).toMatch(/given twice/);
+  });
+
+  it('stops the command with the sentence and exit code 2', () => {
+    const run = spawnSync(process.execPath, [CLI, 'bridge', '--topics', 'x'], { encoding: 'utf8', env: { ...process.env, QUEEN_RPC_SECRET: '' } });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toMatch(/^The bridge needs its source: set --source/);
+    const help = spawnSync(process.execPath, [CLI, 'bridge', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--source-option KEY=VALUE');
+  }, 60_000);
+});

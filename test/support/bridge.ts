@@ -1,0 +1,153 @@
+/**
+ * The migration bridge as its end-to-end suites drive it: the `bridge`
+ * command as a child process (so it can be SIGKILLed), a target core behind
+ * the RPC with a gateway on the same core (the layout the bridge is made for),
+ * and a partition's log read to its end and summed up, so a source and its
+ * copy can be compared offset for offset.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import KafkaJavascript from '@confluentinc/kafka-javascript';
+import type { Message } from '@confluentinc/kafka-javascript';
+import { openCore, type QueenCore } from '../../src/core/index.js';
+import { startBroker, type Broker } from '../../src/index.js';
+import { formatRpcAddress, RpcServer } from '../../src/rpc/index.js';
+import type { EngineChoice } from './engines.js';
+import { connectConsumer, disconnect, fromHeaders } from './rdkafka.js';
+import { sleep, waitFor } from './eventually.js';
+import { LogCapture } from './gateway.js';
+
+const { CODES } = KafkaJavascript;
+const CLI = fileURLToPath(new URL('../../bin/queen-gateway.js', import.meta.url));
+export const BRIDGE_SECRET = 'bridge-test-rpc-secret';
+
+export interface Target {
+  core: QueenCore;
+  /** The core's RPC address, for the bridge's --core. */
+  rpc: string;
+  /** A gateway on the same core (same group coordinator), for the consumers that move. */
+  bootstrap: string;
+  broker: Broker;
+  stop(): Promise<void>;
+}
+
+export async function startTarget(engine: EngineChoice): Promise<Target> {
+  const groups = { initialRebalanceDelayMs: 0 };
+  const core = await openCore(engine.engine === 'postgres' ? { engine: 'postgres', url: engine.url, schema: engine.schema, groups } : { engine: 'memory', groups });
+  const server = new RpcServer({ core, secret: BRIDGE_SECRET });
+  const address = await server.listen({ host: '127.0.0.1', port: 0 });
+  const broker = await startBroker({ core, autoCreateTopics: false, shutdownGraceMs: 1_000 });
+  return {
+    core,
+    rpc: formatRpcAddress(address),
+    bootstrap: broker.bootstrap,
+    broker,
+    async stop() {
+      await broker.stop();
+      await server.close();
+      await core.close();
+    },
+  };
+}
+
+export interface BridgeProcess {
+  logs: LogCapture;
+  readonly pid: number | undefined;
+  /** SIGKILL, as a crash would; resolves once it has exited. */
+  kill(): Promise<void>;
+  /** SIGTERM; resolves with the exit code once the final report is out. */
+  stop(): Promise<number | null>;
+  /** Starts it again with the same arguments. */
+  restart(): Promise<void>;
+}
+
+export async function startBridgeProcess(args: string[]): Promise<BridgeProcess> {
+  const logs = new LogCapture();
+  let child: ChildProcess | null = null;
+  let exited: Promise<number | null> = Promise.resolve(null);
+  const launch = async () => {
+    // Each start logs "bridge running" once it is copying and serving metrics; a restart waits for its own.
+    const startsBefore = logs.matching('bridge running').length;
+    const spawned = spawn(process.execPath, [CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
+    child = spawned;
+    spawned.stdout!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
+    spawned.stderr!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
+    exited = new Promise((resolve) => spawned.once('exit', (code) => resolve(code)));
+    await waitFor(() => logs.matching('bridge running').length > startsBefore || spawned.exitCode !== null, {
+      what: 'the bridge to start',
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      describe: () => logs.tail(),
+    });
+    if (spawned.exitCode !== null) throw new Error(`the bridge exited with ${spawned.exitCode} at start:\n${logs.tail()}`);
+  };
+  await launch();
+  return {
+    logs,
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
+    },
+    async kill() {
+      (child as ChildProcess | null)?.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      const running = child as ChildProcess | null;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return running?.exitCode ?? null;
+      running.kill('SIGTERM');
+      const forced = setTimeout(() => running.kill('SIGKILL'), 30_000);
+      const code = await exited;
+      clearTimeout(forced);
+      return code;
+    },
+    restart: launch,
+  };
+}
+
+export interface PartitionLog {
+  /** Where the partition ends (librdkafka's end-of-partition offset). */
+  end: number;
+  records: { offset: number; key: string | null; value: string; headers: [string, string][]; timestamp: number }[];
+}
+
+/** Every partition of `topic` read from its start to its end as it is now, read_committed. */
+export async function readLogs(bootstrap: string, topic: string, partitions: number, timeoutMs = 120_000): Promise<PartitionLog[]> {
+  const consumer = await connectConsumer(bootstrap, { 'isolation.level': 'read_committed', 'fetch.wait.max.ms': 50 }, topic);
+  const logs: PartitionLog[] = Array.from({ length: partitions }, () => ({ end: -1, records: [] }));
+  const open = new Set(Array.from({ length: partitions }, (_, i) => i));
+  consumer.on('partition.eof', (e) => {
+    logs[e.partition]!.end = e.offset;
+    open.delete(e.partition);
+  });
+  consumer.on('data', (m: Message) => {
+    open.add(m.partition);
+    logs[m.partition]!.records.push({ offset: m.offset, key: m.key === null || m.key === undefined ? null : m.key.toString(), value: m.value?.toString() ?? '', headers: fromHeaders(m.headers), timestamp: m.timestamp ?? -1 });
+  });
+  try {
+    consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: 0 })));
+    const deadline = Date.now() + timeoutMs;
+    while (open.size > 0) {
+      if (Date.now() > deadline) throw new Error(`reading ${topic} from ${bootstrap} to its end took over ${timeoutMs} ms; partitions still open: ${[...open].join(', ')}`);
+      await new Promise<void>((resolve) => consumer.consume(2000, (err) => (err && err.code !== CODES.ERRORS.ERR__PARTITION_EOF ? resolve() : resolve())));
+      await sleep(1);
+    }
+    return logs;
+  } finally {
+    await disconnect(consumer);
+  }
+}
+
+/** One line per partition: its end, its record count and a SHA-256 over every record's offset, key, value, headers and timestamp. */
+export function checksums(logs: PartitionLog[]): string[] {
+  return logs.map((log, partition) => {
+    const hash = createHash('sha256');
+    for (const r of log.records) hash.update(JSON.stringify([r.offset, r.key, r.value, r.headers, r.timestamp])).update('\n');
+    return `p${partition} end=${log.end} records=${log.records.length} sha256=${hash.digest('hex').slice(0, 16)}`;
+  });
+}
+
+/** Offsets within [0, end) that hold no record: the gaps a copy must keep. */
+export function gapCount(log: PartitionLog): number {
+  return log.end - log.records.length;
+}
