@@ -114,6 +114,55 @@ function describeCompaction(engine: string, open: () => Promise<Fixture>): void 
       expect(offsets.partitions[0]).toMatchObject({ highWatermark: 8, logStartOffset: 0 });
     });
 
+    it('lets no record of an aborted transaction supersede a committed one, and never compacts past an open transaction', async () => {
+      const queue = await compactedQueue();
+      const t = Date.now();
+      const transactional = async (transactionalId: string) => {
+        const { producerId, producerEpoch } = await f.core.initProducer({ transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+        const who = { transactionalId, producerId, producerEpoch };
+        await f.core.addPartitionsToTxn({ ...who, partitions: [{ queue, partition: 0 }] });
+        let sequence = 0;
+        return {
+          write: (updates: Update[]) => {
+            const batch = buildBatch({ records: updates.map(([key, value]) => ({ key, value, timestamp: t })), producerId, producerEpoch, baseSequence: sequence, isTransactional: true });
+            sequence += updates.length;
+            return append(f.core, queue, batch);
+          },
+          end: (commit: boolean) => f.core.endTxn({ ...who, commit }),
+        };
+      };
+      await append(f.core, queue, batchOf([['k', 'committed'], ['j', 'j1']], t));
+      const aborted = await transactional(uniqueName('tx-abort'));
+      await aborted.write([['k', 'aborted']]);
+      await aborted.end(false);
+      const open = await transactional(uniqueName('tx-open'));
+      await open.write([['j', 'j-open']]);
+      await append(f.core, queue, batchOf([['j', 'j2']], t));
+      await append(f.core, queue, batchOf([['z', 'tail']], t));
+      await f.runCompaction();
+      const committedView = async () => {
+        const res = await f.core.read({ partitions: [{ queue, partition: 0, fetchOffset: 0, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_committed' });
+        const p = res.partitions[0]!;
+        const abortedFrom = new Set(p.abortedTransactions.map((a) => a.producerId));
+        const out: [string | null, string | null][] = [];
+        for (const bytes of p.batches) {
+          const decoded = decodeBatch(bytes);
+          if (decoded.isControl || (decoded.isTransactional && abortedFrom.has(Number(decoded.header.producerId)))) continue;
+          for (const r of decoded.records) out.push([r.key?.toString() ?? null, r.value?.toString() ?? null]);
+        }
+        return out;
+      };
+      // The aborted record never happened: k's committed value stays. Nothing from the open transaction on was compacted.
+      expect(await committedView()).toContainEqual(['k', 'committed']);
+      expect((await readFrom(f.core, queue)).records.map((r) => r.value)).toEqual(expect.arrayContaining(['j1', 'j-open', 'j2']));
+      await open.end(true);
+      await append(f.core, queue, batchOf([['z', 'tail2']], t));
+      await f.runCompaction();
+      const after = await committedView();
+      expect(after).toContainEqual(['k', 'committed']);
+      expect(after.filter(([key]) => key === 'j')).toEqual([['j', 'j2']]);
+    });
+
     it('serves a read that starts in a gap from the next surviving batch, and a read inside a batch with the whole batch', async () => {
       const queue = await compactedQueue();
       const t = Date.now();

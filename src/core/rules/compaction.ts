@@ -137,10 +137,13 @@ function mapKey(key: Buffer): string {
  * Notes every keyed record of one stored batch of the dirty range in
  * `latest`; false (nothing noted) when the batch would take the map past
  * MAX_MAPPED_KEYS and the map is not empty, so the pass ends before it.
- * Control batches and batches that cannot be decoded add nothing.
+ * Control batches, batches of aborted transactions (`aborted`: their records
+ * never happened for a read_committed reader, so they supersede nothing) and
+ * batches that cannot be decoded add nothing.
  */
-export function mapBatch(latest: LatestOffsets, bytes: Buffer, baseOffset: number, maxBytes: number): boolean {
+export function mapBatch(latest: LatestOffsets, bytes: Buffer, baseOffset: number, maxBytes: number, aborted: AbortedCheck = NONE_ABORTED): boolean {
   if (bytes.readInt16BE(BatchPos.Attributes) & BatchAttr.Control) return true;
+  if (isAbortedTransactional(bytes, baseOffset, aborted)) return true;
   const count = bytes.readInt32BE(BatchPos.RecordCount);
   if (latest.size > 0 && latest.size + count > MAX_MAPPED_KEYS) return false;
   let decoded;
@@ -152,6 +155,15 @@ export function mapBatch(latest: LatestOffsets, bytes: Buffer, baseOffset: numbe
   }
   for (const record of decoded.records) if (record.key !== null) latest.set(mapKey(record.key), baseOffset + record.offsetDelta);
   return true;
+}
+
+/** Whether the transactional batch of `producerId` at `baseOffset` belongs to an aborted transaction. */
+export type AbortedCheck = (producerId: number, baseOffset: number) => boolean;
+const NONE_ABORTED: AbortedCheck = () => false;
+
+function isAbortedTransactional(bytes: Buffer, baseOffset: number, aborted: AbortedCheck): boolean {
+  if (!(bytes.readInt16BE(BatchPos.Attributes) & BatchAttr.Transactional)) return false;
+  return aborted(Number(bytes.readBigInt64BE(BatchPos.ProducerId)), baseOffset);
 }
 
 /** What compaction makes of one stored batch. */
@@ -169,11 +181,14 @@ export function earlierHorizon(a: number | null, b: number | null): number | nul
  * One stored batch of the cleanable range after compaction against `latest`
  * (the dirty range's keys). A batch that cannot be decoded (damaged on disk)
  * is kept as it is: native readers already report it, and compaction must not
- * guess at what it held.
+ * guess at what it held. So is a batch of an aborted transaction (`aborted`):
+ * read_committed readers skip it by the aborted-transactions index, and
+ * Kafka's cleaner removes such batches where this one keeps them.
  */
-export function compactBatch(bytes: Buffer, baseOffset: number, latest: LatestOffsets, deleteRetentionMs: number, now: number, maxBytes: number): BatchOutcome {
+export function compactBatch(bytes: Buffer, baseOffset: number, latest: LatestOffsets, deleteRetentionMs: number, now: number, maxBytes: number, aborted: AbortedCheck = NONE_ABORTED): BatchOutcome {
   const header = readBatchHeader(bytes);
   if (header.attributes & BatchAttr.Control) return { kind: 'keep', horizon: null };
+  if (isAbortedTransactional(bytes, baseOffset, aborted)) return { kind: 'keep', horizon: null };
   let decoded;
   try {
     decoded = decodeBatch(bytes, 0, { maxBytes });

@@ -1,6 +1,6 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
-import { compactBatch, earlierHorizon, mapBatch, planCompaction, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import { compactBatch, earlierHorizon, mapBatch, planCompaction, type AbortedCheck, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
 import type { PartitionLog, StoredBatch } from './partition-log.js';
 
 /**
@@ -17,6 +17,8 @@ export interface CompactablePartition {
   log: PartitionLog;
   settings: CompactionSettings;
   lastStableOffset: number;
+  /** Whether a transactional batch belongs to an aborted transaction. */
+  isAborted: AbortedCheck;
   /** False once the partition was deleted during the pass: its result is dropped. */
   isCurrent(): boolean;
 }
@@ -46,7 +48,7 @@ export async function compactPartition(partition: CompactablePartition, now: num
   const slicer = new Slicer();
   const latest: LatestOffsets = new Map();
   for (const batch of dirty) {
-    if (!mapBatch(latest, batch.bytes, batch.baseOffset, maxBytes)) {
+    if (!mapBatch(latest, batch.bytes, batch.baseOffset, maxBytes, partition.isAborted)) {
       end = batch.baseOffset;
       break;
     }
@@ -58,7 +60,7 @@ export async function compactPartition(partition: CompactablePartition, now: num
   for (const batch of range) {
     if (batch.baseOffset >= end) break;
     stats.recordsScanned += batch.bytes.readInt32BE(BatchPos.RecordCount);
-    const outcome = compactBatch(batch.bytes, batch.baseOffset, latest, settings.deleteRetentionMs, now, maxBytes);
+    const outcome = compactBatch(batch.bytes, batch.baseOffset, latest, settings.deleteRetentionMs, now, maxBytes, partition.isAborted);
     if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
     if (outcome.kind === 'keep') replacement.push(batch);
     else if (outcome.kind === 'drop') {

@@ -1004,8 +1004,10 @@ export class MemoryCore implements Core {
         for (const partition of queue.partitions) {
           if (this.closed) return stats;
           const isCurrent = () => this.queues.get(queue.name) === queue;
-          // No transactions yet: the last stable offset is the high watermark.
-          await compactPartition({ log: partition.log, settings, lastStableOffset: partition.log.highWatermark, isCurrent }, now, storedBatchLimit(this.appendLimits), stats);
+          // Never past an open Kafka transaction: its outcome decides which record of a key is the latest.
+          const lastStableOffset = this.kafkaTxns.lastStableOffset(partition, partition.log.highWatermark);
+          const isAborted = (producerId: number, baseOffset: number) => this.kafkaTxns.isAborted(partition, producerId, baseOffset);
+          await compactPartition({ log: partition.log, settings, lastStableOffset, isAborted, isCurrent }, now, storedBatchLimit(this.appendLimits), stats);
         }
       }
       return stats;

@@ -1,5 +1,6 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
+import { isAbortedBatch } from '../../rules/kafka-transactions.js';
 import { compactBatch, earlierHorizon, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
 import { Statements, type Database } from './database.js';
 
@@ -64,8 +65,17 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
   const spans = (await db.statements.run<SpanRow>('partition-batch-sizes', [partition.id])).map(
     (b): BatchSpan => ({ baseOffset: b.base_offset, nextOffset: b.next_offset, size: b.size, appendedAt: b.appended_at }),
   );
-  // No transactions yet: the last stable offset is the high watermark.
-  const plan = planCompaction(spans, partition.cleaned_to, partition.next_offset, partition.settings, now, partition.tombstone_horizon);
+  // Never past an open Kafka transaction (its outcome decides which record of a key is the latest);
+  // batches of aborted transactions supersede nothing and are kept.
+  const open = await db.statements.run<{ first_offset: number | null }>('compaction-open-transaction', [partition.id]);
+  const lastStableOffset = Math.min(partition.next_offset, open[0]?.first_offset ?? Number.POSITIVE_INFINITY);
+  const abortedRanges = (await db.statements.run<{ producer_id: number; first_offset: number; last_offset: number }>('txn-aborted-from', [partition.id, -1])).map((r) => ({
+    producerId: Number(r.producer_id),
+    firstOffset: Number(r.first_offset),
+    lastOffset: Number(r.last_offset),
+  }));
+  const isAborted = (producerId: number, baseOffset: number) => isAbortedBatch(abortedRanges, producerId, baseOffset);
+  const plan = planCompaction(spans, partition.cleaned_to, lastStableOffset, partition.settings, now, partition.tombstone_horizon);
   if (!plan) return;
   let end = plan.end;
 
@@ -73,7 +83,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
   mapping: for (let from = plan.dirty[0]?.baseOffset ?? end; from < end; ) {
     const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
     for (const row of rows) {
-      if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes)) {
+      if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes, isAborted)) {
         end = row.base_offset;
         break mapping;
       }
@@ -89,7 +99,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     const dropped: number[] = [];
     for (const row of rows) {
       stats.recordsScanned += row.bytes.readInt32BE(BatchPos.RecordCount);
-      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes);
+      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes, isAborted);
       if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
       if (outcome.kind === 'drop') {
         dropped.push(row.base_offset);

@@ -44,3 +44,7 @@ INSERT INTO compaction_progress (partition_id, cleaned_to, tombstone_horizon)
 SELECT $1, $7::bigint, $8::bigint WHERE $7::bigint >= 0 AND EXISTS (SELECT 1 FROM partitions WHERE id = $1)
 ON CONFLICT (partition_id) DO UPDATE
   SET cleaned_to = greatest(compaction_progress.cleaned_to, excluded.cleaned_to), tombstone_horizon = excluded.tombstone_horizon;
+
+-- name: compaction-open-transaction
+-- Where the partition's earliest open Kafka transaction begins (null: none): the compactor stops there.
+SELECT min(first_offset) AS first_offset FROM transaction_partitions WHERE partition_id = $1 AND first_offset IS NOT NULL;
