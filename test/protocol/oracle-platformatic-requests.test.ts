@@ -456,6 +456,24 @@ const PLATFORMATIC: Record<string, Row[]> = {
       sent: () => ({ groupId: 'billing', topics: [{ name: 'orders', partitions: [{ partitionIndex: 3 }, { partitionIndex: 0 }] }] }),
     },
   ],
+  DescribeClientQuotas: [
+    {
+      versions: [0],
+      args: [[{ entityType: 'user', matchType: 0, match: 'alice' }, { entityType: 'client-id', matchType: 1, match: null }], true],
+      sent: () => ({ components: [{ entityType: 'user', matchType: 0, match: 'alice' }, { entityType: 'client-id', matchType: 1, match: null }], strict: true }),
+      departs: 'writes v1\'s flexible layout (compact strings, tagged fields) under v0, which the spec has non-flexible',
+    },
+  ],
+  AlterClientQuotas: [
+    {
+      versions: [1],
+      args: [[{ entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }, { key: 'consumer_byte_rate', remove: true }] }], false],
+      sent: () => ({
+        entries: [{ entity: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }, { key: 'consumer_byte_rate', value: 0, remove: true }] }],
+        validateOnly: false,
+      }),
+    },
+  ],
   DescribeUserScramCredentials: [{ versions: [0], args: [[{ name: 'alice' }, { name: 'bob' }]], sent: () => ({ users: [{ name: 'alice' }, { name: 'bob' }] }) }],
   AlterUserScramCredentials: [
     {
