@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AclBinding, AclOperation, AclResourceType, Core } from '../core/core.js';
 import { patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from '../core/rules/acls.js';
+import { isCoreError } from '../core/errors.js';
 import { CLUSTER_NAME, operationBits, RESOURCE_OPERATIONS } from './acl-operations.js';
 
 /**
@@ -116,7 +117,8 @@ export class Authorizer {
       this.loadFailureLogged = false;
     } catch (e) {
       if (!this.loadFailureLogged) {
-        this.log.warn({ err: e }, this.byType ? 'could not refresh ACLs from the core; the last ones loaded stay in force' : 'could not load ACLs from the core; only super users are allowed until they load');
+        // A store that is away is said once per episode by the core's own availability line, not again here.
+        this.log[isCoreError(e) && e.code === 'unavailable' ? 'debug' : 'warn']({ err: e }, this.byType ? 'could not refresh ACLs from the core; the last ones loaded stay in force' : 'could not load ACLs from the core; only super users are allowed until they load');
       }
       this.loadFailureLogged = true;
     }

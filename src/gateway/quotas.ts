@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClientQuotaEntry, Core, QuotaEntity, QuotaKey } from '../core/core.js';
+import { isCoreError } from '../core/errors.js';
 import { quotaEntityKey } from '../core/rules/quotas.js';
 
 /**
@@ -140,7 +141,9 @@ export class QuotaManager {
       const now = this.clock();
       for (const [key, rate] of this.rates) if (rate.idle(now)) this.rates.delete(key);
     } catch (e) {
-      if (!this.failureLogged) this.log.warn({ err: e }, 'could not read client quotas from the core; the last ones read stay in force');
+      // A store that is away is said once per episode by the core's own availability line, not again here.
+      const level = isCoreError(e) && e.code === 'unavailable' ? 'debug' : 'warn';
+      if (!this.failureLogged) this.log[level]({ err: e }, 'could not read client quotas from the core; the last ones read stay in force');
       this.failureLogged = true;
     }
   }

@@ -124,16 +124,23 @@ for (const engine of engines) {
       });
       expect(await configValue('retention.ms'), 'retention.ms after AlterConfigs').toBe('7200000');
 
-      const compact = await admin
+      // AlterConfigs replaces the topic's whole set: retention.ms goes back to its default, and the topic is compacted.
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+      });
+      expect(await configValue('cleanup.policy'), 'cleanup.policy after AlterConfigs').toBe('compact');
+      const unknownPolicy = await admin
         .alterConfigs({
           validateOnly: false,
-          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'cleanup.policy', value: 'shred' }] }],
         })
         .then(
           () => null,
           (e: unknown) => e,
         );
-      expect(compact, 'cleanup.policy=compact is refused').not.toBeNull();
+      expect(unknownPolicy, 'cleanup.policy=shred is refused').not.toBeNull();
+      expect(await configValue('cleanup.policy'), 'a refused change changes nothing').toBe('compact');
 
       await admin.createPartitions({ topicPartitions: [{ topic, count: 5 }] });
       const grown = await admin.fetchTopicMetadata({ topics: [topic] });

@@ -234,7 +234,15 @@ export class PostgresCore implements Core {
       wake: (writes) => this.wakeTouched(writes),
     });
     if (options.maintenanceIntervalMs > 0) {
-      this.transactionSweep = setInterval(() => void this.abortExpiredTransactions().catch(() => {}), Math.min(options.maintenanceIntervalMs, TRANSACTION_SWEEP_INTERVAL_MS));
+      // One sweep at a time: a database that hangs must not collect a queue of them, each holding a connection.
+      let sweeping = false;
+      this.transactionSweep = setInterval(() => {
+        if (sweeping) return;
+        sweeping = true;
+        void this.abortExpiredTransactions()
+          .catch(() => {})
+          .finally(() => (sweeping = false));
+      }, Math.min(options.maintenanceIntervalMs, TRANSACTION_SWEEP_INTERVAL_MS));
       this.transactionSweep.unref();
       this.maintenanceTimer = setInterval(() => void this.runMaintenance().catch(() => {}), options.maintenanceIntervalMs);
       this.maintenanceTimer.unref();
