@@ -46,7 +46,7 @@ function describedPartition(nodeId: number, partition: PartitionInfo) {
 }
 
 function topicAnswer(ctx: HandlerContext, name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
-  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: errorCode === NONE ? ctx.access.operations('TOPIC', name) : 0 };
+  return { errorCode, name, topicId: queue?.id ?? ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: ctx.access.operations('TOPIC', name) };
 }
 
 async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<string, QueueInfo | null>> {

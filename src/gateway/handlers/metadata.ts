@@ -128,7 +128,7 @@ function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOp
   const { advertised } = ctx.settings;
   const version = ctx.header.apiVersion;
   const topicOperations = (t: TopicAnswer) =>
-    authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, t.errorCode === NONE && t.name !== null ? ctx.access.operations('TOPIC', t.name) : 0);
+    authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, t.name !== null ? ctx.access.operations('TOPIC', t.name) : 0);
   // v10-11 requests may name a topic by id alone, but their responses cannot
   // carry a null name (nullable from v12): an unknown id answers "" there.
   const nullableNames = ctx.header.apiVersion >= 12;
