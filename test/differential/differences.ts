@@ -114,7 +114,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   },
   {
     scenario: 'transactions: librdkafka commit, abort and a fenced zombie',
-    paths: ['readCommitted.batches[4].producerEpoch', 'readCommitted.batches[5].producerEpoch'],
+    paths: ['readCommitted.batches[6].producerEpoch', 'readCommitted.batches[7].producerEpoch'],
     ...ONE_EPOCH_BUMP,
   },
 ];
