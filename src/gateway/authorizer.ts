@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { AclBinding, AclOperation, AclResourceType, Core } from '../core/core.js';
 import { patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from '../core/rules/acls.js';
-import { isCoreError } from '../core/errors.js';
 import { CLUSTER_NAME, operationBits, RESOURCE_OPERATIONS } from './acl-operations.js';
+import { CoreRefresh } from './core-refresh.js';
 
 /**
  * The gateway's authorizer: Kafka's StandardAuthorizer rules over the ACL
@@ -73,9 +73,8 @@ function plainHost(host: string): string {
 
 export class Authorizer {
   private byType: Map<AclResourceType, AclBinding[]> | null = null;
-  private timer: NodeJS.Timeout | null = null;
   private readonly superUsers: ReadonlySet<string>;
-  private loadFailureLogged = false;
+  private readonly refresher: CoreRefresh;
 
   constructor(
     private readonly core: Pick<Core, 'listAcls'>,
@@ -83,6 +82,9 @@ export class Authorizer {
     private readonly log: Logger,
   ) {
     this.superUsers = new Set(settings.superUsers);
+    this.refresher = new CoreRefresh(() => this.load(), settings.refreshMs, log, () =>
+      this.byType ? 'could not refresh ACLs from the core; the last ones loaded stay in force' : 'could not load ACLs from the core; only super users are allowed until they load',
+    );
   }
 
   get enabled(): boolean {
@@ -91,37 +93,27 @@ export class Authorizer {
 
   /** Loads the bindings (a failure is logged and retried on the timer) and starts refreshing. */
   async start(): Promise<void> {
-    if (!this.enabled || this.timer) return;
-    await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.settings.refreshMs);
-    this.timer.unref();
+    if (this.enabled) await this.refresher.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.refresher.stop();
   }
 
   /** Reads the bindings from the core now; on failure the last ones stay in force. */
   async refresh(): Promise<void> {
-    if (!this.enabled) return;
-    try {
-      const { bindings } = await this.core.listAcls();
-      const byType = new Map<AclResourceType, AclBinding[]>();
-      for (const b of bindings) {
-        const list = byType.get(b.resourceType);
-        if (list) list.push(b);
-        else byType.set(b.resourceType, [b]);
-      }
-      this.byType = byType;
-      this.loadFailureLogged = false;
-    } catch (e) {
-      if (!this.loadFailureLogged) {
-        // A store that is away is said once per episode by the core's own availability line, not again here.
-        this.log[isCoreError(e) && e.code === 'unavailable' ? 'debug' : 'warn']({ err: e }, this.byType ? 'could not refresh ACLs from the core; the last ones loaded stay in force' : 'could not load ACLs from the core; only super users are allowed until they load');
-      }
-      this.loadFailureLogged = true;
+    if (this.enabled) await this.refresher.refresh();
+  }
+
+  private async load(): Promise<void> {
+    const { bindings } = await this.core.listAcls();
+    const byType = new Map<AclResourceType, AclBinding[]>();
+    for (const b of bindings) {
+      const list = byType.get(b.resourceType);
+      if (list) list.push(b);
+      else byType.set(b.resourceType, [b]);
     }
+    this.byType = byType;
   }
 
   accessFor(principal: string, host: string): Access {

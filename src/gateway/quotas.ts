@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ClientQuotaEntry, Core, QuotaEntity, QuotaKey } from '../core/core.js';
-import { isCoreError } from '../core/errors.js';
+import { CoreRefresh } from './core-refresh.js';
 import { quotaEntityKey } from '../core/rules/quotas.js';
 
 /**
@@ -110,42 +110,35 @@ type Rated = Extract<QuotaKey, 'producer_byte_rate' | 'consumer_byte_rate'>;
 export class QuotaManager {
   private entries = new Map<string, ClientQuotaEntry['values']>();
   private readonly rates = new Map<string, SampledRate>();
-  private timer: NodeJS.Timeout | null = null;
-  private failureLogged = false;
+  private readonly refresher: CoreRefresh;
 
   constructor(
     private readonly core: Pick<Core, 'listClientQuotas'>,
     readonly settings: QuotaSettings,
-    private readonly log: Logger,
+    log: Logger,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.refresher = new CoreRefresh(() => this.load(), settings.refreshMs, log, () => 'could not read client quotas from the core; the last ones read stay in force');
+  }
 
-  async start(): Promise<void> {
-    if (this.timer) return;
-    await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.settings.refreshMs);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.refresher.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.refresher.stop();
   }
 
-  async refresh(): Promise<void> {
-    try {
-      const { entries } = await this.core.listClientQuotas();
-      this.entries = new Map(entries.map((e) => [quotaEntityKey(e.entity), e.values]));
-      this.failureLogged = false;
-      // Rates of clients gone quiet are zero: forget them, so client ids that come and go do not pile up.
-      const now = this.clock();
-      for (const [key, rate] of this.rates) if (rate.idle(now)) this.rates.delete(key);
-    } catch (e) {
-      // A store that is away is said once per episode by the core's own availability line, not again here.
-      const level = isCoreError(e) && e.code === 'unavailable' ? 'debug' : 'warn';
-      if (!this.failureLogged) this.log[level]({ err: e }, 'could not read client quotas from the core; the last ones read stay in force');
-      this.failureLogged = true;
-    }
+  refresh(): Promise<void> {
+    return this.refresher.refresh();
+  }
+
+  private async load(): Promise<void> {
+    const { entries } = await this.core.listClientQuotas();
+    this.entries = new Map(entries.map((e) => [quotaEntityKey(e.entity), e.values]));
+    // Rates of clients gone quiet are zero: forget them, so client ids that come and go do not pile up.
+    const now = this.clock();
+    for (const [key, rate] of this.rates) if (rate.idle(now)) this.rates.delete(key);
   }
 
   /** The quota for a user and client id, and the key of the rate it is measured by; null when none applies. */

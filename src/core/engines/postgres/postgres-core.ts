@@ -1242,8 +1242,9 @@ export class PostgresCore implements Core {
 
   // ─── ACLs and client quotas (./access.ts) ──────────────────────────────────
 
+  private accessStore: PostgresAccess | null = null;
   private get access(): PostgresAccess {
-    return new PostgresAccess(this.db);
+    return (this.accessStore ??= new PostgresAccess(this.db));
   }
 
   createAcls: Core['createAcls'] = async (req) => (this.checkOpen(), this.access.createAcls(req));
