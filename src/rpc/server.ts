@@ -5,11 +5,21 @@
  * call's deadline and a Cancel frame abort its core call through the
  * AbortSignal the core's long-polls take; a connection that goes away aborts
  * everything it had in flight. CoreErrors go back with their code and message.
+ *
+ * Authentication is the shared secret (SPAKE2), mutual TLS, or both: with
+ * TLS every connection is a TLS session that must present a client
+ * certificate chaining to the configured CA (else it is refused with a
+ * sentence and logged), and the core's certificate is checked by the
+ * gateway; with a secret too, the SPAKE2 exchange runs inside the session.
+ * The handshake deadline and the cap on unauthenticated connections count
+ * from the TCP accept, so they cover the TLS handshake as well.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { isCoreError } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
+import type { TlsCredentials } from '../tls/credentials.js';
 import { type RpcAddress } from './address.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sendFrame } from './frames.js';
 import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange, versionProblem } from './handshake.js';
@@ -28,8 +38,10 @@ export interface RpcFaults {
 
 export interface RpcServerOptions {
   core: QueenCore;
-  /** The shared secret every gateway must prove it knows. */
-  secret: string;
+  /** The shared secret every gateway must prove it knows; optional with `tls`. */
+  secret?: string;
+  /** Mutual TLS: the core's certificate and key, and the CA gateways' client certificates must chain to (required). */
+  tls?: TlsCredentials;
   log?: Logger;
   maxFrameBytes?: number;
   faults?: RpcFaults;
@@ -47,13 +59,26 @@ type Stage = 'hello' | 'auth' | 'ready' | 'refused';
 export class RpcServer {
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
-  private readonly secret: PakeSecret;
+  private readonly secret: PakeSecret | null;
   /** Connections that have not finished the handshake. */
   private unauthenticated = 0;
   private capLogged = false;
+  /** The TLS context new connections get; replaced when the certificate files change. */
+  private secureContext: SecureContext | null = null;
+  private stopReloads: (() => void) | null = null;
 
   constructor(private readonly options: RpcServerOptions) {
-    this.secret = pakeSecret(options.secret);
+    if (options.secret === undefined && options.tls === undefined) {
+      throw new Error('The RPC server needs a way to authenticate gateways: give it the shared secret, TLS credentials with a CA for client certificates, or both.');
+    }
+    if (options.tls && options.tls.files.caFile === undefined) {
+      throw new Error('TLS on the RPC authenticates gateways by their client certificates: give the CA file they must chain to.');
+    }
+    this.secret = options.secret === undefined ? null : pakeSecret(options.secret);
+    if (options.tls) {
+      this.secureContext = createSecureContext(options.tls.contextOptions());
+      this.stopReloads = options.tls.onReload((context) => (this.secureContext = createSecureContext(context)));
+    }
     this.server = createServer((socket) => this.accept(socket));
   }
 
@@ -73,20 +98,24 @@ export class RpcServer {
 
   /** Stops accepting, aborts calls in flight and closes every connection. */
   close(): Promise<void> {
+    this.stopReloads?.();
+    this.stopReloads = null;
     for (const socket of this.connections) socket.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(socket: Socket): void {
+  private accept(raw: Socket): void {
     const { core, log, faults } = this.options;
-    const peerName = `${socket.remoteAddress ?? 'unix'}:${socket.remotePort ?? ''}`;
+    const peerName = `${raw.remoteAddress ?? 'unix'}:${raw.remotePort ?? ''}`;
     const cap = this.options.maxUnauthenticated ?? DEFAULT_MAX_UNAUTHENTICATED;
     if (this.unauthenticated >= cap) {
       if (!this.capLogged) log?.warn({ peer: peerName, maxUnauthenticated: cap }, 'rpc connections refused: too many are still in their handshake (logged once until one finishes)');
       this.capLogged = true;
-      socket.destroy();
+      raw.destroy();
       return;
     }
+    // Verification is ours (below), so a gateway without a good certificate hears why instead of a reset.
+    const socket: Socket = this.secureContext === null ? raw : new TLSSocket(raw, { isServer: true, secureContext: this.secureContext, requestCert: true, rejectUnauthorized: false });
     this.unauthenticated++;
     let counted = true;
     const authenticatedOrGone = () => {
@@ -105,8 +134,10 @@ export class RpcServer {
     socket.setNoDelay(true);
     const frames = new FrameReader();
     const inFlight = new Map<number, AbortController>();
-    const peer = `${socket.remoteAddress ?? 'unix'}:${socket.remotePort ?? ''}`;
+    const peer = peerName;
     let stage: Stage = 'hello';
+    /** The verified client certificate's subject, for the log. */
+    let certificateSubject: string | undefined;
     let expectedConfirmation: Buffer = Buffer.alloc(0);
 
     const refuse = (code: number, reason: string) => {
@@ -128,6 +159,15 @@ export class RpcServer {
       if (body.length < 4 + 2 + 8 || !r.bytes(4).equals(HELLO_MAGIC)) return drop('the first frame is not a queen RPC hello');
       const problem = versionProblem(r.uint16(), r.bytes(8));
       if (problem) return refuse(RefusedReason.Version, problem);
+      if (this.secret === null) {
+        if (r.remaining !== 0) {
+          return refuse(RefusedReason.Authentication, 'Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.');
+        }
+        return ready();
+      }
+      if (r.remaining === 0) {
+        return refuse(RefusedReason.Authentication, "Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).");
+      }
       if (r.remaining !== PAKE_VALUE_BYTES) return drop('the hello carries no key-exchange value');
       const exchange = startExchange('server', this.secret);
       let keys;
@@ -147,13 +187,17 @@ export class RpcServer {
 
     const onAuth = (body: Buffer) => {
       if (!confirmationMatches(expectedConfirmation, body)) {
-        return refuse(RefusedReason.Secret, "Authentication failed: the gateway's RPC secret is not this core's; give both the same --rpc-secret (QUEEN_RPC_SECRET).");
+        return refuse(RefusedReason.Authentication, "Authentication failed: the gateway's RPC secret is not this core's; give both the same --rpc-secret (QUEEN_RPC_SECRET).");
       }
+      ready();
+    };
+
+    const ready = () => {
       sendFrame(socket, frameWriter(FrameKind.Ready));
       stage = 'ready';
       authenticatedOrGone();
       frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-      log?.debug({ peer }, 'rpc connection ready');
+      log?.debug({ peer, certificate: certificateSubject }, 'rpc connection ready');
     };
 
     const answer = (kind: typeof FrameKind.Reply | typeof FrameKind.Failure, id: number, value: unknown) => {
@@ -210,6 +254,22 @@ export class RpcServer {
         drop((e as Error).message);
       }
     });
+    if (socket instanceof TLSSocket) {
+      socket.on('secure', () => {
+        const certificate = socket.getPeerX509Certificate();
+        if (certificate && socket.authorized) {
+          certificateSubject = certificate.subject.replace(/\n/g, ', ');
+          return;
+        }
+        const why = certificate
+          ? `its client certificate (${certificate.subject.replace(/\n/g, ', ')}) does not verify against this core's CA: ${String(socket.authorizationError)}`
+          : 'it presented no client certificate';
+        refuse(RefusedReason.Authentication, `Authentication failed: this core takes gateways with a client certificate signed by its CA (--rpc-tls-ca-file), and ${why}; give the gateway --rpc-tls-cert-file and --rpc-tls-key-file with one.`);
+      });
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        if (stage === 'hello') log?.warn({ peer, reason: e.message }, 'rpc connection closed: the TLS handshake failed (is the gateway using TLS on the RPC, with a certificate this core trusts?)');
+      });
+    }
     socket.on('error', () => {});
     socket.on('close', () => {
       // A peer that got the challenge and left without proving the secret spent its one guess (or found the core is not who it expected): an attempt worth a line.
