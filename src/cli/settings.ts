@@ -172,6 +172,9 @@ function checkSplitLayout(command: Command, config: ServeConfig): void {
       `--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs this side's certificate and key and the CA the other side's certificate must chain to; give all three, or none.`,
     );
   }
+  if (tlsFiles === 3 && command === 'core' && config.rpcSocket !== undefined) {
+    throw new ConfigError('TLS on the RPC takes TCP: drop --rpc-socket and listen with --rpc-host and --rpc-port, or drop the --rpc-tls-* files (a Unix socket\'s file permissions decide who may connect).');
+  }
   if (config.rpcSecret === undefined && tlsFiles === 0) {
     throw new ConfigError(
       `The ${command} needs a way to authenticate the RPC: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both.`,

@@ -15,7 +15,7 @@
  * from the TCP accept, so they cover the TLS handshake as well.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { isCoreError } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
@@ -56,6 +56,20 @@ const DEFAULT_MAX_UNAUTHENTICATED = 64;
 
 type Stage = 'hello' | 'auth' | 'ready' | 'refused';
 
+/** A connection let in under the cap, until it authenticates or goes. */
+interface Admission {
+  peer: string;
+  /** Still counted against the cap (not yet authenticated). */
+  readonly pending: boolean;
+  /** Stops counting it and stops its deadline; idempotent. */
+  settle(): void;
+}
+
+/** A TCP connection's identity, the same on the raw socket and the TLS session over it. */
+function connectionKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
 export class RpcServer {
   private readonly server: Server;
   private readonly connections = new Set<Socket>();
@@ -63,9 +77,9 @@ export class RpcServer {
   /** Connections that have not finished the handshake. */
   private unauthenticated = 0;
   private capLogged = false;
-  /** The TLS context new connections get; replaced when the certificate files change. */
-  private secureContext: SecureContext | null = null;
   private stopReloads: (() => void) | null = null;
+  /** TLS connections admitted and still in their TLS handshake, by connectionKey. */
+  private readonly tlsHandshakes = new Map<string, Admission>();
 
   constructor(private readonly options: RpcServerOptions) {
     if (options.secret === undefined && options.tls === undefined) {
@@ -75,15 +89,48 @@ export class RpcServer {
       throw new Error('TLS on the RPC authenticates gateways by their client certificates: give the CA file they must chain to.');
     }
     this.secret = options.secret === undefined ? null : pakeSecret(options.secret);
-    if (options.tls) {
-      this.secureContext = createSecureContext(options.tls.contextOptions());
-      this.stopReloads = options.tls.onReload((context) => (this.secureContext = createSecureContext(context)));
+    const tls = options.tls;
+    if (!tls) {
+      this.server = createServer((raw) => {
+        const admission = this.admit(raw);
+        if (admission) this.serve(raw, admission);
+      });
+      return;
     }
-    this.server = createServer((socket) => this.accept(socket));
+    // Node checks a client certificate against the CA (and says so in `authorized`) only for a tls.Server's
+    // sockets. It does not refuse: the check is ours (serve), so a gateway without a good certificate hears why instead of a reset.
+    const server = createTlsServer({ ...tls.serverOptions(), requestCert: true, rejectUnauthorized: false });
+    this.stopReloads = tls.onReload((context) => server.setSecureContext(context));
+    // The cap and the deadline count from the TCP accept, before the TLS handshake.
+    server.prependListener('connection', (raw: Socket) => {
+      const admission = this.admit(raw);
+      if (!admission) return;
+      const key = connectionKey(raw);
+      this.tlsHandshakes.set(key, admission);
+      raw.once('close', () => {
+        if (this.tlsHandshakes.get(key) === admission) this.tlsHandshakes.delete(key);
+        admission.settle();
+      });
+    });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      const key = connectionKey(socket);
+      const admission = this.tlsHandshakes.get(key);
+      this.tlsHandshakes.delete(key);
+      if (!admission) return void socket.destroy();
+      this.serve(socket, admission, socket);
+    });
+    server.on('tlsClientError', (e: Error, socket: TLSSocket) => {
+      const admission = this.tlsHandshakes.get(connectionKey(socket));
+      if (admission) options.log?.warn({ peer: admission.peer, reason: e.message }, 'rpc connection closed: the TLS handshake failed (is the gateway using TLS on the RPC, with a certificate this core trusts?)');
+    });
+    this.server = server;
   }
 
   /** Starts listening; resolves with the bound address (the real port when 0 was asked for). */
   listen(address: RpcAddress): Promise<RpcAddress> {
+    if (this.options.tls && 'path' in address) {
+      return Promise.reject(new Error('TLS on the RPC takes a TCP address, not a Unix socket (whose file permissions decide who may connect): listen on HOST:PORT, or drop TLS.'));
+    }
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       const done = () => {
@@ -104,37 +151,48 @@ export class RpcServer {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(raw: Socket): void {
-    const { core, log, faults } = this.options;
-    const peerName = `${raw.remoteAddress ?? 'unix'}:${raw.remotePort ?? ''}`;
+  /** Lets a new connection in under the cap on unauthenticated ones, with the handshake deadline; null when it was closed at once. */
+  private admit(raw: Socket): Admission | null {
+    const { log } = this.options;
+    const peer = `${raw.remoteAddress ?? 'unix'}:${raw.remotePort ?? ''}`;
     const cap = this.options.maxUnauthenticated ?? DEFAULT_MAX_UNAUTHENTICATED;
     if (this.unauthenticated >= cap) {
-      if (!this.capLogged) log?.warn({ peer: peerName, maxUnauthenticated: cap }, 'rpc connections refused: too many are still in their handshake (logged once until one finishes)');
+      if (!this.capLogged) log?.warn({ peer, maxUnauthenticated: cap }, 'rpc connections refused: too many are still in their handshake (logged once until one finishes)');
       this.capLogged = true;
       raw.destroy();
-      return;
+      return null;
     }
-    // Verification is ours (below), so a gateway without a good certificate hears why instead of a reset.
-    const socket: Socket = this.secureContext === null ? raw : new TLSSocket(raw, { isServer: true, secureContext: this.secureContext, requestCert: true, rejectUnauthorized: false });
     this.unauthenticated++;
-    let counted = true;
-    const authenticatedOrGone = () => {
-      if (!counted) return;
-      counted = false;
-      this.unauthenticated--;
-      this.capLogged = false;
-      clearTimeout(deadline);
-    };
+    let pending = true;
     const handshakeTimeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = setTimeout(() => {
-      log?.warn({ peer: peerName, handshakeTimeoutMs }, 'rpc authentication failed: the handshake did not finish in time');
-      socket.destroy();
+      log?.warn({ peer, handshakeTimeoutMs }, 'rpc authentication failed: the handshake did not finish in time');
+      raw.destroy();
     }, handshakeTimeoutMs);
+    return {
+      peer,
+      get pending() {
+        return pending;
+      },
+      settle: () => {
+        if (!pending) return;
+        pending = false;
+        this.unauthenticated--;
+        this.capLogged = false;
+        clearTimeout(deadline);
+      },
+    };
+  }
+
+  /** Runs the queen RPC handshake, then calls, on an admitted connection (a TLS session over it when `tls`). */
+  private serve(socket: Socket, admission: Admission, tls?: TLSSocket): void {
+    const { core, log, faults } = this.options;
+    const { peer } = admission;
+    const authenticatedOrGone = () => admission.settle();
     this.connections.add(socket);
     socket.setNoDelay(true);
     const frames = new FrameReader();
     const inFlight = new Map<number, AbortController>();
-    const peer = peerName;
     let stage: Stage = 'hello';
     /** The verified client certificate's subject, for the log. */
     let certificateSubject: string | undefined;
@@ -254,26 +312,20 @@ export class RpcServer {
         drop((e as Error).message);
       }
     });
-    if (socket instanceof TLSSocket) {
-      socket.on('secure', () => {
-        const certificate = socket.getPeerX509Certificate();
-        if (certificate && socket.authorized) {
-          certificateSubject = certificate.subject.replace(/\n/g, ', ');
-          return;
-        }
+    if (tls) {
+      const certificate = tls.getPeerX509Certificate();
+      if (certificate && tls.authorized) certificateSubject = certificate.subject.replace(/\n/g, ', ');
+      else {
         const why = certificate
-          ? `its client certificate (${certificate.subject.replace(/\n/g, ', ')}) does not verify against this core's CA: ${String(socket.authorizationError)}`
+          ? `its client certificate (${certificate.subject.replace(/\n/g, ', ')}) does not verify against this core's CA: ${String(tls.authorizationError)}`
           : 'it presented no client certificate';
         refuse(RefusedReason.Authentication, `Authentication failed: this core takes gateways with a client certificate signed by its CA (--rpc-tls-ca-file), and ${why}; give the gateway --rpc-tls-cert-file and --rpc-tls-key-file with one.`);
-      });
-      socket.on('error', (e: NodeJS.ErrnoException) => {
-        if (stage === 'hello') log?.warn({ peer, reason: e.message }, 'rpc connection closed: the TLS handshake failed (is the gateway using TLS on the RPC, with a certificate this core trusts?)');
-      });
+      }
     }
     socket.on('error', () => {});
     socket.on('close', () => {
       // A peer that got the challenge and left without proving the secret spent its one guess (or found the core is not who it expected): an attempt worth a line.
-      if (stage === 'auth' && counted) log?.warn({ peer: peerName }, 'rpc authentication failed: the peer closed the connection after the challenge without proving the secret');
+      if (stage === 'auth' && admission.pending) log?.warn({ peer }, 'rpc authentication failed: the peer closed the connection after the challenge without proving the secret');
       authenticatedOrGone();
       this.connections.delete(socket);
       for (const controller of inFlight.values()) controller.abort();
