@@ -6,8 +6,10 @@
  * source). For each quota (producer_byte_rate, consumer_byte_rate and
  * request_percentage), a client whose client id carries it reports a throttle
  * above zero, and a client doing the same work under another client id
- * reports none. Nothing here measures speed: only what the clients report,
- * and that their records went through.
+ * reports none. A consumer long-polling an empty topic under a modest
+ * request_percentage is never throttled: the time a Fetch waits for records
+ * is not time the gateway spends on it. Nothing here measures speed: only
+ * what the clients report, and that their records went through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs, { type Kafka as KafkaClient } from 'kafkajs';
@@ -58,10 +60,12 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
   let broker: Broker;
   let wire: WireClient;
   const topic = 'quota-clients';
+  const EMPTY_TOPIC = 'quota-idle';
 
   beforeAll(async () => {
     broker = await startBroker({ autoCreateTopics: false, quotas: QUOTA_SETTINGS });
     await broker.core.createQueue({ name: topic, partitions: 1, config: { dedupWindowSeconds: 0 } });
+    await broker.core.createQueue({ name: EMPTY_TOPIC, partitions: 1, config: { dedupWindowSeconds: 0 } });
     wire = await WireClient.open(broker.port);
     const quota = (clientId: string, key: string, value: number) => ({ entity: [{ entityType: 'client-id', entityName: clientId }], ops: [{ key, value, remove: false }] });
     // Set as an operator would, through AlterClientQuotas (the gateway reads them again at once).
@@ -73,10 +77,11 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
         quota('js-consumer-metered', 'consumer_byte_rate', BYTE_RATE),
         quota('rd-requests-metered', 'request_percentage', REQUEST_PERCENTAGE),
         quota('js-requests-metered', 'request_percentage', REQUEST_PERCENTAGE),
+        quota('rd-idle-metered', 'request_percentage', 5),
       ],
       validateOnly: false,
     });
-    expect(altered.entries.map((e: { errorCode: number }) => e.errorCode)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(altered.entries.map((e: { errorCode: number }) => e.errorCode)).toEqual([0, 0, 0, 0, 0, 0, 0]);
     // Records for the consumers to read (written by the core, outside any quota).
     const producer = await connectProducer(broker.bootstrap, { 'client.id': 'seeder' });
     try {
@@ -169,6 +174,30 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
       expect((await librdkafkaProduces('rd-requests-free')).filter((t) => t > 0)).toEqual([]);
     }, 90_000);
   });
+
+  it("does not count a long-poll's wait: a librdkafka consumer idling on an empty topic at 5% of a thread is never throttled", async () => {
+    const consumer = await connectConsumer(broker.bootstrap, { 'client.id': 'rd-idle-metered', 'fetch.wait.max.ms': 500, 'statistics.interval.ms': 200 }, EMPTY_TOPIC);
+    const throttles = librdkafkaThrottles(consumer);
+    let fetches = 0;
+    let maxThrottle = 0;
+    consumer.on('event.stats', (event: { message: string }) => {
+      const stats = JSON.parse(event.message) as { brokers: Record<string, { nodeid: number; req: Record<string, number>; throttle: { max: number } }> };
+      for (const b of Object.values(stats.brokers)) {
+        if (b.nodeid < 0) continue; // the bootstrap entry
+        fetches = Math.max(fetches, b.req.Fetch ?? 0);
+        maxThrottle = Math.max(maxThrottle, b.throttle.max);
+      }
+    });
+    try {
+      consumer.assign([{ topic: EMPTY_TOPIC, partition: 0, offset: 0 }]);
+      // Eight long-polls of up to 500 ms each: were their waits counted, 5% of a thread would be spent many times over.
+      await waitFor(() => new Promise<boolean>((resolve) => consumer.consume(100, () => resolve(fetches >= 8))), { timeoutMs: 60_000, intervalMs: 1, what: 'eight fetches', describe: () => `${fetches} fetches` });
+    } finally {
+      await disconnect(consumer);
+    }
+    expect(throttles.filter((t) => t > 0)).toEqual([]);
+    expect(maxThrottle).toBe(0);
+  }, 90_000);
 
   describe('kafkajs (client-side throttling)', () => {
     it('a producer over producer_byte_rate throttles itself; one under another client id does not', async () => {
