@@ -11,6 +11,9 @@
  * is not time the gateway spends on it. Nothing here measures speed: only
  * what the clients report, and that their records went through.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs, { type Kafka as KafkaClient } from 'kafkajs';
 import type { KafkaConsumer, Producer } from '@confluentinc/kafka-javascript';
@@ -41,11 +44,12 @@ function librdkafkaThrottles(client: Producer | KafkaConsumer): number[] {
 }
 
 /** A kafkajs client and the throttle times it reported (its debug log line for KIP-219 client-side throttling). */
-function kafkajsWithThrottles(bootstrap: string, clientId: string): { kafka: KafkaClient; throttles: number[] } {
+function kafkajsWithThrottles(bootstrap: string, clientId: string, sasl?: { username: string; password: string }): { kafka: KafkaClient; throttles: number[] } {
   const throttles: number[] = [];
   const kafka = new Kafka({
     clientId,
     brokers: [bootstrap],
+    ...(sasl ? { sasl: { mechanism: 'plain' as const, ...sasl } } : {}),
     retry: { initialRetryTime: 50, maxRetryTime: 1_000, retries: 10 },
     logLevel: logLevel.DEBUG,
     logCreator: () => (entry) => {
@@ -215,4 +219,83 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
       expect(await kafkajsProduces('js-requests-free')).toEqual([]);
     }, 90_000);
   });
+});
+
+describe('quotas on a principal: two SASL users under one client id', () => {
+  const USERS = { alice: 'alice-secret', bob: 'bob-secret' };
+  const CLIENT_ID = 'one-client-id';
+  let dir: string;
+  let broker: Broker;
+  let bootstrap: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'queen-quota-users-'));
+    const usersFile = join(dir, 'users.txt');
+    writeFileSync(usersFile, Object.entries(USERS).map(([u, p]) => `${u}=${p}`).join('\n') + '\n');
+    broker = await startBroker({
+      listeners: [
+        { name: 'SASL_PLAINTEXT', host: '127.0.0.1', port: 0 },
+        { name: 'PLAINTEXT', host: '127.0.0.1', port: 0 },
+      ],
+      sasl: { mechanisms: ['PLAIN'], plainUsersFile: usersFile },
+      autoCreateTopics: false,
+      quotas: QUOTA_SETTINGS,
+    });
+    await broker.core.createQueue({ name: 'quota-users', partitions: 1, config: { dedupWindowSeconds: 0 } });
+    const sasl = broker.listeners.find((l) => l.name === 'SASL_PLAINTEXT')!;
+    bootstrap = `${sasl.advertised.host}:${sasl.advertised.port}`;
+    const wire = await WireClient.open(broker.listeners.find((l) => l.name === 'PLAINTEXT')!.port);
+    try {
+      const altered = await wire.request(ApiKey.AlterClientQuotas, 1, {
+        entries: [
+          { entity: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'request_percentage', value: REQUEST_PERCENTAGE, remove: false }] },
+          { entity: [{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: CLIENT_ID }], ops: [{ key: 'producer_byte_rate', value: BYTE_RATE, remove: false }] },
+        ],
+        validateOnly: false,
+      });
+      expect(altered.entries.map((e: { errorCode: number }) => e.errorCode)).toEqual([0, 0]);
+    } finally {
+      wire.destroy();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function kafkajsProducesAs(user: keyof typeof USERS): Promise<number[]> {
+    const { kafka, throttles } = kafkajsWithThrottles(bootstrap, CLIENT_ID, { username: user, password: USERS[user] });
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      for (const record of records(user)) {
+        const [result] = await producer.send({ topic: 'quota-users', acks: -1, messages: [{ key: record.key, value: record.value }] });
+        expect(result!.errorCode).toBe(0);
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    return throttles;
+  }
+
+  async function librdkafkaProducesAs(user: keyof typeof USERS): Promise<number[]> {
+    const producer = await connectProducer(bootstrap, { 'client.id': CLIENT_ID, 'security.protocol': 'sasl_plaintext', 'sasl.mechanisms': 'PLAIN', 'sasl.username': user, 'sasl.password': USERS[user], 'linger.ms': 0 });
+    const throttles = librdkafkaThrottles(producer);
+    try {
+      expectDelivered(await produceAll(producer, 'quota-users', records(`rd-${user}`)));
+    } finally {
+      await disconnect(producer);
+    }
+    return throttles;
+  }
+
+  it("kafkajs: alice's request_percentage throttles her; bob, under the same client id, is not", async () => {
+    expect(Math.max(0, ...(await kafkajsProducesAs('alice')))).toBeGreaterThan(0);
+    expect(await kafkajsProducesAs('bob')).toEqual([]);
+  }, 90_000);
+
+  it("librdkafka: alice's quotas (request time, and bytes under this client id) throttle her; bob is not", async () => {
+    expect(Math.max(0, ...(await librdkafkaProducesAs('alice')))).toBeGreaterThan(0);
+    expect((await librdkafkaProducesAs('bob')).filter((t) => t > 0)).toEqual([]);
+  }, 90_000);
 });
