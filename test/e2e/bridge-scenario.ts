@@ -92,7 +92,9 @@ async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[
 export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgeProcess; report: string }> {
   const { main } = s;
   const producer: Producer = await connectProducer(s.source, { 'compression.codec': 'lz4', 'linger.ms': 5, 'enable.idempotence': true });
-  const plan = planRecords({ label: main.name, partitions: main.partitions, perPartition: Math.ceil((s.initialRecords + s.ongoingRecords) / main.partitions), headers: [['origin', 'bridge-test'], ['empty', '']] });
+  // Timestamped now: Apache Kafka deletes records older than its retention (7 days by their timestamps) at its
+  // first retention check, 30 s after it starts, which would empty the source's log start under the test.
+  const plan = planRecords({ label: main.name, partitions: main.partitions, perPartition: Math.ceil((s.initialRecords + s.ongoingRecords) / main.partitions), headers: [['origin', 'bridge-test'], ['empty', '']], baseTimestamp: Date.now() });
   const initial = plan.slice(0, s.initialRecords);
   const ongoing = plan.slice(s.initialRecords, s.initialRecords + s.ongoingRecords);
   expectDelivered(await produceAll(producer, main.name, initial, { timeoutMs: 300_000 }));
