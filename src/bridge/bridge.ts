@@ -104,6 +104,9 @@ const CONSUME_WAIT_MS = 200;
 /** After a failed write (the core unreachable), how long before the same write is tried again. */
 const RETRY_MS = 1_000;
 
+/** librdkafka's syslog severity for errors: what its log events are kept from (--source-option log_level changes it). */
+const LIBRDKAFKA_ERROR = 3;
+
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 /** Settings the bridge's correctness rests on; a --source-option may not change them. */
@@ -135,7 +138,7 @@ export class Bridge {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const rdkafka = await loadLibrdkafka();
     const { KafkaConsumer, AdminClient } = rdkafka;
-    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...options.sourceOptions };
+    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', 'event_cb': true, 'log_level': LIBRDKAFKA_ERROR, ...options.sourceOptions };
     const consumer = new KafkaConsumer(
       {
         ...common,
@@ -149,8 +152,20 @@ export class Bridge {
       // The target's next offset fell off the source's log start (retention): copy from where the source begins.
       { 'auto.offset.reset': 'earliest' },
     );
+    // librdkafka's connect fails with "broker transport failure" alone; why (a refused login, a certificate) is only
+    // in its log, which event_cb hands over: its errors go to the bridge's log, and the first few into that failure.
+    const reasons: string[] = [];
+    consumer.on('event.log', (e: { severity: number; fac: string; message: string }) => {
+      if (e.severity > LIBRDKAFKA_ERROR) return;
+      if (reasons.length < 3 && !reasons.includes(e.message)) reasons.push(e.message);
+      options.log.warn({ facility: e.fac }, `librdkafka: ${e.message}`);
+    });
     await new Promise<void>((resolve, reject) =>
-      consumer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}`)) : resolve())),
+      consumer.connect({ timeout: 30_000 }, (err) =>
+        err
+          ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}. Check --source and the --source-option security settings.`))
+          : resolve(),
+      ),
     );
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     const admin = AdminClient.createFrom(consumer);
