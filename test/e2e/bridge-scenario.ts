@@ -9,12 +9,13 @@
  */
 import { expect } from 'vitest';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
-import type { KafkaConsumer as KafkaConsumerType, Message, Producer } from '@confluentinc/kafka-javascript';
+import type { KafkaConsumer as KafkaConsumerType, LibrdKafkaError, Message, Producer } from '@confluentinc/kafka-javascript';
 import { checksums, gapCount, readLogs, startBridgeProcess, type BridgeProcess, type Target } from '../support/bridge.js';
 import { sleep, waitFor } from '../support/eventually.js';
 import { freePort } from '../support/gateway.js';
 import { connectProducer, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
-import { planRecords } from '../support/records.js';
+import { kafkajsClient } from '../support/kafkajs.js';
+import { planRecords, uniqueTopic } from '../support/records.js';
 
 const { KafkaConsumer } = KafkaJavascript;
 
@@ -23,6 +24,8 @@ export interface CopiedTopic {
   partitions: number;
   /** Offsets at the source that hold no record (compaction, aborted transactions): the copy must keep them. */
   expectGaps?: boolean;
+  /** cleanup.policy=compact at the source: the target's copy is compacted too, or keeps every record. */
+  compacted?: boolean;
 }
 
 export interface Scenario {
@@ -87,6 +90,88 @@ async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[
   // Once, at the end: what was read is what is committed, so the group's next reader starts right after it.
   await commit(consumer);
   return read;
+}
+
+const call = (what: string, f: (cb: (err: LibrdKafkaError) => void) => void) =>
+  new Promise<void>((resolve, reject) => f((err) => (err ? reject(new Error(`${what}: ${err.message}`)) : resolve())));
+
+/** Rounds of the same keys, each in its own segment (segment.ms), until the source's cleaner has removed older values. */
+async function writeCompacted(bootstrap: string, topic: string): Promise<void> {
+  const producer = await connectProducer(bootstrap, { 'linger.ms': 0 });
+  let round = 0;
+  const gaps = async () => (await readLogs(bootstrap, topic, 3)).reduce((n, log) => n + gapCount(log), 0);
+  try {
+    await waitFor(
+      async () => {
+        const records = Array.from({ length: 60 }, (_, i) => ({ partition: i % 3, key: `key-${i % 30}`, value: `round-${round}-${i}`, headers: [['round', String(round)] as [string, string]], timestamp: Date.now() }));
+        expectDelivered(await produceAll(producer, topic, records));
+        round++;
+        await sleep(300);
+        return round > 3 && (await gaps()) > 0;
+      },
+      { what: `Kafka's cleaner to compact ${topic}`, timeoutMs: 120_000, intervalMs: 10 },
+    );
+  } finally {
+    await disconnect(producer);
+  }
+  // The bridge starts on a settled log: records compacted away after they were copied would stay on the target (README, Bridge).
+  let settled = await gaps();
+  await waitFor(async () => {
+    await sleep(1_500);
+    const now = await gaps();
+    const same = now === settled;
+    settled = now;
+    return same;
+  }, { what: `${topic}'s compaction to settle`, timeoutMs: 60_000, intervalMs: 10 });
+}
+
+/** Transactions over two partitions, every third aborted, the last one too (a marker at the partition's end). */
+async function writeTransactions(bootstrap: string, topic: string): Promise<void> {
+  const producer: Producer = await connectProducer(bootstrap, { 'transactional.id': `bridge-txn-${process.pid}`, 'linger.ms': 0 });
+  try {
+    await call('initTransactions', (cb) => producer.initTransactions(30_000, cb));
+    for (let t = 0; t < 10; t++) {
+      await call('beginTransaction', (cb) => producer.beginTransaction(cb));
+      for (let i = 0; i < 20; i++) producer.produce(topic, i % 2, Buffer.from(`txn-${t}-${i}`), Buffer.from(`k-${i}`), Date.now(), undefined, [{ txn: Buffer.from(String(t)) }]);
+      // Written to the log first, so an abort leaves aborted records (gaps) and not merely unsent ones.
+      await call('flush', (cb) => producer.flush(30_000, cb));
+      const abort = t % 3 === 2 || t === 9;
+      if (abort) await call('abortTransaction', (cb) => producer.abortTransaction(30_000, cb));
+      else await call('commitTransaction', (cb) => producer.commitTransaction(30_000, cb));
+    }
+  } finally {
+    await disconnect(producer);
+  }
+}
+
+
+/**
+ * The scenario's topics, created at the source: the main one (12 partitions,
+ * written by the scenario), a compacted one whose cleaner has run and settled
+ * (its gaps copied as gaps), and one with committed and aborted transactions
+ * (aborted records and markers become gaps, the trailing marker included).
+ */
+export async function prepareSourceTopics(bootstrap: string): Promise<{ main: CopiedTopic; others: CopiedTopic[] }> {
+  const main = { name: uniqueTopic('bridge-main'), partitions: 12 };
+  const compacted = { name: uniqueTopic('bridge-compacted'), partitions: 3, expectGaps: true, compacted: true };
+  const transactional = { name: uniqueTopic('bridge-txn'), partitions: 2, expectGaps: true };
+  const admin = kafkajsClient(bootstrap).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: main.name, numPartitions: main.partitions },
+        { topic: compacted.name, numPartitions: compacted.partitions, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, { name: 'segment.ms', value: '100' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' }] },
+        { topic: transactional.name, numPartitions: transactional.partitions },
+      ],
+    });
+  } finally {
+    await admin.disconnect();
+  }
+  await writeCompacted(bootstrap, compacted.name);
+  await writeTransactions(bootstrap, transactional.name);
+  return { main, others: [compacted, transactional] };
 }
 
 export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgeProcess; report: string }> {
@@ -190,6 +275,11 @@ export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgePr
       },
       { what: `${topic.name} copied to the source's end`, timeoutMs: 120_000, intervalMs: 200, describe: () => bridge.logs.tail() },
     );
+    if (topic.compacted) {
+      // The source's config reached the target as far as the target takes it.
+      const info = await s.target.core.describeQueue({ name: topic.name });
+      expect(info?.config.topicConfigs['cleanup.policy'] === 'compact' || info?.config.retentionMs === -1, `${topic.name} is compacted or keeps every record on the target`).toBe(true);
+    }
     const target = await readLogs(s.target.bootstrap, topic.name, topic.partitions);
     expect(checksums(target), `${topic.name}: target vs source`).toEqual(checksums(source));
   }
