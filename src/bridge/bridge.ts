@@ -104,6 +104,9 @@ const CONSUME_WAIT_MS = 200;
 /** After a failed write (the core unreachable), how long before the same write is tried again. */
 const RETRY_MS = 1_000;
 
+/** librdkafka's syslog severity for errors: what its log events are kept from (--source-option log_level changes it). */
+const LIBRDKAFKA_ERROR = 3;
+
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 /** Settings the bridge's correctness rests on; a --source-option may not change them. */
@@ -135,7 +138,7 @@ export class Bridge {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const rdkafka = await loadLibrdkafka();
     const { KafkaConsumer, AdminClient } = rdkafka;
-    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...options.sourceOptions };
+    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', 'event_cb': true, 'log_level': LIBRDKAFKA_ERROR, ...options.sourceOptions };
     const consumer = new KafkaConsumer(
       {
         ...common,
@@ -149,8 +152,20 @@ export class Bridge {
       // The target's next offset fell off the source's log start (retention): copy from where the source begins.
       { 'auto.offset.reset': 'earliest' },
     );
+    // librdkafka's connect fails with "broker transport failure" alone; why (a refused login, a certificate) is only
+    // in its log, which event_cb hands over: its errors go to the bridge's log, and the first few into that failure.
+    const reasons: string[] = [];
+    consumer.on('event.log', (e: { severity: number; fac: string; message: string }) => {
+      if (e.severity > LIBRDKAFKA_ERROR) return;
+      if (reasons.length < 3 && !reasons.includes(e.message)) reasons.push(e.message);
+      options.log.warn({ facility: e.fac }, `librdkafka: ${e.message}`);
+    });
     await new Promise<void>((resolve, reject) =>
-      consumer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}`)) : resolve())),
+      consumer.connect({ timeout: 30_000 }, (err) =>
+        err
+          ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}. Check --source and the --source-option security settings.`))
+          : resolve(),
+      ),
     );
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     const admin = AdminClient.createFrom(consumer);
@@ -212,7 +227,14 @@ export class Bridge {
     if (p && offset > p.next) p.endOffset = Math.max(p.endOffset ?? 0, offset);
   }
 
+  /**
+   * Reads the source and writes to the target at the same time: a write
+   * (flush) runs while the next records are read, so the copy goes at the
+   * slower of the two rather than at their sum. It reads at most about
+   * 2 × FLUSH_RECORDS per partition ahead of what is written.
+   */
   private async run(): Promise<void> {
+    let writing: Promise<void> | null = null;
     while (!this.stopping) {
       const read = await new Promise<number>((resolve, reject) =>
         this.consumer.consume(CONSUME_RECORDS, (err, messages) => (err ? reject(new Error(`Reading the source failed: ${err.message}`)) : resolve(messages.length))),
@@ -221,9 +243,20 @@ export class Bridge {
         return 0;
       });
       const buffered = [...this.partitions.values()].reduce((n, p) => Math.max(n, p.pending.length), 0);
-      if (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS) await this.flush();
+      if (writing === null && (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS)) {
+        writing = this.flush()
+          .catch((e: Error) => {
+            this.failure ??= e;
+          })
+          .finally(() => {
+            writing = null;
+          });
+      }
+      if (writing !== null && buffered >= 2 * FLUSH_RECORDS) await writing;
       if (this.failure) throw this.failure;
     }
+    await writing;
+    if (this.failure) throw this.failure;
     await this.flush();
   }
 
@@ -238,7 +271,8 @@ export class Bridge {
         } catch (e) {
           // The core unreachable or full: the same write again later is safe. Anything else (and anything while stopping) ends the copy.
           const passing = !(e instanceof CoreError) || ['unavailable', 'closed', 'storage_full'].includes(e.code);
-          if (!passing || this.stopping) throw e;
+          // A partition the target refused (this.failure) is not tried again.
+          if (!passing || this.stopping || this.failure) throw e;
           this.options.log.warn({ err: (e as Error).message }, 'writing to the target failed; the same records are written again (appendAt writes nothing twice)');
           await new Promise((r) => setTimeout(r, RETRY_MS));
           break;
@@ -277,7 +311,8 @@ export class Bridge {
         if (r.error === 'already_there') {
           this.options.log.warn({ topic: p.topic, partition: p.partition, nextOffset: r.nextOffset }, `records from offset ${p.pending[0]?.offset} of ${p.topic}/${p.partition} are on the target already (another bridge, or a retried write); going on from ${r.nextOffset}`);
         }
-        const written = r.error === null ? p.pending.length : p.pending.filter((rec) => rec.offset < r.nextOffset).length;
+        // Records read while the write was out are pending too, above what it wrote.
+        const written = p.pending.filter((rec) => rec.offset < r.nextOffset).length;
         p.pending = p.pending.filter((rec) => rec.offset >= r.nextOffset);
         p.next = r.nextOffset;
         if (p.endOffset !== null && p.endOffset <= p.next) p.endOffset = null;
