@@ -190,8 +190,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     defaultPartitions: options.defaultPartitions ?? 1,
     fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
     maxFetchSessions: options.maxFetchSessions ?? 1000,
-    // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
-    appendRequestIds: !ownCore,
   };
   let tls: TlsCredentials | undefined;
   let sasl: BuiltSasl | undefined;

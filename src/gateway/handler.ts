@@ -38,13 +38,6 @@ export interface GatewaySettings {
   fetchMaxBytes: number;
   /** Fetch sessions kept per gateway (KIP-227). */
   maxFetchSessions: number;
-  /**
-   * Give appends from producers without a producer id a requestId, so that a
-   * core across the RPC answers a repeated call from its ledger. Off when the
-   * core runs in this process: a direct call is never repeated, and the
-   * ledger would cost every produce a write for nothing.
-   */
-  appendRequestIds: boolean;
 }
 
 /** Per-connection state a handler may keep (fetch sessions are per gateway, not here). */

@@ -10,13 +10,18 @@
  * - Cancellation: a caller's AbortSignal sends a Cancel frame; the server
  *   aborts the core call, whose answer (an empty long-poll) comes back as usual.
  * - Reconnect: a lost connection is dialled again with exponential backoff.
- *   Calls that change nothing, and appends carrying a requestId (answered
- *   from the core's ledger when repeated), are sent again on the new
- *   connection; any other unanswered call fails with `connection_lost`,
- *   because its outcome is unknown and repeating it could apply it twice.
+ *   Calls that change nothing, and calls keyed for the core's ledger, are
+ *   sent again on the new connection; any other unanswered call fails with
+ *   `connection_lost`, because its outcome is unknown and repeating it could
+ *   apply it twice. The keys are minted here (./methods.ts, `keyed`): an
+ *   append from a producer without a producer id gets a requestId, which the
+ *   core's append ledger answers a repeat from (durably, on PostgreSQL, so a
+ *   repeat after the core restarted is answered too). Callers never know
+ *   whether their core is across the RPC.
  * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
  *   with the same code and message; failures of the hop are RpcErrors.
  */
+import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
@@ -116,10 +121,11 @@ class RpcClient {
     }
   }
 
-  call(method: MethodName, request: unknown, options?: CallOptions): Promise<unknown> {
+  call(method: MethodName, given: unknown, options?: CallOptions): Promise<unknown> {
     if (this.closed) return Promise.reject(new CoreError('closed', `This connection to the core at ${this.addressText} is closed; connect again to make calls.`));
     if (this.fatal) return Promise.reject(this.fatal);
     const traits = traitsOf(method);
+    const request = traits.keyed ? traits.keyed(given as never, randomUUID) : given;
     const holds = traits.holds ? traits.holds(request as never) : 0;
     const callTimeoutMs = this.options.callTimeoutMs ?? 30_000;
     const deadlineMs = holds === null ? 0 : Math.min(callTimeoutMs + Math.max(0, holds), MAX_CALL_ID);

@@ -283,13 +283,32 @@ describe('exactly once across the hop', () => {
     expect(offsets.partitions[0]!.highWatermark).toBe(1);
   });
 
-  it('does not repeat an append without a requestId: its outcome is reported unknown', async () => {
+  it('keys an append from a producer without an id itself, so its retry after a lost reply appends once', async () => {
+    const core = await memoryCore();
+    const faults = dropFirstAppendReply();
+    const { address } = await serve(core, { faults });
+    const rpc = await client(address);
+    await rpc.createQueue({ name: 'keyed-here', partitions: 1 });
+    // The caller gives no requestId: whether the core is across the RPC is none of its business.
+    const result = await rpc.append({ partitions: [{ queue: 'keyed-here', partition: 0, records: recordBatch(['only once']) }] });
+    expect(faults.dropped).toBe(1);
+    expect(result.partitions[0]).toMatchObject({ error: null, baseOffset: 0 });
+    const offsets = await core.offsets({ partitions: [{ queue: 'keyed-here', partition: 0 }] });
+    expect(offsets.partitions[0]!.highWatermark).toBe(1);
+    // The next append is a call of its own with a key of its own: it is appended, not answered from the ledger.
+    const next = await rpc.append({ partitions: [{ queue: 'keyed-here', partition: 0, records: recordBatch(['second']) }] });
+    expect(next.partitions[0]).toMatchObject({ error: null, baseOffset: 1 });
+  });
+
+  it("does not repeat an idempotent producer's append (keyed by its sequence, not by the ledger): its outcome is reported unknown", async () => {
     const core = await memoryCore();
     const faults = dropFirstAppendReply();
     const { address } = await serve(core, { faults });
     const rpc = await client(address);
     await rpc.createQueue({ name: 'unknown', partitions: 1 });
-    const error = await rejection(rpc.append({ partitions: [{ queue: 'unknown', partition: 0, records: recordBatch(['maybe']) }] }));
+    const { producerId, producerEpoch } = await rpc.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+    const batch = recordBatch(['maybe'], { producerId, producerEpoch, baseSequence: 0 });
+    const error = await rejection(rpc.append({ partitions: [{ queue: 'unknown', partition: 0, records: batch }] }));
     expect(error).toMatchObject({ name: 'RpcError', code: 'connection_lost' });
     expect(error.message).toMatch(/may or may not have taken effect/);
     const offsets = await core.offsets({ partitions: [{ queue: 'unknown', partition: 0 }] });

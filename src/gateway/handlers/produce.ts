@@ -28,12 +28,10 @@
 // - The idempotent producer's rules live in the core: an exact resend answers
 //   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
 //   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
-// - Exactly once across the internal RPC: an idempotent producer's batches are
-//   keyed by their sequence already; when any batch comes from a producer
-//   without an id, the core call carries a fresh requestId, so the RPC client
-//   may repeat the call after a lost connection and the core's ledger answers
-//   the repeat with the first result instead of appending again. With the core
-//   in this process (`serve`) no call is repeated, so none is attached.
+// - Exactly once across the internal RPC is the RPC's business: its client
+//   keys an append from a producer without an id for the core's ledger
+//   (src/rpc/methods.ts), so this handler calls the core the same way wherever
+//   it runs.
 // - The records are handed over to the core (recordsHandedOver): frames are
 //   never reused (frame-reader.ts), so the core writes offsets into the
 //   batches where they lie and keeps them instead of copying each one.
@@ -59,7 +57,6 @@
 //   an older epoch of its transactional id with INVALID_PRODUCER_EPOCH
 //   (fenced), and one for a partition not added to the open transaction with
 //   INVALID_TXN_STATE, as Kafka 3.6+ does.
-import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
@@ -198,10 +195,8 @@ export const produce: ApiHandler = {
 
     if (appends.length > 0) {
       try {
-        const unkeyed = ctx.settings.appendRequestIds && appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
         // The frame is never reused, so the core may keep the batches where they lie.
-        const request = { partitions: appends, recordsHandedOver: true };
-        const result = await ctx.core.append(unkeyed ? { ...request, requestId: randomUUID() } : request);
+        const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);
