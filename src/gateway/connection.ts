@@ -5,11 +5,11 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { requestCodec } from '../../protocol/codec/registry.js';
 import { decodeRequestHeader, type RequestHeader } from '../../protocol/headers.js';
 import { encodeResponseFrame } from '../../protocol/frames.js';
+import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { isCoreError, type CoreErrorCode } from '../core/errors.js';
-import { FrameReader } from './frame-reader.js';
 import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
 import { NONE } from './kafka-errors.js';
 import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
@@ -54,7 +54,7 @@ interface Slot {
 export class Connection {
   readonly state: ConnectionState;
   private readonly log: Logger;
-  private readonly frames: FrameReader;
+  private readonly frames: FrameSplitter;
   private readonly pending: Slot[] = [];
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
@@ -106,7 +106,7 @@ export class Connection {
       draining: this.drainController.signal,
     };
     const { limits } = runtime;
-    this.frames = new FrameReader(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
+    this.frames = new FrameSplitter(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
     if (sasl && limits.authenticationTimeoutMs > 0) {
       this.authenticationTimer = setTimeout(() => {
         this.authenticationTimer = null;
@@ -170,7 +170,7 @@ export class Connection {
   private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
-    const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
+    const clientFault = e instanceof DecodeError || e instanceof FrameSizeError || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
     if (clientFault) return this.closeAfterAnswers(reason);
     if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
       // The core logs the fault once per episode, not per request; the client reconnects and retries.

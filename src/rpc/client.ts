@@ -29,7 +29,7 @@ import { CoreError, type CoreErrorCode } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange } from './handshake.js';
 import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
@@ -214,7 +214,6 @@ class RpcClient {
     const socket = 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
     this.socket = socket;
     socket.setNoDelay(true);
-    const frames = new FrameReader();
     this.pakeSecret ??= pakeSecret(this.options.secret);
     const exchange = startExchange('client', this.pakeSecret);
     let stage: Stage = 'challenge';
@@ -235,39 +234,41 @@ class RpcClient {
       socket.destroy();
     };
 
+    const frames = rpcFrameSplitter((kind, body) => {
+      if (socket.destroyed) return;
+      if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
+        if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
+        this.onAnswer(kind, body);
+      } else if (kind === FrameKind.Refused) {
+        const reason = body[0];
+        const sentence = body.subarray(1).toString('utf8');
+        return fail(new RpcError(reason === RefusedReason.Secret ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
+      } else if (stage === 'challenge' && kind === FrameKind.Challenge) {
+        const r = new ValueReader(body);
+        const version = r.uint16();
+        if (version !== RPC_VERSION) {
+          return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
+        }
+        const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
+        if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
+          return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+        }
+        const w = frameWriter(FrameKind.Auth);
+        w.raw(keys.ownConfirmation);
+        sendFrame(socket, w);
+        stage = 'ready-wait';
+      } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
+        stage = 'ready';
+        frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+        this.onReady(socket);
+      } else {
+        throw new Error(`unexpected frame kind ${kind} during ${stage}`);
+      }
+    });
+
     socket.on('data', (chunk: Buffer) => {
       try {
-        for (const { kind, body } of frames.push(chunk)) {
-          if (socket.destroyed) return;
-          if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
-            if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
-            this.onAnswer(kind, body);
-          } else if (kind === FrameKind.Refused) {
-            const reason = body[0];
-            const sentence = body.subarray(1).toString('utf8');
-            return fail(new RpcError(reason === RefusedReason.Secret ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
-          } else if (stage === 'challenge' && kind === FrameKind.Challenge) {
-            const r = new ValueReader(body);
-            const version = r.uint16();
-            if (version !== RPC_VERSION) {
-              return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
-            }
-            const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
-            if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
-              return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
-            }
-            const w = frameWriter(FrameKind.Auth);
-            w.raw(keys.ownConfirmation);
-            sendFrame(socket, w);
-            stage = 'ready-wait';
-          } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
-            stage = 'ready';
-            frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-            this.onReady(socket);
-          } else {
-            throw new Error(`unexpected frame kind ${kind} during ${stage}`);
-          }
-        }
+        frames.push(chunk);
       } catch (e) {
         this.lastProblem = `the core sent something that is not queen RPC: ${(e as Error).message}`;
         this.options.log?.warn({ core: this.addressText, reason: this.lastProblem }, 'rpc connection dropped');

@@ -33,7 +33,7 @@
 //   (src/rpc/methods.ts), so this handler calls the core the same way wherever
 //   it runs.
 // - The records are handed over to the core (recordsHandedOver): frames are
-//   never reused (frame-reader.ts), so the core writes offsets into the
+//   never reused (protocol/frame-splitter.ts), so the core writes offsets into the
 //   batches where they lie and keeps them instead of copying each one.
 // - ACLs, as Kafka's broker: a transactional produce needs WRITE on its
 //   transactional id (else every partition answers
