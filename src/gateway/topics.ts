@@ -30,6 +30,12 @@ export function topicNameProblem(name: string | null | undefined): string | null
   }
 }
 
+/** Names given more than once in one request (CreateTopics, CreatePartitions and the alter-config APIs answer each such entry INVALID_REQUEST). */
+export function repeatedNames(names: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  return new Set(names.filter((name) => seen.has(name) || !seen.add(name)));
+}
+
 /** Creates a topic with the gateway's defaults, or returns it when it already exists. */
 export function createTopicIfMissing(ctx: HandlerContext, name: string, partitions = ctx.settings.defaultPartitions): Promise<QueueInfo> {
   return ctx.core.createQueue({ name, partitions, config: { ...KAFKA_QUEUE_CONFIG }, ifNotExists: true });

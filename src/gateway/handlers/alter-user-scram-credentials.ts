@@ -18,7 +18,7 @@ import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from '../
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramKeysFromSaltedPassword } from '../sasl/scram.js';
-import { scramMechanismOf } from './scram-mechanisms.js';
+import { scramMechanismOf } from '../sasl/scram-mechanisms.js';
 
 interface Deletion {
   name: string;

@@ -21,8 +21,7 @@ import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { replicaListProblem } from '../replica-assignments.js';
-import { topicNameProblem } from '../topics.js';
-import { repeatedNames } from './create-topics.js';
+import { repeatedNames, topicNameProblem } from '../topics.js';
 
 interface PartitionsRequest {
   name: string;

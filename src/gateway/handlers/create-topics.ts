@@ -38,7 +38,7 @@ import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
 import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
-import { describeTopics, KAFKA_QUEUE_CONFIG, topicNameProblem, ZERO_UUID } from '../topics.js';
+import { describeTopics, KAFKA_QUEUE_CONFIG, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
 
 interface CreatableTopic {
   name: string;
@@ -46,12 +46,6 @@ interface CreatableTopic {
   replicationFactor: number;
   assignments: { partitionIndex: number; brokerIds: number[] }[];
   configs: { name: string; value: string | null }[];
-}
-
-/** Names given more than once in one request (CreateTopics, CreatePartitions answer each such entry INVALID_REQUEST). */
-export function repeatedNames(names: readonly string[]): Set<string> {
-  const seen = new Set<string>();
-  return new Set(names.filter((name) => seen.has(name) || !seen.add(name)));
 }
 
 class Refusal {

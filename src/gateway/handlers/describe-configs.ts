@@ -26,8 +26,8 @@
 // for broker configs, on the cluster (else CLUSTER_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeConfigs } from '../../../protocol/messages/index.js';
+import { configsDenied } from '../config-resources.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { configsDenied } from './alter-configs.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../topic-configs.js';
 import { topicNameProblem } from '../topics.js';

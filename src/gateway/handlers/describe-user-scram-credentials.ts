@@ -8,7 +8,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeUserScramCredentials } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
-import { scramTypeOf } from './scram-mechanisms.js';
+import { scramTypeOf } from '../sasl/scram-mechanisms.js';
 
 export const describeUserScramCredentials: ApiHandler = {
   api: DescribeUserScramCredentials,
