@@ -9,11 +9,38 @@ import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js'
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
-import { isCoreError, type CoreErrorCode } from '../core/errors.js';
-import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
+import { type CoreErrorCode, isCoreError, type QueenCore } from '../core/index.js';
+import type { Authorizer } from './authorizer.js';
+import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
+import type { ServerLimits } from './limits.js';
+import type { SecurityProtocol } from './listeners.js';
+import type { QuotaManager } from './quotas.js';
+import type { HandlerRegistry } from './registry.js';
+import type { RequestBudget } from './request-budget.js';
 import { NONE } from './kafka-errors.js';
-import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
-import type { GatewayRuntime, ListenerRuntime } from './server.js';
+import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
+
+/** What every connection of one gateway shares. */
+export interface GatewayRuntime {
+  core: QueenCore;
+  limits: ServerLimits;
+  log: Logger;
+  registry: HandlerRegistry;
+  shared: Map<string, unknown>;
+  /** Request bytes held across all connections (request-budget.ts). */
+  budget: RequestBudget;
+  authorizer: Authorizer;
+  quotas: QuotaManager;
+}
+
+/** What the connections of one listener share. */
+export interface ListenerRuntime {
+  name: SecurityProtocol;
+  /** The gateway's settings with this listener's advertised address. */
+  settings: GatewaySettings;
+  sasl: SaslSettings | null;
+}
+
 
 /**
  * One client connection: frames in, handlers run concurrently, responses out

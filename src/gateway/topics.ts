@@ -1,6 +1,4 @@
-import type { QueueConfig, QueueInfo } from '../core/core.js';
-import { isCoreError } from '../core/errors.js';
-import { validateQueueName } from '../core/rules/names.js';
+import { isCoreError, type QueueConfig, type QueueInfo, validateQueueName } from '../core/index.js';
 import type { HandlerContext } from './handler.js';
 
 /**

@@ -20,7 +20,7 @@
 // OPERATION_NOT_ATTEMPTED, and nothing is added).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AddPartitionsToTxn } from '../../../protocol/messages/index.js';
-import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/core.js';
+import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { coreErrorCode, NONE } from '../kafka-errors.js';

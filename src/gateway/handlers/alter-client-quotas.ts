@@ -13,9 +13,7 @@
 // Versions: v1 flexible.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterClientQuotas } from '../../../protocol/messages/index.js';
-import type { AlterClientQuotasRequest } from '../../core/core.js';
-import { isCoreError } from '../../core/errors.js';
-import { checkQuotaAlterations } from '../../core/rules/quotas.js';
+import { type AlterClientQuotasRequest, checkQuotaAlterations, isCoreError } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

@@ -13,8 +13,7 @@
 // user's are refused.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterUserScramCredentials } from '../../../protocol/messages/index.js';
-import type { ScramCredential, ScramCredentialRef, ScramMechanism } from '../../core/core.js';
-import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from '../../core/rules/scram-credentials.js';
+import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramCredentialRef, type ScramMechanism } from '../../core/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramKeysFromSaltedPassword } from '../sasl/scram.js';

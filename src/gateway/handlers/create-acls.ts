@@ -13,7 +13,7 @@
 //
 // Versions: v0 has no pattern type (LITERAL); v2+ flexible.
 import { CreateAcls } from '../../../protocol/messages/index.js';
-import type { AclBinding } from '../../core/core.js';
+import type { AclBinding } from '../../core/index.js';
 import { aclApiRefusal, bindingFromWire, WireAclError, type WireBinding } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

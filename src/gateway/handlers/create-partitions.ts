@@ -16,7 +16,7 @@
 // ACLs: ALTER on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreatePartitions } from '../../../protocol/messages/index.js';
-import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import { MAX_PARTITIONS } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

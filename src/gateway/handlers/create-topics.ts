@@ -30,9 +30,7 @@
 // as Kafka does); topic ids from v7.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreateTopics } from '../../../protocol/messages/index.js';
-import type { QueueConfig, QueueInfo } from '../../core/core.js';
-import { DEFAULT_QUEUE_CONFIG } from '../../core/core.js';
-import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import { DEFAULT_QUEUE_CONFIG, MAX_PARTITIONS, type QueueConfig, type QueueInfo } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

@@ -9,7 +9,7 @@
 //
 // Versions: v0 has no pattern type filter (LITERAL); v2+ flexible.
 import { DeleteAcls } from '../../../protocol/messages/index.js';
-import type { AclBinding, AclBindingFilter } from '../../core/core.js';
+import type { AclBinding, AclBindingFilter } from '../../core/index.js';
 import { aclApiRefusal, bindingToWire, filterFromWire, WireAclError, type WireBinding } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

@@ -16,7 +16,7 @@
 // ACLs: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteRecords } from '../../../protocol/messages/index.js';
-import { isCoreError } from '../../core/errors.js';
+import { isCoreError } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

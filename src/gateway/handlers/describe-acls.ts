@@ -8,7 +8,7 @@
 //
 // Versions: v0 has no pattern type filter (LITERAL); v2+ flexible.
 import { DescribeAcls } from '../../../protocol/messages/index.js';
-import { filterMatches } from '../../core/rules/acls.js';
+import { filterMatches } from '../../core/index.js';
 import { aclApiRefusal, bindingToWire, filterFromWire, WireAclError } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';

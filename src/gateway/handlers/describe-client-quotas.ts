@@ -11,7 +11,7 @@
 // Versions: v1 flexible.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeClientQuotas } from '../../../protocol/messages/index.js';
-import type { QuotaEntity } from '../../core/core.js';
+import type { QuotaEntity } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';

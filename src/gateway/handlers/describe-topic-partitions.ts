@@ -24,7 +24,7 @@
 // - TopicAuthorizedOperations is what the principal may do on each topic.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
-import type { PartitionInfo, QueueInfo } from '../../core/core.js';
+import type { PartitionInfo, QueueInfo } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';

@@ -7,7 +7,7 @@
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED and nothing of it), as Kafka's.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTransactions } from '../../../protocol/messages/index.js';
-import type { PartitionRef } from '../../core/core.js';
+import type { PartitionRef } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

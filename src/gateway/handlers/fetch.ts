@@ -44,7 +44,7 @@
 // followers, no rack-aware reads (PreferredReadReplica is always -1).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Fetch } from '../../../protocol/messages/index.js';
-import type { ReadPartitionResult } from '../../core/core.js';
+import type { ReadPartitionResult } from '../../core/index.js';
 import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';

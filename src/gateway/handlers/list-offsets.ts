@@ -16,7 +16,7 @@
 // ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ListOffsets } from '../../../protocol/messages/index.js';
-import { EARLIEST_TIMESTAMP } from '../../core/core.js';
+import { EARLIEST_TIMESTAMP } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

@@ -6,7 +6,7 @@
 //
 // ACLs: only the ids the principal may DESCRIBE are listed, as Kafka's.
 import { ListTransactions } from '../../../protocol/messages/index.js';
-import type { KafkaTxnState } from '../../core/core.js';
+import type { KafkaTxnState } from '../../core/index.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 

@@ -21,7 +21,7 @@
 // ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetForLeaderEpoch } from '../../../protocol/messages/index.js';
-import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/core.js';
+import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE, readErrorCode } from '../kafka-errors.js';
