@@ -56,14 +56,16 @@ import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.
 import type { GatewaySettings } from './gateway/handler.js';
 import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
-import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
+import { GatewayServer, type BoundListener } from './gateway/server.js';
+import type { ServerLimits } from './gateway/limits.js';
 import { TlsCredentials, type TlsFiles } from './gateway/tls.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 
 export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
-export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
+export { GatewayServer, type GatewayOptions } from './gateway/server.js';
+export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
 export type { AuthorizationSettings } from './gateway/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
