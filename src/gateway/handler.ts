@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Message } from '../../protocol/codec/compile.js';
+import type { RequestOf, ResponseOf } from '../../protocol/codec/types.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
 import type { QueenCore } from '../core/index.js';
@@ -94,14 +94,22 @@ export interface HandlerContext {
   quotas: QuotaManager;
 }
 
-export interface ApiHandler {
+/**
+ * One API's handler. Typed by its definition: the request comes as the codec
+ * decodes it and the answer goes as the codec encodes it
+ * (protocol/codec/types.ts), so a misspelt or mistyped field fails to compile.
+ */
+export interface ApiHandler<A extends ApiDef = ApiDef> {
   /** The API's definition from protocol/messages. */
-  api: ApiDef;
-  /** The versions this handler serves, e.g. "4-17"; within the definition's served range. */
+  api: A;
+  /**
+   * The versions the gateway serves, e.g. "4-17", declared here and nowhere
+   * else (ApiVersions answers from it); within what Kafka defines for both messages.
+   */
   versions: string;
   /**
    * Answers a request. Resolves to null when Kafka sends no response
    * (Produce with acks=0).
    */
-  handle(request: Message, ctx: HandlerContext): Promise<Message | null>;
+  handle(request: RequestOf<A>, ctx: HandlerContext): Promise<ResponseOf<A> | null>;
 }
