@@ -71,7 +71,8 @@ export function filterFromWire(w: WireBinding): AclBindingFilter {
   return checked(() => checkAclFilters([filter])[0]!);
 }
 
-export function bindingToWire(b: AclBinding): WireBinding {
+/** A stored binding on the wire: unlike a filter's, its name, principal and host are always there. */
+export function bindingToWire(b: AclBinding): WireBinding & { resourceName: string; principal: string; host: string } {
   return {
     resourceType: RESOURCE_TYPE_CODES[b.resourceType],
     resourceName: b.resourceName,

@@ -13,7 +13,7 @@ import { aclApiRefusal, bindingToWire, filterFromWire, WireAclError } from '../a
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
-export const describeAcls: ApiHandler = {
+export const describeAcls: ApiHandler<typeof DescribeAcls> = {
   api: DescribeAcls,
   versions: '0-3',
   async handle(request, ctx) {
