@@ -24,7 +24,7 @@ import { alterResources } from '../config-resources.js';
 import type { ApiHandler } from '../handler.js';
 import { replacedTopicConfig } from '../topic-configs.js';
 
-export const alterConfigs: ApiHandler = {
+export const alterConfigs: ApiHandler<typeof AlterConfigs> = {
   api: AlterConfigs,
   versions: '0-2',
   handle(request, ctx) {
