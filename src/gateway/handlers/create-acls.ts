@@ -18,11 +18,11 @@ import { aclApiRefusal, bindingFromWire, WireAclError, type WireBinding } from '
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
-export const createAcls: ApiHandler = {
+export const createAcls: ApiHandler<typeof CreateAcls> = {
   api: CreateAcls,
   versions: '0-3',
   async handle(request, ctx) {
-    const creations = (request.creations as (Omit<WireBinding, 'patternType'> & { resourcePatternType: number })[]).map((c) => ({ ...c, patternType: c.resourcePatternType }));
+    const creations = request.creations.map((c) => ({ ...c, patternType: c.resourcePatternType }));
     const refusal = aclApiRefusal(ctx, 'ALTER');
     if (refusal) return { throttleTimeMs: 0, results: creations.map(() => refusal) };
 
