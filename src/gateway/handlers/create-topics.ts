@@ -30,6 +30,7 @@
 // as Kafka does); topic ids from v7.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreateTopics } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DEFAULT_QUEUE_CONFIG, MAX_PARTITIONS, type QueueConfig, type QueueInfo } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
@@ -38,13 +39,7 @@ import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-ass
 import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
 import { describeTopics, KAFKA_QUEUE_CONFIG, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
 
-interface CreatableTopic {
-  name: string;
-  numPartitions: number;
-  replicationFactor: number;
-  assignments: { partitionIndex: number; brokerIds: number[] }[];
-  configs: { name: string; value: string | null }[];
-}
+type CreatableTopic = RequestOf<typeof CreateTopics>['topics'][number];
 
 class Refusal {
   constructor(
@@ -125,7 +120,7 @@ function answer(ctx: HandlerContext, name: string, outcome: Refusal | { queue: Q
   };
 }
 
-export const createTopics: ApiHandler = {
+export const createTopics: ApiHandler<typeof CreateTopics> = {
   api: CreateTopics,
   versions: '0-7',
   async handle(request, ctx) {
