@@ -42,12 +42,12 @@ async function deleteBefore(ctx: HandlerContext, topic: string, partition: numbe
   }
 }
 
-export const deleteRecords: ApiHandler = {
+export const deleteRecords: ApiHandler<typeof DeleteRecords> = {
   api: DeleteRecords,
   versions: '0-2',
   async handle(request, ctx) {
     const topics = await Promise.all(
-      request.topics.map(async (t: { name: string; partitions: { partitionIndex: number; offset: bigint }[] }) => ({
+      request.topics.map(async (t) => ({
         name: t.name,
         partitions: await Promise.all(
           t.partitions.map(async (p) => ({
