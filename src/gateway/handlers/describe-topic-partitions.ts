@@ -55,11 +55,11 @@ async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<s
   return new Map(asked.map((name) => [name, found.get(name) ?? null]));
 }
 
-export const describeTopicPartitions: ApiHandler = {
+export const describeTopicPartitions: ApiHandler<typeof DescribeTopicPartitions> = {
   api: DescribeTopicPartitions,
   versions: '0',
   async handle(request, ctx) {
-    const asked: string[] = request.topics.map((t: { name: string }) => t.name);
+    const asked: string[] = request.topics.map((t) => t.name);
     const cursor: Cursor | null = request.cursor;
     const queues = await topicsByName(ctx, asked);
     const names = [...queues.keys()].filter((name) => byName(name, cursor?.topicName ?? '') >= 0).sort(byName);
