@@ -22,11 +22,11 @@ function topicsOf(partitions: PartitionRef[]): { topic: string; partitions: numb
   return [...topics].map(([topic, list]) => ({ topic, partitions: list.sort((a, b) => a - b) }));
 }
 
-export const describeTransactions: ApiHandler = {
+export const describeTransactions: ApiHandler<typeof DescribeTransactions> = {
   api: DescribeTransactions,
   versions: '0',
   async handle(request, ctx) {
-    const ids = request.transactionalIds as string[];
+    const ids = request.transactionalIds;
     const unknown = (transactionalId: string, errorCode: number) => ({
       errorCode,
       transactionalId,
