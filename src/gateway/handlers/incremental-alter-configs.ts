@@ -17,7 +17,7 @@ import { alterResources } from '../config-resources.js';
 import type { ApiHandler } from '../handler.js';
 import { incrementalTopicConfig, type ConfigChange } from '../topic-configs.js';
 
-export const incrementalAlterConfigs: ApiHandler = {
+export const incrementalAlterConfigs: ApiHandler<typeof IncrementalAlterConfigs> = {
   api: IncrementalAlterConfigs,
   versions: '0-1',
   handle(request, ctx) {
