@@ -42,13 +42,13 @@ async function findOffset(ctx: HandlerContext, topic: string, partition: number,
   }
 }
 
-export const listOffsets: ApiHandler = {
+export const listOffsets: ApiHandler<typeof ListOffsets> = {
   api: ListOffsets,
   versions: '0-10',
   async handle(request, ctx) {
     const readCommitted = request.isolationLevel === 1;
     const topics = await Promise.all(
-      request.topics.map(async (t: { name: string; partitions: { partitionIndex: number; timestamp: bigint; maxNumOffsets: number }[] }) => ({
+      request.topics.map(async (t) => ({
         name: t.name,
         partitions: await Promise.all(
           t.partitions.map(async (p) => {
