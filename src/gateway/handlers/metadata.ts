@@ -77,7 +77,7 @@ async function answerNamedTopic(ctx: HandlerContext, name: string, queue: QueueI
   }
 }
 
-export const metadata: ApiHandler = {
+export const metadata: ApiHandler<typeof Metadata> = {
   api: Metadata,
   versions: '0-12',
   async handle(request, ctx) {
