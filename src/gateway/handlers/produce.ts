@@ -146,7 +146,7 @@ function oneBatchRefusal(records: Buffer, version: number): { errorCode: number;
   return null;
 }
 
-export const produce: ApiHandler = {
+export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
   versions: '0-11',
   async handle(request, ctx) {
@@ -220,7 +220,7 @@ export const produce: ApiHandler = {
       return null;
     }
     return {
-      responses: request.topicData.map((topic: { name: string }) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
+      responses: request.topicData.map((topic) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
       throttleTimeMs,
     };
   },
