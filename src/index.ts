@@ -56,14 +56,16 @@ import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.
 import type { GatewaySettings } from './gateway/handler.js';
 import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
-import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
+import { GatewayServer, type BoundListener } from './gateway/server.js';
+import type { ServerLimits } from './gateway/limits.js';
 import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 
 export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
-export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
+export { GatewayServer, type GatewayOptions } from './gateway/server.js';
+export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
 export type { AuthorizationSettings } from './gateway/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
@@ -190,8 +192,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     defaultPartitions: options.defaultPartitions ?? 1,
     fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
     maxFetchSessions: options.maxFetchSessions ?? 1000,
-    // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
-    appendRequestIds: !ownCore,
   };
   let tls: TlsCredentials | undefined;
   let sasl: BuiltSasl | undefined;

@@ -54,3 +54,13 @@ async function openEngine(options: OpenCoreOptions): Promise<Core> {
       throw new Error(`Unknown core engine ${JSON.stringify((options as { engine: unknown }).engine)}; choose "memory" or "postgres".`);
   }
 }
+
+// The core's own rules that its front ends apply to their input before they
+// call it (a topic name, an ACL binding, a quota change, SCRAM limits), so one
+// rule judges it on both sides of the call. Front ends take them from here,
+// never from ./rules/ (test/setup/layering.test.ts holds them to that).
+export { MAX_PARTITIONS } from './rules/arguments.js';
+export { validateQueueName } from './rules/names.js';
+export { checkAclBinding, checkAclFilters, filterMatches, patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from './rules/acls.js';
+export { checkQuotaAlterations, quotaEntityKey } from './rules/quotas.js';
+export { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, SCRAM_MECHANISMS } from './rules/scram-credentials.js';

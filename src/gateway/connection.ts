@@ -5,15 +5,42 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { requestCodec } from '../../protocol/codec/registry.js';
 import { decodeRequestHeader, type RequestHeader } from '../../protocol/headers.js';
 import { encodeResponseFrame } from '../../protocol/frames.js';
+import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
-import { isCoreError, type CoreErrorCode } from '../core/errors.js';
-import { FrameReader } from './frame-reader.js';
-import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
+import { type CoreErrorCode, isCoreError, type QueenCore } from '../core/index.js';
+import type { Authorizer } from './authorizer.js';
+import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
+import type { ServerLimits } from './limits.js';
+import type { SecurityProtocol } from './listeners.js';
+import type { QuotaManager } from './quotas.js';
+import type { HandlerRegistry } from './registry.js';
+import type { RequestBudget } from './request-budget.js';
 import { NONE } from './kafka-errors.js';
-import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
-import type { GatewayRuntime, ListenerRuntime } from './server.js';
+import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
+
+/** What every connection of one gateway shares. */
+export interface GatewayRuntime {
+  core: QueenCore;
+  limits: ServerLimits;
+  log: Logger;
+  registry: HandlerRegistry;
+  shared: Map<string, unknown>;
+  /** Request bytes held across all connections (request-budget.ts). */
+  budget: RequestBudget;
+  authorizer: Authorizer;
+  quotas: QuotaManager;
+}
+
+/** What the connections of one listener share. */
+export interface ListenerRuntime {
+  name: SecurityProtocol;
+  /** The gateway's settings with this listener's advertised address. */
+  settings: GatewaySettings;
+  sasl: SaslSettings | null;
+}
+
 import { RequestClock } from './quotas.js';
 
 /**
@@ -55,7 +82,7 @@ interface Slot {
 export class Connection {
   readonly state: ConnectionState;
   private readonly log: Logger;
-  private readonly frames: FrameReader;
+  private readonly frames: FrameSplitter;
   private readonly pending: Slot[] = [];
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
@@ -107,7 +134,7 @@ export class Connection {
       draining: this.drainController.signal,
     };
     const { limits } = runtime;
-    this.frames = new FrameReader(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
+    this.frames = new FrameSplitter(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
     if (sasl && limits.authenticationTimeoutMs > 0) {
       this.authenticationTimer = setTimeout(() => {
         this.authenticationTimer = null;
@@ -171,7 +198,7 @@ export class Connection {
   private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
-    const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
+    const clientFault = e instanceof DecodeError || e instanceof FrameSizeError || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
     if (clientFault) return this.closeAfterAnswers(reason);
     if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
       // The core logs the fault once per episode, not per request; the client reconnects and retries.

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { ClientQuotaEntry, Core, QuotaEntity, QuotaKey } from '../core/core.js';
+import { type ClientQuotaEntry, type Core, type QuotaEntity, quotaEntityKey, type QuotaKey } from '../core/index.js';
 import { CoreRefresh } from './core-refresh.js';
-import { quotaEntityKey } from '../core/rules/quotas.js';
 
 /**
  * Client quotas as Kafka's broker applies them: produce bytes/s and fetch

@@ -10,10 +10,14 @@
  * - Cancellation: a caller's AbortSignal sends a Cancel frame; the server
  *   aborts the core call, whose answer (an empty long-poll) comes back as usual.
  * - Reconnect: a lost connection is dialled again with exponential backoff.
- *   Calls that change nothing, and appends carrying a requestId (answered
- *   from the core's ledger when repeated), are sent again on the new
- *   connection; any other unanswered call fails with `connection_lost`,
- *   because its outcome is unknown and repeating it could apply it twice.
+ *   Calls that change nothing, and calls keyed for the core's ledger, are
+ *   sent again on the new connection; any other unanswered call fails with
+ *   `connection_lost`, because its outcome is unknown and repeating it could
+ *   apply it twice. The keys are minted here (./methods.ts, `keyed`): an
+ *   append from a producer without a producer id gets a requestId, which the
+ *   core's append ledger answers a repeat from (durably, on PostgreSQL, so a
+ *   repeat after the core restarted is answered too). Callers never know
+ *   whether their core is across the RPC.
  * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
  *   with the same code and message; failures of the hop are RpcErrors.
  * - Authentication: the shared secret, mutual TLS, or both (./server.ts).
@@ -23,13 +27,14 @@
  */
 import { isIP, connect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
 import { CoreError, type CoreErrorCode } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange } from './handshake.js';
 import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
@@ -137,10 +142,11 @@ class RpcClient {
     }
   }
 
-  call(method: MethodName, request: unknown, options?: CallOptions): Promise<unknown> {
+  call(method: MethodName, given: unknown, options?: CallOptions): Promise<unknown> {
     if (this.closed) return Promise.reject(new CoreError('closed', `This connection to the core at ${this.addressText} is closed; connect again to make calls.`));
     if (this.fatal) return Promise.reject(this.fatal);
     const traits = traitsOf(method);
+    const request = traits.keyed ? traits.keyed(given as never, randomUUID) : given;
     const holds = traits.holds ? traits.holds(request as never) : 0;
     const callTimeoutMs = this.options.callTimeoutMs ?? 30_000;
     const deadlineMs = holds === null ? 0 : Math.min(callTimeoutMs + Math.max(0, holds), MAX_CALL_ID);
@@ -238,7 +244,6 @@ class RpcClient {
     const socket = this.open();
     this.socket = socket;
     socket.setNoDelay(true);
-    const frames = new FrameReader();
     const secret = this.options.secret;
     if (secret !== undefined) this.pakeSecret ??= pakeSecret(secret);
     const exchange = this.pakeSecret ? startExchange('client', this.pakeSecret) : null;
@@ -261,39 +266,41 @@ class RpcClient {
       socket.destroy();
     };
 
+    const frames = rpcFrameSplitter((kind, body) => {
+      if (socket.destroyed) return;
+      if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
+        if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
+        this.onAnswer(kind, body);
+      } else if (kind === FrameKind.Refused) {
+        const reason = body[0];
+        const sentence = body.subarray(1).toString('utf8');
+        return fail(new RpcError(reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
+      } else if (stage === 'challenge' && exchange && kind === FrameKind.Challenge) {
+        const r = new ValueReader(body);
+        const version = r.uint16();
+        if (version !== RPC_VERSION) {
+          return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
+        }
+        const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
+        if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
+          return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+        }
+        const w = frameWriter(FrameKind.Auth);
+        w.raw(keys.ownConfirmation);
+        sendFrame(socket, w);
+        stage = 'ready-wait';
+      } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
+        stage = 'ready';
+        frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+        this.onReady(socket);
+      } else {
+        throw new Error(`unexpected frame kind ${kind} during ${stage}`);
+      }
+    });
+
     socket.on('data', (chunk: Buffer) => {
       try {
-        for (const { kind, body } of frames.push(chunk)) {
-          if (socket.destroyed) return;
-          if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
-            if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
-            this.onAnswer(kind, body);
-          } else if (kind === FrameKind.Refused) {
-            const reason = body[0];
-            const sentence = body.subarray(1).toString('utf8');
-            return fail(new RpcError(reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
-          } else if (stage === 'challenge' && exchange && kind === FrameKind.Challenge) {
-            const r = new ValueReader(body);
-            const version = r.uint16();
-            if (version !== RPC_VERSION) {
-              return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
-            }
-            const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
-            if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
-              return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
-            }
-            const w = frameWriter(FrameKind.Auth);
-            w.raw(keys.ownConfirmation);
-            sendFrame(socket, w);
-            stage = 'ready-wait';
-          } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
-            stage = 'ready';
-            frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-            this.onReady(socket);
-          } else {
-            throw new Error(`unexpected frame kind ${kind} during ${stage}`);
-          }
-        }
+        frames.push(chunk);
       } catch (e) {
         this.lastProblem = `the core sent something that is not queen RPC: ${(e as Error).message}`;
         this.options.log?.warn({ core: this.addressText, reason: this.lastProblem }, 'rpc connection dropped');

@@ -21,7 +21,7 @@ import { isCoreError } from '../core/errors.js';
 import type { QueenCore } from '../core/queen-core.js';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { type RpcAddress } from './address.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sendFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sendFrame } from './frames.js';
 import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange, versionProblem } from './handshake.js';
 import type { PakeSecret } from './pake.js';
 import { METHOD_NAMES, type MethodName } from './methods.js';
@@ -191,7 +191,6 @@ export class RpcServer {
     const authenticatedOrGone = () => admission.settle();
     this.connections.add(socket);
     socket.setNoDelay(true);
-    const frames = new FrameReader();
     const inFlight = new Map<number, AbortController>();
     let stage: Stage = 'hello';
     /** The verified client certificate's subject, for the log. */
@@ -297,17 +296,17 @@ export class RpcServer {
         });
     };
 
+    const frames = rpcFrameSplitter((kind, body) => {
+      if (socket.destroyed || stage === 'refused') return;
+      if (stage === 'hello' && kind === FrameKind.Hello) onHello(body);
+      else if (stage === 'auth' && kind === FrameKind.Auth) onAuth(body);
+      else if (stage === 'ready' && kind === FrameKind.Call) onCall(body);
+      else if (stage === 'ready' && kind === FrameKind.Cancel) inFlight.get(new ValueReader(body).uint32())?.abort();
+      else drop(`unexpected frame kind ${kind} during ${stage}`);
+    });
     socket.on('data', (chunk: Buffer) => {
       try {
-        for (const { kind, body } of frames.push(chunk)) {
-          if (socket.destroyed) return;
-          if (stage === 'hello' && kind === FrameKind.Hello) onHello(body);
-          else if (stage === 'auth' && kind === FrameKind.Auth) onAuth(body);
-          else if (stage === 'ready' && kind === FrameKind.Call) onCall(body);
-          else if (stage === 'ready' && kind === FrameKind.Cancel) inFlight.get(new ValueReader(body).uint32())?.abort();
-          else if (stage === 'refused') return;
-          else return drop(`unexpected frame kind ${kind} during ${stage}`);
-        }
+        frames.push(chunk);
       } catch (e) {
         drop((e as Error).message);
       }

@@ -251,7 +251,7 @@ describe('SASL_PLAINTEXT on the wire: the v0 handshake, limits before authentica
     built = buildSasl({ maxReauthMs: REAUTH_MS }, core, captured.logger);
     gateway = new GatewayServer({
       core,
-      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10, appendRequestIds: false },
+      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10 },
       log: captured.logger,
       sasl: built.settings,
       limits: { saslMaxReceiveBytes: 4096, authenticationTimeoutMs: 1_000 },
@@ -385,7 +385,7 @@ describe('principals on the connection: SASL users and TLS client certificates',
     tls = new TlsCredentials({ certFile: join(pki.dir, 'live.pem'), keyFile: join(pki.dir, 'live.key'), caFile: pki.caCert, clientAuth: 'requested' }, logger);
     gateway = new GatewayServer({
       core,
-      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10, appendRequestIds: false },
+      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10 },
       log: logger,
       sasl: built.settings,
       tls,

@@ -21,7 +21,7 @@ import { NONE } from '../kafka-errors.js';
 /** Kafka's CoordinatorType ids: group, transaction, share. */
 const KEY_TYPES: ReadonlySet<number> = new Set([0, 1, 2]);
 
-export const findCoordinator: ApiHandler = {
+export const findCoordinator: ApiHandler<typeof FindCoordinator> = {
   api: FindCoordinator,
   versions: '0-6',
   async handle(request, ctx) {
@@ -35,6 +35,6 @@ export const findCoordinator: ApiHandler = {
           ? { nodeId, host, port, errorCode: NONE, errorMessage: null }
           : { nodeId: -1, host: '', port: -1, errorCode: DENIED_CODE[resource], errorMessage: `Not authorized to find the coordinator of ${resource === 'GROUP' ? 'group' : 'transactional id'} '${key}'.` };
     if (ctx.header.apiVersion < 4) return { throttleTimeMs: 0, ...found(request.key) };
-    return { throttleTimeMs: 0, coordinators: (request.coordinatorKeys as string[]).map((key) => ({ key, ...found(key) })) };
+    return { throttleTimeMs: 0, coordinators: request.coordinatorKeys.map((key) => ({ key, ...found(key) })) };
   },
 };

@@ -30,8 +30,7 @@
 //   client reconnects.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
-import type { QueueInfo } from '../../core/core.js';
-import { isCoreError } from '../../core/errors.js';
+import { isCoreError, type QueueInfo } from '../../core/index.js';
 import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import { clusterOperations } from '../authorizer.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
@@ -78,7 +77,7 @@ async function answerNamedTopic(ctx: HandlerContext, name: string, queue: QueueI
   }
 }
 
-export const metadata: ApiHandler = {
+export const metadata: ApiHandler<typeof Metadata> = {
   api: Metadata,
   versions: '0-12',
   async handle(request, ctx) {

@@ -43,7 +43,6 @@ function defaultSettings(): GatewaySettings {
     fetchMaxBytes: 55 * 1024 * 1024,
     maxFetchSessions: 1000,
     // The core is in this process, as with `serve`.
-    appendRequestIds: false,
   };
 }
 
