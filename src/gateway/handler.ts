@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Message } from '../../protocol/codec/compile.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
 import type { SecurityProtocol } from './listeners.js';
@@ -82,7 +82,7 @@ export interface AdvertisedApi {
 }
 
 export interface HandlerContext {
-  core: QueenCore;
+  core: Core;
   settings: GatewaySettings;
   log: Logger;
   header: RequestHeader;

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection } from './connection.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
@@ -85,7 +85,7 @@ export function checkLimits(limits: ServerLimits): ServerLimits {
 
 /** What every connection of one gateway shares. */
 export interface GatewayRuntime {
-  core: QueenCore;
+  core: Core;
   limits: ServerLimits;
   log: Logger;
   registry: HandlerRegistry;
@@ -105,7 +105,7 @@ export interface ListenerRuntime {
 }
 
 export interface GatewayOptions {
-  core: QueenCore;
+  core: Core;
   /** The advertised address in it is the first listener's; each listener gets its own copy (listenOn). */
   settings: GatewaySettings;
   limits?: Partial<ServerLimits>;

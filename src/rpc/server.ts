@@ -1,5 +1,5 @@
 /**
- * The RPC server: exposes one QueenCore to gateways over TCP or a Unix
+ * The RPC server: exposes one Core to gateways over TCP or a Unix
  * socket. Each connection authenticates (./handshake.ts), then sends calls
  * that run concurrently and are answered as they finish, in any order. A
  * call's deadline and a Cancel frame abort its core call through the
@@ -9,7 +9,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { isCoreError } from '../core/errors.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import { type RpcAddress } from './address.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sendFrame } from './frames.js';
 import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange, versionProblem } from './handshake.js';
@@ -27,7 +27,7 @@ export interface RpcFaults {
 }
 
 export interface RpcServerOptions {
-  core: QueenCore;
+  core: Core;
   /** The shared secret every gateway must prove it knows. */
   secret: string;
   log?: Logger;

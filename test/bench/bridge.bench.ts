@@ -14,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { Bridge } from '../../src/bridge/bridge.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { startApacheKafka } from '../support/apache-kafka.js';
@@ -42,7 +42,7 @@ async function plainConsume(bootstrap: string): Promise<number> {
   return seconds;
 }
 
-async function bridgeCopy(bootstrap: string, core: QueenCore): Promise<number> {
+async function bridgeCopy(bootstrap: string, core: Core): Promise<number> {
   const started = performance.now();
   const bridge = await Bridge.start({
     source: bootstrap,

@@ -1,5 +1,5 @@
 import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
-import { checkAppendAtRequest, gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
 import type { MemoryStore } from './store.js';
 import type { PartitionLog } from './partition-log.js';
 
@@ -26,8 +26,7 @@ export class MemoryCopies {
   constructor(private readonly store: MemoryStore) {}
 
   async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
-    this.store.checkOpen();
-    const parts = checkAppendAtRequest(req);
+    const parts = req.partitions;
     this.store.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
     const parsed = parseCopies(parts, this.store.appendLimits);
     const now = this.store.clock();

@@ -180,8 +180,8 @@ export class MemoryTransactions<P extends object> {
     return { producerId: txn.producerId, producerEpoch: txn.producerEpoch };
   }
 
-  describe(ids: unknown): (TransactionDescription | null)[] {
-    return requireArray<string>(ids, 'transactionalIds').map((id) => {
+  describe(ids: string[]): (TransactionDescription | null)[] {
+    return ids.map((id) => {
       const txn = this.transactions.get(id);
       if (!txn) return null;
       return {

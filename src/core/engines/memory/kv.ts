@@ -1,40 +1,28 @@
 import type {
   KvEntry,
-  KvIncrRequest,
-  KvPutRequest,
+  Lifetime,
   KvPutResult,
   OnceRequest,
 } from '../../core.js';
-import { requireArray, requireInteger } from '../../rules/arguments.js';
-import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { validateKvKey, validateKvNamespace, validateKvPrefix } from '../../rules/names.js';
+import { type KvWrite, decideIncr, decidePut, decidePutIfAbsent, liveOrNull, ONCE_MARKER_VALUE } from '../../rules/kv.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { MemoryStore } from './store.js';
-
-const MAX_PREFIX_LIMIT = 10_000;
 
 /** KV entries and once markers. */
 export class MemoryKv {
   constructor(private readonly store: MemoryStore) {}
 
   async get(req: { ns: string; key: string }): Promise<KvEntry | null> {
-    this.store.checkOpen();
-    const slot = kvSlot(validateKvNamespace(req?.ns), validateKvKey(req.key));
+    const slot = kvSlot(req.ns, req.key);
     return this.kvRead(slot);
   }
 
   async getMany(req: { ns: string; keys: string[] }): Promise<(KvEntry | null)[]> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const keys = requireArray<string>(req.keys, 'keys').map((k) => validateKvKey(k));
+    const { ns, keys } = req;
     return keys.map((k) => this.kvRead(kvSlot(ns, k)));
   }
 
-  async getPrefix(req: { ns: string; prefix: string; limit?: number }): Promise<KvEntry[]> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const prefix = validateKvPrefix(req.prefix);
-    const limit = req.limit === undefined ? 1000 : requireInteger(req.limit, 'limit', 1, MAX_PREFIX_LIMIT);
+  async getPrefix({ ns, prefix, limit }: { ns: string; prefix: string; limit: number }): Promise<KvEntry[]> {
     const now = this.store.clock();
     const found: KvEntry[] = [];
     for (const entry of this.store.kv.values()) {
@@ -46,32 +34,23 @@ export class MemoryKv {
       .map((e) => structuredClone(e));
   }
 
-  async put(req: KvPutRequest): Promise<KvPutResult> {
-    this.store.checkOpen();
-    const write = checkKvWrite(req);
-    const expectedVersion = validateExpectedVersion(req.expectedVersion);
-    return this.kvApply(decidePut(this.store.kv.get(kvSlot(write.ns, write.key)) ?? null, { ...write, expectedVersion }, this.store.clock()));
+  async put(write: KvWrite): Promise<KvPutResult> {
+    return this.kvApply(decidePut(this.store.kv.get(kvSlot(write.ns, write.key)) ?? null, write, this.store.clock()));
   }
 
-  async putIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult> {
-    this.store.checkOpen();
-    const write = checkKvWrite(req);
+  async putIfAbsent(write: Omit<KvWrite, 'expectedVersion'>): Promise<KvPutResult> {
     return this.kvApply(decidePutIfAbsent(this.store.kv.get(kvSlot(write.ns, write.key)) ?? null, write, this.store.clock()));
   }
 
   async delete(req: { ns: string; key: string }): Promise<{ deleted: boolean }> {
-    this.store.checkOpen();
-    const slot = kvSlot(validateKvNamespace(req?.ns), validateKvKey(req.key));
+    const slot = kvSlot(req.ns, req.key);
     const existed = this.kvRead(slot) !== null;
     this.store.writeKv(slot, null);
     return { deleted: existed };
   }
 
-  async incr(req: KvIncrRequest): Promise<KvEntry> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateOptionalLifetime(req.lifetime);
+  async incr(req: { ns: string; key: string; by: number; lifetime: Lifetime | undefined }): Promise<KvEntry> {
+    const { ns, key, lifetime } = req;
     const entry = decideIncr(this.store.kv.get(kvSlot(ns, key)) ?? null, { ns, key, by: req.by, lifetime }, this.store.clock());
     this.store.checkKvRoom(kvSlot(ns, key), entry);
     this.store.writeKv(kvSlot(ns, key), entry);
@@ -79,10 +58,7 @@ export class MemoryKv {
   }
 
   async once(req: OnceRequest): Promise<{ won: boolean }> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateLifetime(req.lifetime);
+    const { ns, key, lifetime } = req;
     const decided = decidePutIfAbsent(this.store.kv.get(kvSlot(ns, key)) ?? null, { ns, key, value: ONCE_MARKER_VALUE, lifetime }, this.store.clock());
     this.kvApply(decided);
     return { won: decided.applied };

@@ -15,8 +15,6 @@ import type {
   ReadResult,
 } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
-import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type ParsedAppend } from '../../rules/batches.js';
 import { advanceWindows, checkPartitionSequences, type ProducerWindow } from '../../rules/producer-window.js';
 import { partitionKey } from './wakeups.js';
@@ -27,8 +25,7 @@ export class MemoryLog {
   constructor(private readonly store: MemoryStore) {}
 
   async append(req: AppendRequest): Promise<AppendResult> {
-    this.store.checkOpen();
-    const { partitions: parts } = checkAppendRequest(req);
+    const parts = req.partitions;
     if (req.requestId !== undefined) {
       const earlier = this.store.appendLedger.get(req.requestId);
       if (earlier) return structuredClone(earlier);
@@ -92,8 +89,7 @@ export class MemoryLog {
   }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    this.store.checkOpen();
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = checkReadRequest(req);
+    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
     const compute = (final: boolean): ReadResult | null => {
       const result = this.collectRead(parts, maxBytes, req.isolation);
       const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
@@ -145,8 +141,7 @@ export class MemoryLog {
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
-    this.store.checkOpen();
-    const parts = requirePartitionRefs(req?.partitions);
+    const parts = req.partitions;
     return {
       partitions: parts.map((p) => {
         const found = this.store.lookupPartition(p);
@@ -159,9 +154,7 @@ export class MemoryLog {
   }
 
   async offsetForTimestamp(req: OffsetForTimestampRequest): Promise<OffsetForTimestampResult> {
-    this.store.checkOpen();
     const { partition } = this.store.partition(req);
-    requireInteger(req.timestamp, 'timestamp', -3);
     const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.store.appendLimits) };
     const readable = req.isolation === 'read_committed' ? this.store.kafkaTxns.lastStableOffset(partition, partition.log.highWatermark) : partition.log.highWatermark;
     const found = partition.log.offsetForTimestamp(req.timestamp, readable, read);
@@ -169,10 +162,9 @@ export class MemoryLog {
   }
 
   async deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult> {
-    this.store.checkOpen();
     const { partition } = this.store.partition(req);
     const log = partition.log;
-    const before = requireInteger(req.beforeOffset, 'beforeOffset', -1);
+    const before = req.beforeOffset;
     const target = before === -1 ? log.highWatermark : before;
     if (target > log.highWatermark) {
       throw new CoreError('invalid_argument', `beforeOffset ${target} is past the high watermark ${log.highWatermark} of ${req.queue}/${req.partition}.`);

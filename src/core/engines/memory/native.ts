@@ -3,7 +3,6 @@ import type {
   AckRequest,
   CallOptions,
   Lease,
-  PopRequest,
   PopResult,
   PushRequest,
   PushResult,
@@ -14,8 +13,6 @@ import type {
 } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
-import { checkAckRequest, checkPopRequest } from '../../rules/requests.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { assemblePushResults, isInsideWindow, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { deliveredWithGaps, inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, positionAfterAcks, requireCurrentLease, type LeaseState } from '../../rules/leases.js';
@@ -24,6 +21,7 @@ import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, kvSlot, pla
 import { routePushItems } from '../../rules/push-routing.js';
 import { partitionKey, queueKey } from './wakeups.js';
 import { refuseNativePushToCompacted } from '../../rules/compaction.js';
+import type { CheckedPop } from '../../engine.js';
 import type { MemoryStore, PartitionState, QueueState } from './store.js';
 
 /** Queen's native messaging: push with dedup, pop under a lease, ack, lease renewal, and the native transaction. */
@@ -31,7 +29,6 @@ export class MemoryNative {
   constructor(private readonly store: MemoryStore) {}
 
   async push(req: PushRequest): Promise<PushResult> {
-    this.store.checkOpen();
     const now = this.store.clock();
     const plan = planPush(routePushItems(req?.items, this.store.partitionsOf), now);
     const bytes = this.checkPushTargets(plan);
@@ -90,10 +87,9 @@ export class MemoryNative {
 
   // ─── Native consume ────────────────────────────────────────────────────────
 
-  async pop(req: PopRequest, options?: CallOptions): Promise<PopResult> {
-    this.store.checkOpen();
-    const queue = this.store.queue(req?.queue);
-    const { partitionName, group, batch, waitMs, leaseMs } = checkPopRequest(req);
+  async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
+    const queue = this.store.queue(req.queue);
+    const { partitionName, group, batch, waitMs, leaseMs } = req;
     if (partitionName !== undefined && !queue.byName.has(partitionName)) {
       throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${partitionName}".`);
     }
@@ -159,15 +155,14 @@ export class MemoryNative {
   }
 
   async ack(req: AckRequest): Promise<{ acked: boolean }> {
-    this.store.checkOpen();
     const ack = this.checkAck(req);
     return { acked: this.applyAck(ack) };
   }
 
-  /** Validates an ack and resolves its partition; a stale leaseId fails the call. */
+  /** Resolves an ack's partition (the front or the transaction's plan checked its fields); a stale leaseId fails the call. */
   private checkAck(req: AckRequest): { queue: QueueState; partition: PartitionState; req: AckRequest } {
-    const queue = this.store.queue(req?.queue);
-    const { partitionName: name, group } = checkAckRequest(req);
+    const queue = this.store.queue(req.queue);
+    const { partition: name, consumerGroup: group } = req;
     const partition = queue.byName.get(name);
     if (!partition) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${name}".`);
     if (req.leaseId !== undefined) {
@@ -203,8 +198,7 @@ export class MemoryNative {
   }
 
   async renewLease(req: RenewLeaseRequest): Promise<Lease> {
-    this.store.checkOpen();
-    const extendMs = requireInteger(req?.extendMs, 'extendMs', 1);
+    const { extendMs } = req;
     const where = typeof req.leaseId === 'string' ? this.store.leaseIndex.get(req.leaseId) : undefined;
     const queue = where && this.store.queues.get(where.queue);
     const partition = queue?.partitions[where!.partition];
@@ -220,7 +214,6 @@ export class MemoryNative {
   // ─── Native transaction ────────────────────────────────────────────────────
 
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
-    this.store.checkOpen();
     const now = this.store.clock();
     const plan = planTransaction({ ...req, operations: routePushItems(req?.operations, this.store.partitionsOf) }, now);
     const pushBytes = this.checkPushTargets(plan.push);

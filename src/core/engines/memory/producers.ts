@@ -4,7 +4,7 @@ import type {
   PartitionRef,
   ProducerState,
 } from '../../core.js';
-import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
+import { MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { lastSequenceInWindow } from '../../rules/producer-window.js';
 import type { MemoryStore, ProducerIdentity } from './store.js';
 
@@ -13,8 +13,7 @@ export class MemoryProducers {
   constructor(private readonly store: MemoryStore) {}
 
   async init(req: InitProducerRequest): Promise<InitProducerResult> {
-    this.store.checkOpen();
-    const { producerId, producerEpoch } = checkInitProducer(req);
+    const { producerId, producerEpoch } = req;
     const bump = (identity: ProducerIdentity): ProducerIdentity =>
       identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? this.store.newProducer() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
     let identity: ProducerIdentity;
@@ -32,7 +31,6 @@ export class MemoryProducers {
 
 
   async describe(req: PartitionRef): Promise<{ producers: ProducerState[] }> {
-    this.store.checkOpen();
     const { partition } = this.store.partition(req);
     return {
       producers: [...partition.producers.values()].map((w) => ({

@@ -1,29 +1,23 @@
 import type {
   AddPartitionsRequest,
   AlterQueueRequest,
-  CreateQueueRequest,
   QueueInfo,
 } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requirePartitionCount } from '../../rules/arguments.js';
-import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
-import { newQueuePartitionNames, validateQueueName } from '../../rules/names.js';
+import { mergeQueueConfig } from '../../rules/config.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { partitionKey, queueKey } from './wakeups.js';
+import type { NewQueue } from '../../engine.js';
 import type { MemoryStore, QueueState } from './store.js';
 
 /** Queues and their partitions (sql/queues.sql in the PostgreSQL engine). */
 export class MemoryQueues {
   constructor(private readonly store: MemoryStore) {}
 
-  async create(req: CreateQueueRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
-    const partitionNames = newQueuePartitionNames(req);
-    const config = resolveQueueConfig(req.config);
+  async create({ name, partitionNames, config, ifNotExists }: NewQueue): Promise<QueueInfo> {
     const existing = this.store.queues.get(name);
     if (existing) {
-      if (req.ifNotExists) return this.store.info(existing);
+      if (ifNotExists) return this.store.info(existing);
       throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
     }
     const queue: QueueState = { name, id: mintQueueId(), config, createdAt: this.store.clock(), partitions: [], byName: new Map() };
@@ -33,19 +27,16 @@ export class MemoryQueues {
   }
 
   async list(): Promise<QueueInfo[]> {
-    this.store.checkOpen();
     return [...this.store.queues.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((q) => this.store.info(q));
   }
 
   async describe(req: { name: string }): Promise<QueueInfo | null> {
-    this.store.checkOpen();
-    const queue = this.store.queues.get(validateQueueName(req?.name));
+    const queue = this.store.queues.get(req.name);
     return queue ? this.store.info(queue) : null;
   }
 
   async delete(req: { name: string }): Promise<void> {
-    this.store.checkOpen();
-    const queue = this.store.queue(req?.name);
+    const queue = this.store.queue(req.name);
     this.store.queues.delete(queue.name);
     for (const offsets of this.store.groupOffsets.values()) {
       for (const slot of [...offsets.keys()]) if (offsets.get(slot)!.queue === queue.name) offsets.delete(slot);
@@ -60,9 +51,8 @@ export class MemoryQueues {
   }
 
   async addPartitions(req: AddPartitionsRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const queue = this.store.queue(req?.name);
-    const total = requirePartitionCount(req.totalCount, 'totalCount');
+    const queue = this.store.queue(req.name);
+    const total = req.totalCount;
     if (total <= queue.partitions.length) {
       throw new CoreError('invalid_argument', `Queue "${queue.name}" already has ${queue.partitions.length} partitions; totalCount must exceed that, got ${total}.`);
     }
@@ -77,8 +67,7 @@ export class MemoryQueues {
   }
 
   async alter(req: AlterQueueRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const queue = this.store.queue(req?.name);
+    const queue = this.store.queue(req.name);
     queue.config = mergeQueueConfig(queue.config, req.config);
     return this.store.info(queue);
   }

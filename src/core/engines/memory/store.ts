@@ -2,13 +2,11 @@ import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { AppendResult, CommittedOffset, KvEntry, PartitionRef, QueueConfig, QueueInfo, ReadError } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
 import type { AppendLimits } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
 import { kvValueToJson } from '../../rules/kv.js';
 import type { LeaseState } from '../../rules/leases.js';
-import { validateQueueName } from '../../rules/names.js';
 import { markerOnlyWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { MemoryTransactions } from './kafka-transactions.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
@@ -229,16 +227,15 @@ export class MemoryStore {
     return partition;
   }
 
-  queue(name: unknown): QueueState {
-    const queue = this.queues.get(validateQueueName(name));
-    if (!queue) throw new CoreError('unknown_queue', `Queue "${name as string}" does not exist; create it first.`);
+  queue(name: string): QueueState {
+    const queue = this.queues.get(name);
+    if (!queue) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
     return queue;
   }
 
   /** A partition by reference, or a CoreError: for calls that fail whole. */
   partition(ref: PartitionRef): { queue: QueueState; partition: PartitionState } {
-    const queue = this.queue(ref?.queue);
-    requireInteger(ref.partition, 'partition');
+    const queue = this.queue(ref.queue);
     const partition = queue.partitions[ref.partition];
     if (!partition) {
       throw new CoreError('unknown_partition', `Queue "${queue.name}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${ref.partition}.`);

@@ -1,5 +1,5 @@
 import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
-import { checkAppendAtRequest, gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
 import type { PostgresStore } from './store.js';
 import type { Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
@@ -51,8 +51,7 @@ export class PostgresCopies {
 
   /** One transaction, outside the group commit, which decides offsets itself. */
   async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
-    this.store.checkOpen();
-    const parts = checkAppendAtRequest(req);
+    const parts = req.partitions;
     // Checked (and inflated) before the transaction, so no partition lock waits on it.
     const parsed = parseCopies(parts, this.store.options.appendLimits);
     const { results, writes } = await this.store.db.transaction(async (tx) => {

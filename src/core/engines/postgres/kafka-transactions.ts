@@ -202,8 +202,8 @@ export class PostgresTransactions {
     return result;
   }
 
-  async describe(ids: unknown): Promise<(TransactionDescription | null)[]> {
-    const wanted = requireArray<string>(ids, 'transactionalIds');
+  async describe(ids: string[]): Promise<(TransactionDescription | null)[]> {
+    const wanted = ids;
     const out: (TransactionDescription | null)[] = [];
     for (const id of wanted) {
       const txn = stored(await this.db.statements.one<TransactionRow>('txn-get', [id]));

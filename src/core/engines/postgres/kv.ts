@@ -1,13 +1,10 @@
 import type {
   KvEntry,
-  KvIncrRequest,
-  KvPutRequest,
+  Lifetime,
   KvPutResult,
   OnceRequest,
 } from '../../core.js';
-import { requireArray, requireInteger } from '../../rules/arguments.js';
-import { checkKvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from '../../rules/kv.js';
-import { validateKvKey, validateKvNamespace, validateKvPrefix } from '../../rules/names.js';
+import { type KvWrite, decideIncr, decidePut, decidePutIfAbsent, kvValueFromJson, kvValueToJson, liveOrNull, ONCE_MARKER_VALUE } from '../../rules/kv.js';
 import type { Statements } from './database.js';
 import { type PostgresStore } from './store.js';
 
@@ -19,8 +16,6 @@ interface KvRow {
   expires_at: number | null;
 }
 
-const MAX_PREFIX_LIMIT = 10_000;
-
 function toEntry(row: KvRow): KvEntry {
   // Read as JSON text (see kv.sql), so a counter past 2^53 keeps its exact digits.
   return { ns: row.ns, key: row.key, value: kvValueFromJson(row.value as string), version: row.version, expiresAt: row.expires_at };
@@ -31,49 +26,34 @@ export class PostgresKv {
   constructor(private readonly store: PostgresStore) {}
 
   async get(req: { ns: string; key: string }): Promise<KvEntry | null> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
+    const { ns, key } = req;
     const row = await this.store.db.statements.one<KvRow>('kv-get', [ns, key]);
     return row ? liveOrNull(toEntry(row), this.store.clock()) : null;
   }
 
   async getMany(req: { ns: string; keys: string[] }): Promise<(KvEntry | null)[]> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const keys = requireArray<string>(req.keys, 'keys').map((k) => validateKvKey(k));
+    const { ns, keys } = req;
     if (keys.length === 0) return [];
     const rows = await this.store.db.statements.run<KvRow>('kv-get-many', [ns, keys]);
     const now = this.store.clock();
     return rows.map((r) => (r.key === null ? null : liveOrNull(toEntry(r), now)));
   }
 
-  async getPrefix(req: { ns: string; prefix: string; limit?: number }): Promise<KvEntry[]> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const prefix = validateKvPrefix(req.prefix);
-    const limit = req.limit === undefined ? 1000 : requireInteger(req.limit, 'limit', 1, MAX_PREFIX_LIMIT);
+  async getPrefix({ ns, prefix, limit }: { ns: string; prefix: string; limit: number }): Promise<KvEntry[]> {
     const rows = await this.store.db.statements.run<KvRow>('kv-get-prefix', [ns, prefix, this.store.clock(), limit]);
     return rows.map(toEntry);
   }
 
-  async put(req: KvPutRequest): Promise<KvPutResult> {
-    this.store.checkOpen();
-    const write = checkKvWrite(req);
-    const expectedVersion = validateExpectedVersion(req.expectedVersion);
-    return this.kvDecide(write.ns, write.key, (current, now) => decidePut(current, { ...write, expectedVersion }, now));
+  async put(write: KvWrite): Promise<KvPutResult> {
+    return this.kvDecide(write.ns, write.key, (current, now) => decidePut(current, write, now));
   }
 
-  async putIfAbsent(req: Omit<KvPutRequest, 'expectedVersion'>): Promise<KvPutResult> {
-    this.store.checkOpen();
-    const write = checkKvWrite(req);
+  async putIfAbsent(write: Omit<KvWrite, 'expectedVersion'>): Promise<KvPutResult> {
     return this.kvDecide(write.ns, write.key, (current, now) => decidePutIfAbsent(current, write, now));
   }
 
   async delete(req: { ns: string; key: string }): Promise<{ deleted: boolean }> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
+    const { ns, key } = req;
     return this.store.db.transaction(async (tx) => {
       const current = await lockKv(tx, ns, key);
       await tx.run('kv-delete', [ns, key]);
@@ -81,11 +61,8 @@ export class PostgresKv {
     });
   }
 
-  async incr(req: KvIncrRequest): Promise<KvEntry> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateOptionalLifetime(req.lifetime);
+  async incr(req: { ns: string; key: string; by: number; lifetime: Lifetime | undefined }): Promise<KvEntry> {
+    const { ns, key, lifetime } = req;
     return this.store.db.transaction(async (tx) => {
       const entry = decideIncr(await lockKv(tx, ns, key), { ns, key, by: req.by, lifetime }, this.store.clock());
       await storeKv(tx, entry);
@@ -94,10 +71,7 @@ export class PostgresKv {
   }
 
   async once(req: OnceRequest): Promise<{ won: boolean }> {
-    this.store.checkOpen();
-    const ns = validateKvNamespace(req?.ns);
-    const key = validateKvKey(req.key);
-    const lifetime = validateLifetime(req.lifetime);
+    const { ns, key, lifetime } = req;
     const decided = await this.kvDecide(ns, key, (current, now) => decidePutIfAbsent(current, { ns, key, value: ONCE_MARKER_VALUE, lifetime }, now));
     return { won: decided.applied };
   }

@@ -17,8 +17,6 @@ import type {
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
-import { checkAppendRequest, checkReadRequest, requirePartitionRefs } from '../../rules/requests.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type ParsedAppend } from '../../rules/batches.js';
 import { advanceWindows, checkPartitionSequences, isIdempotent, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
@@ -45,8 +43,7 @@ export class PostgresLog {
   }
 
   async append(req: AppendRequest): Promise<AppendResult> {
-    this.store.checkOpen();
-    const { partitions: parts } = checkAppendRequest(req);
+    const parts = req.partitions;
     // Records are checked (and inflated) here, outside the transaction, so no partition lock waits on them.
     return this.appends.submit({ partitions: parts, requestId: req.requestId, parsed: parseAppend(parts, this.store.options.appendLimits) });
   }
@@ -190,8 +187,7 @@ export class PostgresLog {
 
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    this.store.checkOpen();
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = checkReadRequest(req);
+    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
     const compute = async (final: boolean): Promise<ReadResult | null> => {
       const result = await this.collectRead(parts, maxBytes, req.isolation);
       const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
@@ -244,8 +240,7 @@ export class PostgresLog {
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
-    this.store.checkOpen();
-    const parts = requirePartitionRefs(req?.partitions);
+    const parts = req.partitions;
     const rows = parts.length > 0 ? await this.store.findPartitions(parts) : [];
     return {
       partitions: parts.map((p, i) => {
@@ -259,9 +254,8 @@ export class PostgresLog {
   }
 
   async offsetForTimestamp(req: OffsetForTimestampRequest): Promise<OffsetForTimestampResult> {
-    this.store.checkOpen();
     const row = await this.store.partition(req);
-    const timestamp = requireInteger(req.timestamp, 'timestamp', -3);
+    const { timestamp } = req;
     const answer = (offset: number, ts: number): OffsetForTimestampResult => ({ queue: req.queue, partition: req.partition, offset, timestamp: ts });
     const read = { where: `${req.queue}/${req.partition}`, maxBytes: storedBatchLimit(this.store.options.appendLimits) };
     const readable = req.isolation === 'read_committed' ? row.last_stable_offset : row.next_offset;
@@ -284,9 +278,8 @@ export class PostgresLog {
   }
 
   async deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult> {
-    this.store.checkOpen();
     const row = await this.store.partition(req);
-    const before = requireInteger(req.beforeOffset, 'beforeOffset', -1);
+    const before = req.beforeOffset;
     const lowWatermark = await this.store.db.transaction(async (tx) => {
       const locked = (await tx.one<PartitionRow>('lock-partition', [row.id]))!;
       const target = before === -1 ? locked.next_offset : before;

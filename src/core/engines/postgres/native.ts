@@ -4,7 +4,6 @@ import type {
   CallOptions,
   KvEntry,
   Lease,
-  PopRequest,
   PopResult,
   PushRequest,
   PushResult,
@@ -17,8 +16,6 @@ import type {
 } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
-import { checkAckRequest, checkPopRequest } from '../../rules/requests.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { deliveredWithGaps, inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, positionAfterAcks, requireCurrentLease } from '../../rules/leases.js';
@@ -30,6 +27,7 @@ import { LogWrites, transactionIdHash } from './log-writes.js';
 import { partitionKey, queueKey } from './wakeups.js';
 import { isAbortedBatch } from '../../rules/kafka-transactions.js';
 import { refuseNativePushToCompacted } from '../../rules/compaction.js';
+import type { CheckedPop } from '../../engine.js';
 import { groupKeyOf, type PartitionRow, type PostgresStore, type QueueRow } from './store.js';
 import { lockKv, storeKv } from './kv.js';
 
@@ -73,7 +71,6 @@ export class PostgresNative {
   constructor(private readonly store: PostgresStore) {}
 
   async push(req: PushRequest): Promise<PushResult> {
-    this.store.checkOpen();
     const now = this.store.clock();
     const plan = planPush(await this.routePushes(req?.items), now);
     const { items, writes } = await this.store.db.transaction(async (tx) => {
@@ -188,10 +185,9 @@ export class PostgresNative {
 
   // ─── Native consume ────────────────────────────────────────────────────────
 
-  async pop(req: PopRequest, options?: CallOptions): Promise<PopResult> {
-    this.store.checkOpen();
-    const queue = await this.store.queue(req?.queue);
-    const { partitionName, group, batch, waitMs, leaseMs } = checkPopRequest(req);
+  async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
+    const queue = await this.store.queue(req.queue);
+    const { partitionName, group, batch, waitMs, leaseMs } = req;
     let keys = [queueKey(queue.name)];
     if (partitionName !== undefined) {
       const row = await this.store.db.statements.one<PartitionRow>('partition-by-name', [queue.id, partitionName]);
@@ -263,7 +259,6 @@ export class PostgresNative {
   }
 
   async ack(req: AckRequest): Promise<{ acked: boolean }> {
-    this.store.checkOpen();
     const { acked, woken } = await this.store.db.transaction(async (tx) => {
       const checked = await this.checkAck(tx, req);
       return this.applyAck(tx, checked);
@@ -272,10 +267,10 @@ export class PostgresNative {
     return { acked };
   }
 
-  /** Validates an ack and resolves its partition; a stale leaseId fails the call. */
+  /** Resolves an ack's partition (the front or the transaction's plan checked its fields); a stale leaseId fails the call. */
   private async checkAck(tx: Statements, req: AckRequest): Promise<CheckedAck> {
-    const queue = await this.store.queue(req?.queue, tx);
-    const { partitionName: name, group } = checkAckRequest(req);
+    const queue = await this.store.queue(req.queue, tx);
+    const { partition: name, consumerGroup: group } = req;
     const partition = await tx.one<PartitionRow>('partition-by-name', [queue.id, name]);
     if (!partition) throw new CoreError('unknown_partition', `Queue "${queue.name}" has no partition named "${name}".`);
     await tx.run('lock-consumer', [partition.id, group]);
@@ -327,8 +322,7 @@ export class PostgresNative {
   }
 
   async renewLease(req: RenewLeaseRequest): Promise<Lease> {
-    this.store.checkOpen();
-    const extendMs = requireInteger(req?.extendMs, 'extendMs', 1);
+    const { extendMs } = req;
     const leaseId = typeof req.leaseId === 'string' && /^[0-9a-f-]{36}$/i.test(req.leaseId) ? req.leaseId : null;
     return this.store.db.transaction(async (tx) => {
       const now = this.store.clock();
@@ -347,7 +341,6 @@ export class PostgresNative {
   // ─── Native transaction ────────────────────────────────────────────────────
 
   async transaction(req: TransactionRequest): Promise<TransactionResult> {
-    this.store.checkOpen();
     const now = this.store.clock();
     const plan = planTransaction({ ...req, operations: await this.routePushes(req?.operations) }, now);
     try {

@@ -4,7 +4,7 @@ import type {
   PartitionRef,
   ProducerState,
 } from '../../core.js';
-import { checkInitProducer, MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
+import { MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
 import { lastSequenceInWindow, type RetainedBatch } from '../../rules/producer-window.js';
 import { type PostgresStore } from './store.js';
 
@@ -13,8 +13,7 @@ export class PostgresProducers {
   constructor(private readonly store: PostgresStore) {}
 
   async init(req: InitProducerRequest): Promise<InitProducerResult> {
-    this.store.checkOpen();
-    const { producerId, producerEpoch } = checkInitProducer(req);
+    const { producerId, producerEpoch } = req;
     if (req.transactionalId !== null) return this.store.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
     return this.store.db.transaction(async (tx) => {
       const fresh = async (): Promise<InitProducerResult> => {
@@ -33,7 +32,6 @@ export class PostgresProducers {
   }
 
   async describe(req: PartitionRef): Promise<{ producers: ProducerState[] }> {
-    this.store.checkOpen();
     const row = await this.store.partition(req);
     const rows = await this.store.db.statements.run<{ producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>('partition-producers', [row.id]);
     const openTransactions = await this.store.kafkaTxns.openFirstOffsets(row.id);

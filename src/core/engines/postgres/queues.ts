@@ -1,53 +1,44 @@
 import type {
   AddPartitionsRequest,
   AlterQueueRequest,
-  CreateQueueRequest,
   QueueInfo,
 } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requirePartitionCount } from '../../rules/arguments.js';
-import { mergeQueueConfig, resolveQueueConfig } from '../../rules/config.js';
-import { newQueuePartitionNames, validateQueueName } from '../../rules/names.js';
+import { mergeQueueConfig } from '../../rules/config.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { partitionKey, queueKey } from './wakeups.js';
-import { type PostgresStore, type QueueRow } from './store.js';
+import type { PostgresStore, QueueRow } from './store.js';
+import type { NewQueue } from '../../engine.js';
 
 /** Queues and their partitions (sql/queues.sql). */
 export class PostgresQueues {
   constructor(private readonly store: PostgresStore) {}
 
-  async create(req: CreateQueueRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
-    const partitionNames = newQueuePartitionNames(req);
-    const config = resolveQueueConfig(req.config);
+  async create({ name, partitionNames, config, ifNotExists }: NewQueue): Promise<QueueInfo> {
     const created = await this.store.db.transaction(async (tx) => {
       const inserted = await tx.one('insert-queue', [mintQueueId(), name, config, this.store.clock()]);
       if (!inserted) return false;
       await tx.run('insert-partitions', [inserted['id'], partitionNames.map((_, i) => i), partitionNames]);
       return true;
     });
-    if (!created && !req.ifNotExists) {
+    if (!created && !ifNotExists) {
       throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
     }
     return (await this.describe({ name }))!;
   }
 
   async list(): Promise<QueueInfo[]> {
-    this.store.checkOpen();
     return (await this.store.db.statements.run<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [null])).map((r) => this.store.info(r));
   }
 
   async describe(req: { name: string }): Promise<QueueInfo | null> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
+    const { name } = req;
     const row = await this.store.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
     return row ? this.store.info(row) : null;
   }
 
   async delete(req: { name: string }): Promise<void> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
+    const { name } = req;
     const partitionCount = await this.store.db.transaction(async (tx) => {
       const queue = await this.store.lockQueue(tx, name);
       const count = await tx.one<{ count: number }>('partition-count-and-names', [queue.id, 0]);
@@ -60,11 +51,10 @@ export class PostgresQueues {
   }
 
   async addPartitions(req: AddPartitionsRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
+    const { name } = req;
     await this.store.db.transaction(async (tx) => {
       const queue = await this.store.lockQueue(tx, name);
-      const total = requirePartitionCount(req.totalCount, 'totalCount');
+      const total = req.totalCount;
       const { count } = (await tx.one<{ count: number }>('partition-count-and-names', [queue.id, 0]))!;
       if (total <= count) {
         throw new CoreError('invalid_argument', `Queue "${name}" already has ${count} partitions; totalCount must exceed that, got ${total}.`);
@@ -80,8 +70,7 @@ export class PostgresQueues {
   }
 
   async alter(req: AlterQueueRequest): Promise<QueueInfo> {
-    this.store.checkOpen();
-    const name = validateQueueName(req?.name);
+    const { name } = req;
     await this.store.db.transaction(async (tx) => {
       const queue = await this.store.lockQueue(tx, name);
       await tx.run('update-queue-config', [queue.id, mergeQueueConfig(queue.config, req.config)]);

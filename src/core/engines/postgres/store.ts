@@ -5,9 +5,7 @@ import type {
 } from '../../core.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requireInteger } from '../../rules/arguments.js';
 import { type AppendLimits } from '../../rules/batches.js';
-import { validateQueueName } from '../../rules/names.js';
 import { Database, type Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
@@ -132,17 +130,14 @@ export class PostgresStore {
     return queue;
   }
 
-  async queue(name: unknown, tx: Statements = this.db.statements): Promise<QueueRow> {
-    const checked = validateQueueName(name);
-    const row = await tx.one<QueueRow>('describe-queues', [checked]);
-    if (!row) throw new CoreError('unknown_queue', `Queue "${checked}" does not exist; create it first.`);
+  async queue(name: string, tx: Statements = this.db.statements): Promise<QueueRow> {
+    const row = await tx.one<QueueRow>('describe-queues', [name]);
+    if (!row) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
     return row;
   }
 
   /** A partition by reference, or a CoreError: for calls that fail whole. */
   async partition(ref: PartitionRef): Promise<PartitionRow & { last_stable_offset: number }> {
-    validateQueueName(ref?.queue);
-    requireInteger(ref.partition, 'partition');
     const [row] = await this.findPartitions([ref]);
     return this.requireFound(ref, row!);
   }
