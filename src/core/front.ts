@@ -10,6 +10,10 @@ import { checkKvWrite, validateExpectedVersion, validateLifetime, validateOption
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validateQueueName } from './rules/names.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from './rules/requests.js';
 import { checkAppendAtRequest } from './rules/copied-batches.js';
+import { checkAclBindings, checkAclFilters } from './rules/acls.js';
+import { checkTransactionStates, checkTxnGroup, checkTxnProducer } from './rules/kafka-transactions.js';
+import { checkQuotaAlterations } from './rules/quotas.js';
+import { checkAlterScramCredentials, checkScramUsers, validateScramMechanism, validateScramUser } from './rules/scram-credentials.js';
 
 /** Most entries one kvGetPrefix answers. */
 const MAX_PREFIX_LIMIT = 10_000;
@@ -131,18 +135,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async commitOffsets(req: Parameters<Core['commitOffsets']>[0]) {
     const engine = this.open();
     const group = validateGroupName(req?.group);
-    // Everything is checked before anything is written.
-    const offsets = requireArray<CommittedOffset>(req.offsets, 'offsets').map((o, i): CommittedOffset => {
-      const queue = validateQueueName(o?.queue);
-      const partition = requireInteger(o.partition, `offsets[${i}].partition`);
-      const offset = requireCommittedOffset(o.offset, `offsets[${i}].offset`);
-      const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
-      if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
-        throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);
-      }
-      return { queue, partition, offset, leaderEpoch, metadata: o.metadata ?? null };
-    });
-    return engine.offsets.commit({ group, offsets });
+    return engine.offsets.commit({ group, offsets: checkCommittedOffsets(req.offsets) });
   }
 
   async fetchOffsets(req: Parameters<Core['fetchOffsets']>[0]) {
@@ -164,19 +157,27 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── Kafka transactions (the engine's kafka-transactions.ts) ─────────────────
 
   async addPartitionsToTxn(req: Parameters<Core['addPartitionsToTxn']>[0]) {
-    return this.open().kafkaTransactions.addPartitions(req);
+    const engine = this.open();
+    const partitions = requirePartitionRefs(req?.partitions);
+    return engine.kafkaTransactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
   }
 
   async addOffsetsToTxn(req: Parameters<Core['addOffsetsToTxn']>[0]) {
-    return this.open().kafkaTransactions.addOffsets(req);
+    const engine = this.open();
+    return engine.kafkaTransactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
   }
 
   async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
-    return this.open().kafkaTransactions.txnOffsetCommit(req);
+    const engine = this.open();
+    const who = checkTxnProducer(req);
+    return engine.kafkaTransactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
   }
 
   async endTxn(req: Parameters<Core['endTxn']>[0]) {
-    return this.open().kafkaTransactions.endTxn(req);
+    const engine = this.open();
+    const who = checkTxnProducer(req);
+    if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
+    return engine.kafkaTransactions.endTxn({ ...who, commit: req.commit });
   }
 
   async describeTransactions(req: { transactionalIds: string[] }) {
@@ -185,7 +186,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async listTransactions(req: Parameters<Core['listTransactions']>[0]) {
-    return { transactions: await this.open().kafkaTransactions.list(req) };
+    const engine = this.open();
+    const states = checkTransactionStates(req?.states);
+    const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
+    return { transactions: await engine.kafkaTransactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
   }
 
   async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }) {
@@ -279,7 +283,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────
 
   async createAcls(req: Parameters<Core['createAcls']>[0]) {
-    return this.open().access.createAcls(req);
+    const engine = this.open();
+    return engine.access.createAcls({ bindings: checkAclBindings(req?.bindings) });
   }
 
   async listAcls() {
@@ -287,11 +292,13 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async deleteAcls(req: Parameters<Core['deleteAcls']>[0]) {
-    return this.open().access.deleteAcls(req);
+    const engine = this.open();
+    return engine.access.deleteAcls({ filters: checkAclFilters(req?.filters) });
   }
 
   async alterClientQuotas(req: Parameters<Core['alterClientQuotas']>[0]) {
-    return this.open().access.alterClientQuotas(req);
+    const engine = this.open();
+    return engine.access.alterClientQuotas({ alterations: checkQuotaAlterations(req) });
   }
 
   async listClientQuotas() {
@@ -299,15 +306,18 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async describeScramCredentials(req: Parameters<Core['describeScramCredentials']>[0]) {
-    return this.open().scramCredentials.describe(req);
+    const engine = this.open();
+    return engine.scramCredentials.describe({ users: checkScramUsers(req?.users) });
   }
 
   async alterScramCredentials(req: Parameters<Core['alterScramCredentials']>[0]) {
-    return this.open().scramCredentials.alter(req);
+    const engine = this.open();
+    return engine.scramCredentials.alter(checkAlterScramCredentials(req));
   }
 
   async scramCredential(req: Parameters<Core['scramCredential']>[0]) {
-    return this.open().scramCredentials.get(req);
+    const engine = this.open();
+    return engine.scramCredentials.get({ user: validateScramUser(req?.user), mechanism: validateScramMechanism(req.mechanism) });
   }
 
   // ─── Consumer groups: the coordinator (./groups), offsets in the engine ────
@@ -407,6 +417,24 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 function requirePartitionRef(ref: PartitionRef): void {
   validateQueueName(ref?.queue);
   requireInteger(ref.partition, 'partition');
+}
+
+/**
+ * Committed offsets, every field checked and filled (leaderEpoch -1 and
+ * metadata null when absent): OffsetCommit's and TxnOffsetCommit's alike.
+ * Everything is checked before anything is written.
+ */
+function checkCommittedOffsets(value: unknown): CommittedOffset[] {
+  return requireArray<CommittedOffset>(value, 'offsets').map((o, i) => {
+    const queue = validateQueueName(o?.queue);
+    const partition = requireInteger(o.partition, `offsets[${i}].partition`);
+    const offset = requireCommittedOffset(o.offset, `offsets[${i}].offset`);
+    const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
+    if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
+      throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);
+    }
+    return { queue, partition, offset, leaderEpoch, metadata: o.metadata ?? null };
+  });
 }
 
 function kvRef(req: { ns: string; key: string }): { ns: string; key: string } {
