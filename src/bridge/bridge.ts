@@ -27,7 +27,7 @@
  */
 import type { Logger } from 'pino';
 import type { KafkaConsumer, IAdminClient, Message, MessageHeader } from '@confluentinc/kafka-javascript';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import type { AppendAtPartition } from '../core/core.js';
 import { CoreError } from '../core/errors.js';
 import type { CompressionCodec } from '../../protocol/records/compression.js';
@@ -49,7 +49,7 @@ export interface BridgeOptions {
   topics: RegExp;
   /** Consumer groups whose offsets to copy: names this matches in full; null copies none. */
   groups: RegExp | null;
-  core: QueenCore;
+  core: Core;
   compression: CompressionCodec;
   /** How often new topics, partitions and group offsets are looked for. */
   refreshIntervalMs: number;

@@ -9,7 +9,7 @@
  * whose members have joined on the target is seen to have moved at once.
  */
 import { pino } from 'pino';
-import { openCore, type QueenCore } from '../core/index.js';
+import { openCore, type Core } from '../core/index.js';
 import { connectCore, parseRpcAddress } from '../rpc/index.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { Bridge, RESERVED_SOURCE_OPTIONS } from '../bridge/bridge.js';
@@ -146,7 +146,7 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
 /** Runs the bridge until SIGINT or SIGTERM; then the final report on stderr, exit 0. */
 export async function runBridge(config: BridgeConfig): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'queen-bridge' } });
-  const core: QueenCore = config.core !== null
+  const core: Core = config.core !== null
     ? await connectCore({ address: parseRpcAddress(config.core), secret: config.rpcSecret!, connectTimeoutMs: 30_000, log })
     : await openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
   let bridge: Bridge;

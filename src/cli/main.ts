@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
-import { openCore, type QueenCore } from '../core/index.js';
+import { openCore, type Core } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
 import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './bridge.js';
@@ -139,7 +139,7 @@ function rpcTls(config: ServeConfig, log: Logger): TlsCredentials | undefined {
 async function runCore(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-core');
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
-  const core: QueenCore = await openCore(
+  const core: Core = await openCore(
     config.engine === 'postgres'
       ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
       : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },

@@ -5,7 +5,8 @@
  * happens before anything starts; a bad value is one sentence saying what to
  * fix, raised as a ConfigError.
  */
-import { defaultMemoryLimitBytes } from '../core/engines/memory/memory-core.js';
+import { defaultMemoryLimitBytes } from '../core/engines/memory/store.js';
+import { ENGINE_NAMES, ENGINES } from '../core/engines/registry.js';
 import { parseRpcAddress } from '../rpc/address.js';
 import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
 import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
@@ -41,7 +42,7 @@ export const SETTINGS = [
   { flag: 'port', kind: { type: 'int', min: 0, max: 65535 }, default: 9092, help: 'port to listen on (0 picks a free one)' },
   { flag: 'advertised-host', kind: { type: 'string' }, help: 'host clients are told to dial (default: the listen host; required with a wildcard listen host)' },
   { flag: 'advertised-port', kind: { type: 'int', min: 1, max: 65535 }, help: 'port clients are told to dial (default: the listen port)' },
-  { flag: 'engine', kind: { type: 'choice', choices: ['memory', 'postgres'] }, default: 'memory', help: 'storage engine: memory (lost on exit) or postgres' },
+  { flag: 'engine', kind: { type: 'choice', choices: ENGINE_NAMES }, default: 'memory', help: `storage engine: ${ENGINE_NAMES.map((name) => ENGINES[name].summary).join(', or ')}` },
   { flag: 'database-url', kind: { type: 'string' }, help: 'PostgreSQL URL for --engine postgres, e.g. postgres://user:pass@localhost:5432/queen' },
   { flag: 'database-schema', kind: { type: 'string' }, default: 'queen', help: 'PostgreSQL schema for --engine postgres' },
   { flag: 'database-pool-size', kind: { type: 'int', min: 1, max: 1_000 }, default: 10, help: 'PostgreSQL connections the core keeps' },

@@ -9,7 +9,7 @@ import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js'
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
-import { type CoreErrorCode, isCoreError, type QueenCore } from '../core/index.js';
+import { type CoreErrorCode, isCoreError, type Core } from '../core/index.js';
 import type { Authorizer } from './authorizer.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
 import type { ServerLimits } from './limits.js';
@@ -22,7 +22,7 @@ import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenti
 
 /** What every connection of one gateway shares. */
 export interface GatewayRuntime {
-  core: QueenCore;
+  core: Core;
   limits: ServerLimits;
   log: Logger;
   registry: HandlerRegistry;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RequestOf, ResponseOf } from '../../protocol/codec/types.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
-import type { QueenCore } from '../core/index.js';
+import type { Core } from '../core/index.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
 import type { SecurityProtocol } from './listeners.js';
@@ -75,7 +75,7 @@ export interface AdvertisedApi {
 }
 
 export interface HandlerContext {
-  core: QueenCore;
+  core: Core;
   settings: GatewaySettings;
   log: Logger;
   header: RequestHeader;

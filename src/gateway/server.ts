@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { QueenCore } from '../core/index.js';
+import type { Core } from '../core/index.js';
 import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection, type GatewayRuntime, type ListenerRuntime } from './connection.js';
 import { checkLimits, DEFAULT_LIMITS, type ServerLimits } from './limits.js';
@@ -22,7 +22,7 @@ import { certificatePrincipal, type TlsCredentials } from './tls.js';
  */
 
 export interface GatewayOptions {
-  core: QueenCore;
+  core: Core;
   /** The advertised address in it is the first listener's; each listener gets its own copy (listenOn). */
   settings: GatewaySettings;
   limits?: Partial<ServerLimits>;

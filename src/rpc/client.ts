@@ -1,5 +1,5 @@
 /**
- * The RPC client: a QueenCore whose calls travel to a core in another
+ * The RPC client: a Core whose calls travel to a core in another
  * process. Calls are pipelined over one connection and matched to their
  * answers by id, so a slow call never holds up a quick one.
  *
@@ -31,7 +31,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
 import { CoreError, type CoreErrorCode } from '../core/errors.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
@@ -62,7 +62,7 @@ export interface RpcClientOptions {
 }
 
 /** A core reached over the RPC. close() releases the connection; the core itself keeps running. */
-export interface RpcCore extends QueenCore {
+export interface RpcCore extends Core {
   /** The core's address, as text. */
   readonly address: string;
 }

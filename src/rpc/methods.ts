@@ -1,5 +1,5 @@
 /**
- * The RPC's method list, declared once: every QueenCore call except close(),
+ * The RPC's method list, declared once: every Core call except close(),
  * with what the transport needs to know about it. Client and server are both
  * built from this table, so there is no per-method stub on either side; the
  * compiler refuses the table when the interface gains or loses a method.
@@ -11,10 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import { BatchPos } from '../../protocol/records/batch-header.js';
-import type { AppendRequest, PopRequest, ReadRequest } from '../core/core.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { AppendRequest, Core, PopRequest, ReadRequest } from '../core/core.js';
 
-export type MethodName = Exclude<keyof QueenCore, 'close'>;
+export type MethodName = Exclude<keyof Core, 'close'>;
 
 export interface MethodTraits {
   /**

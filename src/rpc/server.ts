@@ -1,5 +1,5 @@
 /**
- * The RPC server: exposes one QueenCore to gateways over TCP or a Unix
+ * The RPC server: exposes one Core to gateways over TCP or a Unix
  * socket. Each connection authenticates (./handshake.ts), then sends calls
  * that run concurrently and are answered as they finish, in any order. A
  * call's deadline and a Cancel frame abort its core call through the
@@ -18,7 +18,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { isCoreError } from '../core/errors.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { type RpcAddress } from './address.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sendFrame } from './frames.js';
@@ -37,7 +37,7 @@ export interface RpcFaults {
 }
 
 export interface RpcServerOptions {
-  core: QueenCore;
+  core: Core;
   /** The shared secret every gateway must prove it knows; optional with `tls`. */
   secret?: string;
   /** Mutual TLS: the core's certificate and key, and the CA gateways' client certificates must chain to (required). */

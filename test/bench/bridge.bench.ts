@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { Bridge } from '../../src/bridge/bridge.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { startApacheKafka } from '../support/apache-kafka.js';
@@ -43,7 +43,7 @@ async function plainConsume(bootstrap: string): Promise<number> {
   return seconds;
 }
 
-async function bridgeCopy(bootstrap: string, core: QueenCore): Promise<number> {
+async function bridgeCopy(bootstrap: string, core: Core): Promise<number> {
   const started = performance.now();
   const bridge = await Bridge.start({
     source: bootstrap,
@@ -77,7 +77,7 @@ try {
   await disconnect(producer);
 
   // The PostgreSQL target is the one a migration uses; the memory one shows what the bridge itself costs beside the source.
-  const targets: { name: string; open(): Promise<QueenCore> }[] = [
+  const targets: { name: string; open(): Promise<Core> }[] = [
     ...(database ? [{ name: 'postgres', open: () => openCore({ engine: 'postgres', url: database.url, schema: database.freshSchema('bench_bridge') }) }] : []),
     { name: 'memory', open: () => openCore({ engine: 'memory' }) },
   ];

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import kafkajs, { type Admin } from 'kafkajs';
-import { startBroker, type Broker, type BoundListener, type QueenCore } from '../../src/index.js';
+import { startBroker, type Broker, type BoundListener, type Core } from '../../src/index.js';
 import { Bridge, COMMIT_METADATA } from '../../src/bridge/bridge.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { scramKeysFromPassword } from '../../src/gateway/sasl/scram.js';
@@ -45,12 +45,12 @@ async function expectSameLogs(source: string, target: string, topic: string, par
   expect(checksums(await readLogs(target, topic, partitions)), `${topic}: target vs source`).toEqual(checksums(at));
 }
 
-async function highWatermarks(core: QueenCore, topic: string, partitions: number): Promise<number[]> {
+async function highWatermarks(core: Core, topic: string, partitions: number): Promise<number[]> {
   const { partitions: offsets } = await core.offsets({ partitions: Array.from({ length: partitions }, (_, partition) => ({ queue: topic, partition })) });
   return offsets.map((o) => o.highWatermark);
 }
 
-function startBridge(source: string, core: QueenCore, topics: RegExp, groups: RegExp | null): Promise<Bridge> {
+function startBridge(source: string, core: Core, topics: RegExp, groups: RegExp | null): Promise<Bridge> {
   return Bridge.start({ source, sourceOptions: {}, topics, groups, core, compression: CompressionCodec.None, refreshIntervalMs: 200, log: pino({ level: 'warn' }) });
 }
 

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
 import { HELLO_MAGIC, PAKE_VALUE_BYTES, RPC_VERSION } from '../../src/rpc/handshake.js';
 import { METHOD_FINGERPRINT } from '../../src/rpc/methods.js';
@@ -26,7 +26,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!().catch(() => {});
 });
 
-async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number; tls?: TlsCredentials } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: QueenCore }> {
+async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number; tls?: TlsCredentials } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: Core }> {
   const core = await openCore({ engine: 'memory' });
   cleanups.push(() => core.close());
   const logs = new LogCapture();

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress, type RpcCore, type RpcFaults } from '../../src/rpc/index.js';
 import { decodeValue, encodeValue, ValueDecodeError } from '../../src/rpc/values.js';
 import { RPC_VERSION } from '../../src/rpc/handshake.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(core: QueenCore, options: { faults?: RpcFaults; address?: RpcAddress; secret?: string } = {}) {
+async function serve(core: Core, options: { faults?: RpcFaults; address?: RpcAddress; secret?: string } = {}) {
   const server = new RpcServer({ core, secret: options.secret ?? SECRET, ...(options.faults ? { faults: options.faults } : {}) });
   const address = await server.listen(options.address ?? { host: '127.0.0.1', port: 0 });
   cleanups.push(() => server.close());
@@ -36,7 +36,7 @@ async function client(address: RpcAddress, options: { secret?: string; callTimeo
   return core;
 }
 
-async function memoryCore(): Promise<QueenCore> {
+async function memoryCore(): Promise<Core> {
   const core = await openCore({ engine: 'memory', groups: { initialRebalanceDelayMs: 0 } });
   cleanups.push(() => core.close());
   return core;
@@ -145,7 +145,7 @@ describe('calls over the RPC', () => {
   });
 
   it('fails a call the core does not answer within the deadline, with a sentence that says so', async () => {
-    const hanging = new Proxy({}, { get: (_t, name) => (name === 'close' ? async () => {} : () => new Promise(() => {})) }) as QueenCore;
+    const hanging = new Proxy({}, { get: (_t, name) => (name === 'close' ? async () => {} : () => new Promise(() => {})) }) as Core;
     const { address } = await serve(hanging);
     const rpc = await client(address, { callTimeoutMs: 200 });
     const error = await rejection(rpc.listQueues());

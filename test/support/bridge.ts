@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '@confluentinc/kafka-javascript';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { formatRpcAddress, RpcServer } from '../../src/rpc/index.js';
 import type { EngineChoice } from './engines.js';
@@ -21,7 +21,7 @@ const CLI = fileURLToPath(new URL('../../bin/queen-gateway.js', import.meta.url)
 export const BRIDGE_SECRET = 'bridge-test-rpc-secret';
 
 export interface Target {
-  core: QueenCore;
+  core: Core;
   /** The core's RPC address, for the bridge's --core. */
   rpc: string;
   /** A gateway on the same core (same group coordinator), for the consumers that move. */

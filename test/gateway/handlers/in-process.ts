@@ -15,7 +15,7 @@ import { errorName } from '../../../protocol/error-codes.js';
 import type { RequestHeader } from '../../../protocol/headers.js';
 import { Reader } from '../../../protocol/primitives/reader.js';
 import { Writer } from '../../../protocol/primitives/writer.js';
-import { openCore, type CoordinatorOptions, type QueenCore } from '../../../src/core/index.js';
+import { openCore, type CoordinatorOptions, type Core } from '../../../src/core/index.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from '../../../src/gateway/handler.js';
 import { handlers as allHandlers } from '../../../src/gateway/handlers/index.js';
 import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from '../../../src/gateway/authorizer.js';
@@ -122,7 +122,7 @@ export class InProcessGateway {
   private readonly quotas: QuotaManager;
 
   private constructor(
-    readonly core: QueenCore,
+    readonly core: Core,
     readonly settings: GatewaySettings,
     handlers: readonly ApiHandler[],
     authorization: Partial<AuthorizationSettings> = {},
