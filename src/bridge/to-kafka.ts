@@ -197,7 +197,8 @@ export class KafkaTarget implements BridgeTarget {
     }
     const unmapped: number[] = [];
     for (let partition = known; partition < count; partition++) if (!this.maps.has(key(topic, partition))) unmapped.push(partition);
-    if (unmapped.length > 0) await this.claim(topic, unmapped);
+    // Partitions created just now are empty; only ones that were there before need looking at.
+    if (unmapped.length > 0) await this.claim(topic, unmapped, existing ?? 0);
     return Array.from({ length: count - known }, (_, i) => this.maps.get(key(topic, known + i))!.next);
   }
 
@@ -206,8 +207,8 @@ export class KafkaTarget implements BridgeTarget {
    * empty ones (its offsets could not be translated past records someone
    * else wrote), and records them as its own with an empty mapping entry.
    */
-  private async claim(topic: string, partitions: number[]): Promise<void> {
-    for (const partition of partitions) {
+  private async claim(topic: string, partitions: number[], existed: number): Promise<void> {
+    for (const partition of partitions.filter((p) => p < existed)) {
       const { highOffset } = await promised<{ highOffset: number }>(`Reading the end of ${topic}/${partition} on Kafka`, (cb) => this.producer.queryWatermarkOffsets(topic, partition, TIMEOUT_MS, cb));
       if (highOffset > 0) {
         throw new KafkaTargetError(
