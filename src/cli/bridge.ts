@@ -7,6 +7,8 @@
  * PostgreSQL engine opened in this process (--engine postgres --database-url).
  * Over the RPC the core's group coordinator is the gateways' own, so a group
  * whose members have joined on the target is seen to have moved at once.
+ * With --to-kafka the target is an Apache Kafka cluster instead (the reverse
+ * direction, src/bridge/to-kafka.ts) and no core is opened.
  */
 import { pino } from 'pino';
 import { openCore, type QueenCore } from '../core/index.js';

@@ -6,7 +6,8 @@
  * has committed and aborted transactions (its gateway log has gaps: aborted
  * records and markers); a consumer group reads part of the topic at the
  * gateway, stops, and carries on at Kafka from the offsets the bridge
- * translated. At the end every partition on Kafka holds the source's records
+ * translated; a third topic appears at the gateway while the bridge runs.
+ * At the end every partition on Kafka holds the source's records
  * in the source's order, record for record (key, value, headers, timestamp),
  * with none twice. Offsets are not compared one for one: Kafka cannot keep
  * them (README, Bridge in reverse), which is why the group's offsets are
@@ -76,6 +77,7 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
     [kafka, source] = await Promise.all([startApacheKafka(), startBroker({ autoCreateTopics: false, groups: { initialRebalanceDelayMs: 0 } })]);
     const main = uniqueTopic('reverse-main');
     const txn = uniqueTopic('reverse-txn');
+    const late = uniqueTopic('reverse-late');
     const sourceAdmin = kafkajsClient(source.bootstrap).admin();
     await sourceAdmin.connect();
     await sourceAdmin.createTopics({
@@ -97,7 +99,7 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
     bridge = await startBridgeProcess([
       '--source', source.bootstrap,
       '--to-kafka', kafka.bootstrap,
-      '--topics', `${main}|${txn}`,
+      '--topics', `${main}|${txn}|${late}`,
       '--groups', GROUP,
       '--compression', 'zstd',
       '--refresh-interval-ms', '500',
@@ -143,6 +145,13 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
     }
     expect(killsWhileWriting, 'kills that fell while the producer was writing').toBeGreaterThan(0);
 
+    // A topic that appears at the gateway while the bridge runs is followed too.
+    const lateAdmin = kafkajsClient(source.bootstrap).admin();
+    await lateAdmin.connect();
+    await lateAdmin.createTopics({ topics: [{ topic: late, numPartitions: 3 }] });
+    await lateAdmin.disconnect();
+    expectDelivered(await produceAll(producer, late, planRecords({ label: late, partitions: 3, perPartition: 20, baseTimestamp: RECENT }), { timeoutMs: 60_000 }));
+
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`queen_bridge_records_copied_total\\{topic="${main}"\\} \\d+`));
     expect(metrics).toMatch(/# TYPE queen_bridge_lag_records gauge/);
@@ -176,8 +185,9 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
     // Once the group commits on Kafka itself, the bridge leaves it alone.
     await waitFor(() => running.logs.matching(`group ${GROUP} has moved to the target`).length > 0, { what: 'the bridge to notice the group moved', timeoutMs: 60_000, intervalMs: 100 });
 
-    // Every partition of both topics on Kafka: the source's records in order, record for record, none twice.
-    for (const [topic, partitions] of [[main, PARTITIONS], [txn, 2]] as const) {
+    // Every partition of every topic on Kafka: the source's records in order, record for record, none twice.
+    const copies = new Map<string, { atGateway: PartitionLog[]; copy: PartitionLog[] }>();
+    for (const [topic, partitions] of [[main, PARTITIONS], [txn, 2], [late, 3]] as const) {
       const atGateway = await readLogs(source.bootstrap, topic, partitions);
       let copy: PartitionLog[] = [];
       await waitFor(
@@ -188,10 +198,27 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
         { what: `${topic} copied to Kafka in full`, timeoutMs: 120_000, intervalMs: 1_000, describe: () => `gateway ${JSON.stringify(atGateway.map((l) => [l.end, l.records.map((r) => r.offset)]))}; Kafka ${JSON.stringify(copy.map((l) => [l.end, l.records.map((r) => r.offset)]))}\n${running.logs.tail()}` },
       );
       expect(contents(copy), `${topic}: Kafka vs the gateway`).toEqual(contents(atGateway));
+      copies.set(topic, { atGateway, copy });
       if (topic === txn) {
         expect(atGateway.reduce((n, log) => n + gapCount(log), 0), 'the transactional topic has gaps at the gateway').toBeGreaterThan(0);
         expect(copy.reduce((n, log) => n + log.records.length, 0)).toBe(40);
       }
+    }
+
+    // The recorded mapping is exact: every gateway record is in one run, and each run's gateway offsets hold the records its Kafka offsets hold.
+    const [mapLog] = await readLogs(kafka.bootstrap, OFFSET_MAP_TOPIC, 1);
+    const entries = mapLog!.records.map((r) => JSON.parse(r.value) as { topic: string; partition: number; runs: [number, number, number][] });
+    for (const [topic, { atGateway, copy }] of copies) {
+      atGateway.forEach((log, partition) => {
+        const byOffset = (l: PartitionLog) => new Map(l.records.map((r) => [r.offset, r.value]));
+        const [gateway, kafkaCopy] = [byOffset(log), byOffset(copy[partition]!)];
+        const mapped: [number, string | undefined][] = [];
+        for (const e of entries.filter((e) => e.topic === topic && e.partition === partition)) {
+          for (const [s, t, n] of e.runs) for (let i = 0; i < n; i++) mapped.push([s + i, kafkaCopy.get(t + i)]);
+        }
+        expect(mapped.map(([s]) => s), `${topic}/${partition}: source offsets in the mapping`).toEqual(log.records.map((r) => r.offset));
+        expect(mapped.filter(([s, value]) => gateway.get(s) !== value), `${topic}/${partition}: mapped offsets holding another record`).toEqual([]);
+      });
     }
 
     // The topic as the source has it: partition count and the config set on it.
