@@ -184,6 +184,14 @@ describe('bridge in reverse: a gateway copied to Apache Kafka (--to-kafka)', () 
 
     // Once the group commits on Kafka itself, the bridge leaves it alone.
     await waitFor(() => running.logs.matching(`group ${GROUP} has moved to the target`).length > 0, { what: 'the bridge to notice the group moved', timeoutMs: 60_000, intervalMs: 100 });
+    // A straggler of the group at the gateway commits there now: Kafka's offsets, the group's own, are not overwritten.
+    const onKafkaOffsets = async () => (await kafkaAdmin.fetchOffsets({ groupId: GROUP, topics: [main] }))[0]?.partitions.map((p) => [p.partition, p.offset, p.metadata]);
+    const movedOffsets = await onKafkaOffsets();
+    const straggler = await groupConsumer(source.bootstrap, main);
+    await consumeWhile(straggler, (read) => read.length >= 10, 'a straggler at the gateway');
+    await disconnect(straggler);
+    await sleep(3_000); // six refresh intervals of the bridge
+    expect(await onKafkaOffsets(), "the moved group's offsets on Kafka").toEqual(movedOffsets);
 
     // Every partition of every topic on Kafka: the source's records in order, record for record, none twice.
     const copies = new Map<string, { atGateway: PartitionLog[]; copy: PartitionLog[] }>();
