@@ -57,7 +57,7 @@ import type { GatewaySettings } from './gateway/handler.js';
 import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
 import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
-import { TlsCredentials, type TlsFiles } from './gateway/tls.js';
+import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
@@ -70,7 +70,7 @@ export type { QuotaSettings } from './gateway/quotas.js';
 export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
 export type { SaslOptions } from './gateway/sasl/settings.js';
 export type { BoundListener } from './gateway/server.js';
-export { TlsCredentials, type TlsFiles } from './gateway/tls.js';
+export { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 export { buildHttpApi, startHttpServer, DEFAULT_HTTP_PORT, type HttpApiOptions, type HttpServer, type HttpServerOptions } from './http/index.js';
 export * from './client/index.js';
 

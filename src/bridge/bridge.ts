@@ -23,7 +23,7 @@
 import type { Logger } from 'pino';
 import type { KafkaConsumer, IAdminClient, Message, MessageHeader } from '@confluentinc/kafka-javascript';
 import type { SourceRecord } from './copy-batches.js';
-import { loadLibrdkafka } from './librdkafka.js';
+import { connectNamingErrors, loadLibrdkafka, LOG_EVENTS } from './librdkafka.js';
 import { sourceConfigReader, type SourceConfigReader } from './source-configs.js';
 import type { BridgeTarget, PartitionWrite } from './target.js';
 import { CoreTarget } from './to-core.js';
@@ -125,7 +125,7 @@ export class Bridge {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const rdkafka = await loadLibrdkafka();
     const { KafkaConsumer, AdminClient } = rdkafka;
-    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...options.sourceOptions };
+    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...LOG_EVENTS, ...options.sourceOptions };
     const consumer = new KafkaConsumer(
       {
         ...common,
@@ -139,9 +139,7 @@ export class Bridge {
       // The target's next offset fell off the source's log start (retention): copy from where the source begins.
       { 'auto.offset.reset': 'earliest' },
     );
-    await new Promise<void>((resolve, reject) =>
-      consumer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}`)) : resolve())),
-    );
+    await connectNamingErrors(consumer, `the source ${options.source}`, 'Check --source and the --source-option security settings.', options.log);
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     const admin = AdminClient.createFrom(consumer);
     const bridge = new Bridge(options, consumer, admin);
@@ -203,7 +201,16 @@ export class Bridge {
     if (p && offset > p.next) p.endOffset = Math.max(p.endOffset ?? 0, offset);
   }
 
+  /**
+   * Reads the source and writes to the target at the same time: a write
+   * (flush) runs while the next records are read, so the copy goes at the
+   * slower of the two rather than at their sum. One write is out at a time
+   * (a Kafka target's transactions stay one after another, and each target's
+   * ledger moves in order); reading stops about 2 × FLUSH_RECORDS per
+   * partition ahead of what is written.
+   */
   private async run(): Promise<void> {
+    let writing: Promise<void> | null = null;
     while (!this.stopping) {
       const read = await new Promise<number>((resolve, reject) =>
         this.consumer.consume(CONSUME_RECORDS, (err, messages) => (err ? reject(new Error(`Reading the source failed: ${err.message}`)) : resolve(messages.length))),
@@ -212,9 +219,20 @@ export class Bridge {
         return 0;
       });
       const buffered = [...this.partitions.values()].reduce((n, p) => Math.max(n, p.pending.length), 0);
-      if (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS) await this.flush();
+      if (writing === null && (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS)) {
+        writing = this.flush()
+          .catch((e: Error) => {
+            this.failure ??= e;
+          })
+          .finally(() => {
+            writing = null;
+          });
+      }
+      if (writing !== null && buffered >= 2 * FLUSH_RECORDS) await writing;
       if (this.failure) throw this.failure;
     }
+    await writing;
+    if (this.failure) throw this.failure;
     await this.flush();
   }
 
@@ -225,13 +243,14 @@ export class Bridge {
     for (;;) {
       const copies = [...this.partitions.values()].filter((p) => p.pending.length > 0 || (p.endOffset !== null && p.endOffset > p.next));
       if (copies.length === 0) return;
-      const writes: PartitionWrite[] = copies.map((p) => ({ topic: p.topic, partition: p.partition, next: p.next, records: p.pending, endOffset: p.endOffset }));
+      // A copy of what is pending now: records read while the write is out are added to p.pending, not to the write.
+      const writes: PartitionWrite[] = copies.map((p) => ({ topic: p.topic, partition: p.partition, next: p.next, records: p.pending.slice(), endOffset: p.endOffset }));
       let answers;
       try {
         answers = await target.write(writes);
       } catch (e) {
         // The target unreachable or full: the same write again later is safe. Anything else (and anything while stopping) ends the copy.
-        if (!target.passing(e) || this.stopping) throw e;
+        if (!target.passing(e) || this.stopping || this.failure) throw e;
         log.warn({ err: (e as Error).message }, `writing to ${target.name} failed; the same records are written again (the target's ledger writes nothing twice)`);
         await new Promise((r) => setTimeout(r, RETRY_MS));
         continue;
@@ -239,15 +258,17 @@ export class Bridge {
       answers.forEach((answer, i) => {
         const p = copies[i]!;
         if ('refused' in answer) {
-          this.failure ??= new Error(`${target.name} refused the records of ${p.topic}/${p.partition} from offset ${p.pending[0]?.offset ?? p.next}: ${answer.refused}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
+          this.failure ??= new Error(`${capitalized(target.name)} refused the records of ${p.topic}/${p.partition} from offset ${writes[i]!.records[0]?.offset ?? p.next}: ${answer.refused}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
           return;
         }
+        // Records read while the write was out are pending too, above what it wrote: only those below the target's next offset count.
+        const written = p.pending.filter((rec) => rec.offset < answer.next).length;
         p.pending = p.pending.filter((rec) => rec.offset >= answer.next);
         p.next = answer.next;
         if (p.endOffset !== null && p.endOffset <= p.next) p.endOffset = null;
-        p.copied += answer.written;
-        this.topics.get(p.topic)!.copied += answer.written;
-        this.copied += answer.written;
+        p.copied += written;
+        this.topics.get(p.topic)!.copied += written;
+        this.copied += written;
       });
       if (this.failure) throw this.failure;
     }
@@ -326,6 +347,10 @@ export class Bridge {
     state.moved = why;
     this.options.log.info({ group }, `group ${group} has moved to the target (${why}); its offsets are no longer copied`);
   }
+}
+
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function fullMatch(pattern: RegExp, name: string): boolean {

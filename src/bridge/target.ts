@@ -22,8 +22,8 @@ export interface PartitionWrite {
   endOffset: number | null;
 }
 
-/** Per partition: where the target now stands (source offset) and how many records this write added; or why it was refused. */
-export type PartitionWritten = { next: number; written: number } | { refused: string };
+/** Per partition: where the target now stands (the source offset below which everything is on it); or why it was refused. */
+export type PartitionWritten = { next: number } | { refused: string };
 
 export interface SourceGroupOffset {
   topic: string;

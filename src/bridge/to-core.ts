@@ -92,10 +92,10 @@ export class CoreTarget implements BridgeTarget {
       const { partitions: results } = await this.core.appendAt({ partitions: call.parts });
       results.forEach((r, i) => {
         const w = call.writes[i]!;
-        if (r.error === null) return answers.push({ next: r.nextOffset, written: w.records.length });
+        if (r.error === null) return answers.push({ next: r.nextOffset });
         if (r.error === 'already_there') {
           this.log.warn({ topic: w.topic, partition: w.partition, nextOffset: r.nextOffset }, `records from offset ${w.records[0]?.offset} of ${w.topic}/${w.partition} are on the target already (another bridge, or a retried write); going on from ${r.nextOffset}`);
-          return answers.push({ next: r.nextOffset, written: w.records.filter((rec) => rec.offset < r.nextOffset).length });
+          return answers.push({ next: r.nextOffset });
         }
         return answers.push({ refused: r.errorMessage ?? r.error });
       });

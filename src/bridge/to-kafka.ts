@@ -36,7 +36,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryReport, IAdminClient, KafkaConsumer, LibrdKafkaError, Message, Producer } from '@confluentinc/kafka-javascript';
 import { CompressionCodec } from '../../protocol/records/compression.js';
-import { loadLibrdkafka, type Librdkafka } from './librdkafka.js';
+import { connectNamingErrors, loadLibrdkafka, LOG_EVENTS, type Librdkafka } from './librdkafka.js';
 import { COMMIT_METADATA, type BridgeTarget, type GroupCopied, type PartitionWrite, type PartitionWritten, type SourceGroupOffset } from './target.js';
 
 /** The bridge's topic on Kafka: the offset mapping, written in the same transactions as the records. */
@@ -55,6 +55,8 @@ const CODEC_NAMES: Record<CompressionCodec, string> = {
 };
 
 const TIMEOUT_MS = 60_000;
+/** What a failed connect to Kafka tells the user to check. */
+const KAFKA_FIX = 'Check --to-kafka and the --target-option security settings.';
 /** Kafka's error codes the reverse bridge acts on. */
 const TOPIC_ALREADY_EXISTS = 36;
 const INVALID_CONFIG = 40;
@@ -128,15 +130,14 @@ export class KafkaTarget implements BridgeTarget {
       'client.id': 'queen-bridge',
       'compression.codec': CODEC_NAMES[options.compression],
       'linger.ms': 5,
+      ...LOG_EVENTS,
       ...options.options,
       'transactional.id': TRANSACTIONAL_ID,
       'enable.idempotence': true,
       acks: 'all',
       dr_cb: true,
     } as never);
-    await new Promise<void>((resolve, reject) =>
-      producer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to Kafka at ${options.bootstrap}: ${err.message}`)) : resolve())),
-    );
+    await connectNamingErrors(producer, `Kafka at ${options.bootstrap}`, KAFKA_FIX, options.log);
     producer.setPollInterval(5);
     const target = new KafkaTarget(rdkafka, options, producer, rdkafka.AdminClient.createFrom(producer));
     await target.createTopic(OFFSET_MAP_TOPIC, 1, { 'cleanup.policy': 'delete', 'retention.ms': '-1', 'retention.bytes': '-1' });
@@ -267,7 +268,7 @@ export class KafkaTarget implements BridgeTarget {
         await this.produceAll(entries.map((e) => this.mapRecord(e)));
         return entries;
       });
-      return entries.map((e, i) => ({ next: e.next, written: writes[i]!.records.length }));
+      return entries.map((e) => ({ next: e.next }));
     });
   }
 
@@ -443,10 +444,8 @@ export class KafkaTarget implements BridgeTarget {
   }
 
   private async consumer(config: Record<string, unknown>, topicConfig: Record<string, unknown>): Promise<KafkaConsumer> {
-    const consumer = new this.rdkafka.KafkaConsumer({ 'bootstrap.servers': this.options.bootstrap, 'client.id': 'queen-bridge', ...this.options.options, ...config } as never, topicConfig as never);
-    await new Promise<void>((resolve, reject) =>
-      consumer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to Kafka at ${this.options.bootstrap}: ${err.message}`)) : resolve())),
-    );
+    const consumer = new this.rdkafka.KafkaConsumer({ 'bootstrap.servers': this.options.bootstrap, 'client.id': 'queen-bridge', ...LOG_EVENTS, ...this.options.options, ...config } as never, topicConfig as never);
+    await connectNamingErrors(consumer, `Kafka at ${this.options.bootstrap}`, KAFKA_FIX, this.options.log);
     return consumer;
   }
 

@@ -14,6 +14,7 @@ import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
 import { NONE } from './kafka-errors.js';
 import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
 import type { GatewayRuntime, ListenerRuntime } from './server.js';
+import { RequestClock } from './quotas.js';
 
 /**
  * One client connection: frames in, handlers run concurrently, responses out
@@ -315,6 +316,7 @@ export class Connection {
   }
 
   private receive(frame: Buffer): void {
+    const clock = new RequestClock();
     const heldBytes = this.holdFrame(frame);
     if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
     if (this.state.sasl?.expectsRawToken) return this.receiveRawToken(frame, heldBytes);
@@ -349,8 +351,10 @@ export class Connection {
     this.inFlight++;
     this.adjustFlow();
     const principal = this.state.principal;
+    // SASL requests are the authenticator's in Kafka, outside the request quota.
+    const quota = this.runtime.quotas.forRequest(principal, header.clientId, UNTIMED_APIS.has(header.apiKey) ? undefined : clock);
     const ctx: HandlerContext = {
-      core: this.runtime.core,
+      core: quota.timed ? clock.meter(this.runtime.core) : this.runtime.core,
       settings: this.listener.settings,
       log: this.log,
       header,
@@ -359,13 +363,18 @@ export class Connection {
       apis: this.runtime.registry.advertised,
       access: this.runtime.authorizer.accessFor(principal, this.state.remoteHost),
       authorizer: this.runtime.authorizer,
-      quota: this.runtime.quotas.forRequest(principal, header.clientId),
+      quota,
       quotas: this.runtime.quotas,
     };
     handler.handle(body, ctx).then(
       (response) => {
         this.releaseHeld(slot.heldBytes);
         if (this.closed) return;
+        const requestThrottleMs = ctx.quota.handled();
+        if (requestThrottleMs > 0 && response !== null && typeof (response as { throttleTimeMs?: unknown }).throttleTimeMs === 'number') {
+          const answer = response as { throttleTimeMs: number };
+          answer.throttleTimeMs = Math.max(answer.throttleTimeMs, requestThrottleMs);
+        }
         if (ctx.quota.throttleMs > 0) this.mute(ctx.quota.throttleMs);
         try {
           slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
@@ -453,6 +462,9 @@ export class Connection {
     this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : this.faultLevel));
   }
 }
+
+/** Requests outside the request quota (request_percentage): the SASL exchange. */
+const UNTIMED_APIS: ReadonlySet<number> = new Set([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
 
 /** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
 const FAULT_ANSWER_GRACE_MS = 5_000;

@@ -16,8 +16,13 @@
  *   because its outcome is unknown and repeating it could apply it twice.
  * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
  *   with the same code and message; failures of the hop are RpcErrors.
+ * - Authentication: the shared secret, mutual TLS, or both (./server.ts).
+ *   With TLS the core's certificate must chain to the CA and name the host
+ *   dialled; each dial uses the certificate files as they are then, so a
+ *   renewed client certificate is used from the next connection on.
  */
-import { connect, type Socket } from 'node:net';
+import { isIP, connect, type Socket } from 'node:net';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
 import { CoreError, type CoreErrorCode } from '../core/errors.js';
@@ -29,12 +34,15 @@ import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES,
 import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
+import type { TlsCredentials } from '../tls/credentials.js';
 
 export interface RpcClientOptions {
   /** The core's address: `{ host, port }`, `{ path }`, or text ("core:7070", "/run/queen/core.sock"). */
   address: RpcAddress | string;
-  /** The shared secret; the core must hold the same. */
-  secret: string;
+  /** The shared secret; the core must hold the same. Optional with `tls`. */
+  secret?: string;
+  /** Mutual TLS: this gateway's client certificate and key, and the CA the core's certificate must chain to. */
+  tls?: TlsCredentials;
   /** How long a call may take, beyond any long-poll wait it asks for. Default 30 s. */
   callTimeoutMs?: number;
   /** How long `connectCore` waits for the first connection. Default 10 s. */
@@ -87,11 +95,24 @@ class RpcClient {
 
   /** The secret's part of the key exchange, computed on the first dial. */
   private pakeSecret: PakeSecret | undefined;
+  /** The TLS context dials use; replaced when the certificate files change. */
+  private secureContext: SecureContext | null = null;
+  private stopReloads: (() => void) | null = null;
 
   constructor(private readonly options: RpcClientOptions) {
+    if (options.secret === undefined && options.tls === undefined) {
+      throw new Error('The RPC client needs a way to authenticate to the core: give it the shared secret, TLS credentials, or both.');
+    }
+    if (options.tls && options.tls.files.caFile === undefined) {
+      throw new Error("TLS on the RPC checks the core's certificate: give the CA file it must chain to.");
+    }
     this.address = typeof options.address === 'string' ? parseRpcAddress(options.address) : options.address;
     this.addressText = formatRpcAddress(this.address);
     this.backoffMs = options.reconnectInitialMs ?? 50;
+    if (options.tls) {
+      this.secureContext = createSecureContext(options.tls.contextOptions());
+      this.stopReloads = options.tls.onReload((context) => (this.secureContext = createSecureContext(context)));
+    }
   }
 
   /** Resolves once connected and authenticated; rejects on a refusal or when the time is up. */
@@ -187,6 +208,7 @@ class RpcClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopReloads?.();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const [id, call] of this.calls) {
       if (call.sentOn === null) this.settle(id, new CoreError('closed', `The connection to the core at ${this.addressText} was closed before ${call.method} was sent.`));
@@ -202,23 +224,33 @@ class RpcClient {
 
   // ─── The connection ───────────────────────────────────────────────────────
 
+  /** A new connection to the core: TLS when configured (the core's certificate checked against the CA and the host dialled). */
+  private open(): Socket {
+    const context = this.secureContext;
+    if (context === null) return 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
+    const where = 'path' in this.address ? { path: this.address.path } : { host: this.address.host, port: this.address.port, ...(isIP(this.address.host) ? {} : { servername: this.address.host }) };
+    return tlsConnect({ ...where, secureContext: context });
+  }
+
   private dial(): void {
     this.reconnectTimer = null;
     if (this.closed) return;
-    const socket = 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
+    const socket = this.open();
     this.socket = socket;
     socket.setNoDelay(true);
     const frames = new FrameReader();
-    this.pakeSecret ??= pakeSecret(this.options.secret);
-    const exchange = startExchange('client', this.pakeSecret);
-    let stage: Stage = 'challenge';
+    const secret = this.options.secret;
+    if (secret !== undefined) this.pakeSecret ??= pakeSecret(secret);
+    const exchange = this.pakeSecret ? startExchange('client', this.pakeSecret) : null;
+    // Without a secret the core answers the Hello with Ready (TLS has authenticated both ends).
+    let stage: Stage = exchange ? 'challenge' : 'ready-wait';
 
-    socket.on('connect', () => {
+    socket.on(this.secureContext ? 'secureConnect' : 'connect', () => {
       const w = frameWriter(FrameKind.Hello);
       w.raw(HELLO_MAGIC);
       w.uint16(RPC_VERSION);
       w.raw(METHOD_FINGERPRINT);
-      w.raw(exchange.message);
+      if (exchange) w.raw(exchange.message);
       sendFrame(socket, w);
     });
 
@@ -239,8 +271,8 @@ class RpcClient {
           } else if (kind === FrameKind.Refused) {
             const reason = body[0];
             const sentence = body.subarray(1).toString('utf8');
-            return fail(new RpcError(reason === RefusedReason.Secret ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
-          } else if (stage === 'challenge' && kind === FrameKind.Challenge) {
+            return fail(new RpcError(reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
+          } else if (stage === 'challenge' && exchange && kind === FrameKind.Challenge) {
             const r = new ValueReader(body);
             const version = r.uint16();
             if (version !== RPC_VERSION) {

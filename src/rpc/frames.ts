@@ -5,10 +5,12 @@
  *
  * Handshake (once per connection, client first):
  *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 256-byte client key-exchange value
+ *              (absent when the gateway holds no secret: TLS client certificates alone authenticate it)
  *   Challenge  u16 version | 256-byte server key-exchange value | 32-byte server confirmation
  *   Auth       32-byte client confirmation   (./handshake.ts)
+ *   (without a secret, Ready answers the Hello directly)
  *   Ready      (empty)
- *   Refused    u8 reason (1 version, 2 secret) | UTF-8 sentence saying why; the server closes after it
+ *   Refused    u8 reason (1 version, 2 authentication: the secret or the certificate) | UTF-8 sentence saying why; the server closes after it
  *
  * Calls (after Ready; any number in flight, answered in any order):
  *   Call       u32 call id | u16 method | u32 deadline ms (0 = none) | value
@@ -71,7 +73,7 @@ export function sendFrame(socket: Socket, w: ValueWriter): void {
   writeFrame(socket, sealFrame(w));
 }
 
-export const RefusedReason = { Version: 1, Secret: 2 } as const;
+export const RefusedReason = { Version: 1, Authentication: 2 } as const;
 
 /**
  * Splits a byte stream into frames: one growing buffer, every complete frame

@@ -6,10 +6,11 @@
 //
 //   consume  a librdkafka consumer (read_committed, as the bridge reads) assigned every partition
 //            from offset 0 until it has every record: the source's read ceiling for one client
-//   bridge   Bridge.start with a fresh target core (in this process, PostgreSQL when DATABASE_URL
-//            is set, else memory) until the target's high watermarks reach the source's end
+//   bridge   Bridge.start with a fresh target core in this process until the target's high
+//            watermarks reach the source's end: PostgreSQL (the test database, when there is
+//            one: what a migration writes to) and memory (the bridge's own cost beside the source's)
 //
-// Figures are the better of the two rounds; the ratio is bridge ÷ consume.
+// Figures are the better of the two rounds; each ratio is bridge ÷ consume.
 // Run: npm run bench:bridge   (BRIDGE_BENCH_RECORDS to change the count)
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -75,26 +76,31 @@ try {
   for (let at = 0; at < RECORDS; at += 20_000) expectDelivered(await produceAll(producer, TOPIC, records.slice(at, at + 20_000), { timeoutMs: 300_000 }));
   await disconnect(producer);
 
+  // The PostgreSQL target is the one a migration uses; the memory one shows what the bridge itself costs beside the source.
+  const targets: { name: string; open(): Promise<QueenCore> }[] = [
+    ...(database ? [{ name: 'postgres', open: () => openCore({ engine: 'postgres', url: database.url, schema: database.freshSchema('bench_bridge') }) }] : []),
+    { name: 'memory', open: () => openCore({ engine: 'memory' }) },
+  ];
   const consumeRates: number[] = [];
-  const bridgeRates: number[] = [];
+  const bridgeRates = new Map<string, number[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     consumeRates.push(RECORDS / (await plainConsume(kafka.bootstrap)));
-    const core = database
-      ? await openCore({ engine: 'postgres', url: database.url, schema: database.freshSchema('bench_bridge') })
-      : await openCore({ engine: 'memory' });
-    try {
-      bridgeRates.push(RECORDS / (await bridgeCopy(kafka.bootstrap, core)));
-    } finally {
-      await core.close();
+    for (const target of targets) {
+      const core = await target.open();
+      try {
+        bridgeRates.get(target.name)!.push(RECORDS / (await bridgeCopy(kafka.bootstrap, core)));
+      } finally {
+        await core.close();
+      }
     }
   }
   const consume = Math.max(...consumeRates);
-  const copy = Math.max(...bridgeRates);
-  const engine = database ? 'postgres' : 'memory';
-  console.log(`bridge bench: ${RECORDS} records of ${RECORD_BYTES} B over ${PARTITIONS} partitions, Apache Kafka ${kafka.version} as the source, ${engine} target`);
-  console.log(`  plain consume (librdkafka, read_committed): ${Math.round(consume).toLocaleString('en-US')} records/s  (rounds: ${consumeRates.map((r) => Math.round(r)).join(', ')})`);
-  console.log(`  bridge copy to the ${engine} core:          ${Math.round(copy).toLocaleString('en-US')} records/s  (rounds: ${bridgeRates.map((r) => Math.round(r)).join(', ')})`);
-  console.log(`  ratio bridge / consume: ${(copy / consume).toFixed(2)}`);
+  const perSecond = (rates: number[]) => `${Math.round(Math.max(...rates)).toLocaleString('en-US').padStart(7)} records/s  (rounds: ${rates.map((r) => Math.round(r)).join(', ')})`;
+  console.log(`bridge bench: ${RECORDS.toLocaleString('en-US')} records of ${RECORD_BYTES} B over ${PARTITIONS} partitions (lz4, a header each), Apache Kafka ${kafka.version} as the source`);
+  console.log(`  plain consume (librdkafka, read_committed): ${perSecond(consumeRates)}`);
+  for (const [name, rates] of bridgeRates) {
+    console.log(`  bridge copy to a ${name.padEnd(8)} core:      ${perSecond(rates)}  ratio bridge / consume: ${(Math.max(...rates) / consume).toFixed(2)}`);
+  }
 } finally {
   await database?.release();
   await kafka.stop();
