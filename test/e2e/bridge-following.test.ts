@@ -6,7 +6,9 @@
  * it stops copying them once the group has committed on the target itself,
  * across a restart of the bridge too. And the source's TLS and SASL settings
  * reach librdkafka: the `bridge` command copies from a gateway that listens
- * on SASL_SSL only, given them as --source-option.
+ * on SASL_SSL only, given them as --source-option; a wrong password there,
+ * at the source or at the reverse mode's target, stops the start with
+ * librdkafka's reason in the error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +18,7 @@ import { pino } from 'pino';
 import kafkajs, { type Admin } from 'kafkajs';
 import { startBroker, type Broker, type BoundListener, type Core } from '../../src/index.js';
 import { Bridge, COMMIT_METADATA } from '../../src/bridge/bridge.js';
+import { KafkaTarget } from '../../src/bridge/to-kafka.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { scramKeysFromPassword } from '../../src/gateway/sasl/scram.js';
 import { checksums, readLogs, startBridgeProcess, startTarget, type Target } from '../support/bridge.js';
@@ -203,4 +206,12 @@ describe('bridge: a source on SASL_SSL, its settings given as --source-option (g
     const at = await readLogs(bootstrap, topic, 3, 60_000, security);
     expect(checksums(await readLogs(target.bootstrap, topic, 3))).toEqual(checksums(at));
   }, 180_000);
+
+  it('the reverse target (--to-kafka) given a wrong password says why it could not connect, as the source does', async () => {
+    const bootstrap = `127.0.0.1:${(source.listeners[0] as BoundListener).port}`;
+    const options = { 'security.protocol': 'sasl_ssl', 'ssl.ca.location': pki.caCert, 'sasl.mechanisms': 'SCRAM-SHA-512', 'sasl.username': 'bob', 'sasl.password': 'wrong-password' };
+    const started = await KafkaTarget.start({ bootstrap, options, compression: CompressionCodec.None, log: pino({ level: 'silent' }) }).catch((e: Error) => e);
+    if (!(started instanceof Error)) await started.close();
+    expect(started instanceof Error ? started.message : 'connected').toMatch(/could not connect to Kafka at .*SASL authentication error: Authentication failed .* invalid credentials.*--target-option/);
+  }, 60_000);
 });

@@ -40,9 +40,9 @@ export interface Scenario {
   ongoingRecords: number;
 }
 
-const GROUP = 'switching-group';
+export const GROUP = 'switching-group';
 
-function groupConsumer(bootstrap: string, topic: string): Promise<KafkaConsumerType> {
+export function groupConsumer(bootstrap: string, topic: string): Promise<KafkaConsumerType> {
   const consumer = new KafkaConsumer(
     { 'bootstrap.servers': bootstrap, 'group.id': GROUP, 'enable.auto.commit': false, 'log_level': 3, 'fetch.wait.max.ms': 50, 'session.timeout.ms': 10_000 },
     { 'auto.offset.reset': 'earliest' },
@@ -78,7 +78,7 @@ async function commit(consumer: KafkaConsumerType): Promise<void> {
 }
 
 /** Consumes (and commits what it consumed) until `enough` says so; returns what it read. */
-async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[]) => boolean, what: string, timeoutMs = 180_000): Promise<Message[]> {
+export async function consumeWhile(consumer: KafkaConsumerType, enough: (read: Message[]) => boolean, what: string, timeoutMs = 180_000): Promise<Message[]> {
   const read: Message[] = [];
   const deadline = Date.now() + timeoutMs;
   while (!enough(read)) {
