@@ -38,7 +38,63 @@ const ONE_EPOCH_BUMP = {
   why: 'one bump fences the old instance everywhere: every later request of its epoch is refused, as with Kafka; clients use whatever epoch they are given',
 };
 
+const SCRAM_UNKNOWN_USER = {
+  behaviour: 'SCRAM with an unknown user',
+  kafka: 'refused at the first message',
+  gateway: 'a made-up salt and the usual count, refused at the proof; same code and message',
+  why: 'the exchange does not tell which users exist',
+};
+
 export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
+  {
+    scenario: 'SaslHandshake: each enabled mechanism, and one that is not',
+    paths: ['*.mechanisms[*]'],
+    behaviour: 'the order of the mechanisms SaslHandshake lists',
+    kafka: 'its own order (SCRAM-SHA-512 before SCRAM-SHA-256 whatever `sasl.enabled.mechanisms` says)',
+    gateway: 'the order of `--sasl-mechanisms`',
+    why: 'clients read the list as a set and ask for their own mechanism; the same names are listed',
+  },
+  {
+    scenario: 'PLAIN: right and wrong passwords, an unknown user, a malformed token',
+    paths: ['no separators.answer.errorMessage'],
+    behaviour: 'SaslAuthenticate with a PLAIN message that is not authzid NUL user NUL password',
+    kafka: 'SASL_AUTHENTICATION_FAILED, "Invalid SASL/PLAIN response: expected 3 tokens, got 1"',
+    gateway: 'the same code with a sentence saying what the message must be',
+    why: 'errors users see are sentences',
+  },
+  {
+    scenario: 'authorization: bob without ACLs against alice’s topic, group and transactions, and the cluster',
+    paths: ['describeUserScramCredentials', 'describeUserScramCredentials.**'],
+    behaviour: 'DescribeUserScramCredentials without DESCRIBE on the cluster',
+    kafka: 'Kafka 4.4 sends no answer: the request waits for the client\'s timeout, and the connection\'s later requests with it',
+    gateway: 'CLUSTER_AUTHORIZATION_FAILED',
+    why: 'a refusal is answered with its code, as Kafka answers every other refused request',
+  },
+  { scenario: 'SCRAM: a whole exchange right and wrong, and an unknown user', paths: ['* unknown user.serverFirst.**', '* unknown user.final', '* unknown user.final.**'], ...SCRAM_UNKNOWN_USER },
+  {
+    scenario: 'requests out of order: before the handshake, before authenticating, a second handshake, on the PLAINTEXT listener',
+    paths: ['metadataBetweenHandshakeAndAuthenticate.answer'],
+    behaviour: 'a request other than SaslAuthenticate between SaslHandshake and SaslAuthenticate',
+    kafka: "answered with that request's error response (ILLEGAL_SASL_STATE where it has an error field), then the connection closes",
+    gateway: 'the connection closes without an answer',
+    why: 'only a broken client does this and it loses the connection on both; the gateway answers no request it does not serve',
+  },
+  {
+    scenario: 'sessions: the lifetime answered, re-authentication, a request after expiry, another principal',
+    paths: ['reauthenticationWithAnotherMechanism.handshake', 'reauthenticationWithAnotherMechanism.serverFirst'],
+    behaviour: 're-authentication with another mechanism than the session began with',
+    kafka: 'SaslHandshake accepts it; the first SaslAuthenticate closes the connection without an answer',
+    gateway: 'SaslHandshake answers UNSUPPORTED_SASL_MECHANISM, then the connection closes',
+    why: 'the session ends either way (KIP-368 keeps the mechanism); the client is told why at the first step',
+  },
+  {
+    scenario: 'sessions: the lifetime answered, re-authentication, a request after expiry, another principal',
+    paths: ['reauthenticationAsAnotherPrincipal.answer.errorMessage'],
+    behaviour: 're-authentication as another principal',
+    kafka: 'SASL_AUTHENTICATION_FAILED, "Cannot change principals during re-authentication from User.alice: User.bob"',
+    gateway: 'the same code, "... from User:alice to User:bob"',
+    why: 'principals are written as Kafka writes them everywhere else',
+  },
   { scenario: 'record above max.message.bytes', paths: ['raw.*.errorMessage'], ...ERROR_SENTENCES },
   { scenario: 'unknown topic, auto-create not allowed', paths: ['produce.errorMessage'], ...ERROR_SENTENCES },
   {

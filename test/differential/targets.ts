@@ -80,7 +80,7 @@ export async function expectSameAsKafka(scenario: Scenario, running: RunningTarg
   const targets = [running.kafka, ...running.gateways];
   const observed = await Promise.all(targets.map((t) => observe(scenario, t).catch((e: Error) => Promise.reject(new Error(`scenario "${scenario.name}" failed on ${t.name}: ${e.message}`, { cause: e })))));
   const byName = Object.fromEntries(targets.map((t, i) => [t.name, observed[i]!]));
-  dump(scenario.name, byName);
+  dumpObservations(scenario.name, byName);
   const problems: string[] = [];
   for (const gateway of running.gateways) {
     const text = describeVerdict(scenario.name, gateway.name, judge(scenario.name, gateway.name, byName.kafka!, byName[gateway.name]!));
@@ -104,7 +104,7 @@ export async function expectSameAsKafka(scenario: Scenario, running: RunningTarg
  * JSON, one file per scenario: to read what Kafka answered while fixing a
  * difference.
  */
-function dump(scenario: string, observations: Record<string, Observation>): void {
+export function dumpObservations(scenario: string, observations: Record<string, Observation>): void {
   const folder = process.env.DIFFERENTIAL_DUMP;
   if (!folder) return;
   mkdirSync(folder, { recursive: true });

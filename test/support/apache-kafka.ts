@@ -61,6 +61,92 @@ export interface ApacheKafkaOptions {
   startTimeoutMs?: number;
   /** How long stop() waits for a clean shutdown before SIGKILL. Default 30 s. */
   stopTimeoutMs?: number;
+  /** SASL and TLS listeners, users and an authorizer (see KafkaSecurity). */
+  security?: KafkaSecurity;
+}
+
+/**
+ * Apache Kafka secured as issue 19's comparisons need it, beside the
+ * PLAINTEXT listener the start-up probe uses (its ANONYMOUS principal is a
+ * super user, so the probe and the harness's own set-up pass the authorizer):
+ *
+ * - `listeners`: SASL_PLAINTEXT, SASL_SSL or SSL listeners on ports the
+ *   caller picked, each named after its protocol (listener.name.<name>.*);
+ * - `mechanisms`: sasl.enabled.mechanisms in this order, so an
+ *   UNSUPPORTED_SASL_MECHANISM lists them as the gateway does;
+ * - `plainUsers` through PlainLoginModule's JAAS user_<name> entries;
+ *   `scramUsers` written into the metadata at format time (kafka-storage
+ *   --add-scram, 4096 iterations, SHA-256 and SHA-512 alike);
+ * - OAUTHBEARER validated by OAuthBearerValidatorCallbackHandler against a
+ *   JWKS file (its file: URL allowed by the JVM's system property);
+ * - TLS from PEM files (the server key and certificate chain, no password);
+ * - `superUsers`: StandardAuthorizer on, these principals and ANONYMOUS above it;
+ * - `maxReauthMs`: connections.max.reauth.ms.
+ */
+export interface KafkaSecurity {
+  listeners: { name: string; protocol: 'SASL_PLAINTEXT' | 'SASL_SSL' | 'SSL'; port: number }[];
+  mechanisms?: readonly string[];
+  plainUsers?: Record<string, string>;
+  scramUsers?: Record<string, string>;
+  oauthbearer?: { jwksFile: string; audience?: string; issuer?: string };
+  tls?: { certFile: string; keyFile: string };
+  superUsers?: readonly string[];
+  maxReauthMs?: number;
+}
+
+const PLAIN_LOGIN = 'org.apache.kafka.common.security.plain.PlainLoginModule';
+const SCRAM_LOGIN = 'org.apache.kafka.common.security.scram.ScramLoginModule';
+const OAUTH_LOGIN = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule';
+const OAUTH_VALIDATOR = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
+
+/** The server.properties entries, JVM options and format arguments a KafkaSecurity becomes. */
+function securitySettings(security: KafkaSecurity, dir: string): { config: Record<string, string | number>; jvmOptions: string[]; formatArgs: string[] } {
+  const mechanisms = security.mechanisms ?? ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', ...(security.oauthbearer ? ['OAUTHBEARER'] : [])];
+  const config: Record<string, string | number> = {};
+  const jvmOptions: string[] = [];
+  const quoted = (value: string) => JSON.stringify(value);
+  for (const listener of security.listeners) {
+    const prefix = `listener.name.${listener.name.toLowerCase()}`;
+    if (listener.protocol !== 'SSL') {
+      config[`${prefix}.sasl.enabled.mechanisms`] = mechanisms.join(',');
+      for (const mechanism of mechanisms) {
+        const at = `${prefix}.${mechanism.toLowerCase()}`;
+        if (mechanism === 'PLAIN') {
+          const users = Object.entries(security.plainUsers ?? {}).map(([u, p]) => ` user_${u}=${quoted(p)}`).join('');
+          config[`${at}.sasl.jaas.config`] = `${PLAIN_LOGIN} required${users};`;
+        } else if (mechanism.startsWith('SCRAM-')) {
+          config[`${at}.sasl.jaas.config`] = `${SCRAM_LOGIN} required;`;
+        } else if (mechanism === 'OAUTHBEARER') {
+          config[`${at}.sasl.jaas.config`] = `${OAUTH_LOGIN} required;`;
+          config[`${at}.sasl.server.callback.handler.class`] = OAUTH_VALIDATOR;
+        }
+      }
+    }
+  }
+  if (security.oauthbearer) {
+    const url = `file://${security.oauthbearer.jwksFile}`;
+    config['sasl.oauthbearer.jwks.endpoint.url'] = url;
+    if (security.oauthbearer.audience) config['sasl.oauthbearer.expected.audience'] = security.oauthbearer.audience;
+    if (security.oauthbearer.issuer) config['sasl.oauthbearer.expected.issuer'] = security.oauthbearer.issuer;
+    // Kafka 4 reads no OAuth URL the operator has not allowed.
+    jvmOptions.push(`-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${url}`);
+  }
+  if (security.tls) {
+    // One PEM file with the key and the chain, as Kafka's PEM keystore reads it.
+    const keystore = join(dir, 'keystore.pem');
+    writeFileSync(keystore, readFileSync(security.tls.keyFile, 'utf8') + '\n' + readFileSync(security.tls.certFile, 'utf8'));
+    config['ssl.keystore.type'] = 'PEM';
+    config['ssl.keystore.location'] = keystore;
+  }
+  if (security.superUsers) {
+    config['authorizer.class.name'] = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
+    config['super.users'] = [...security.superUsers, 'User:ANONYMOUS'].join(';');
+  }
+  if (security.maxReauthMs !== undefined) config['connections.max.reauth.ms'] = security.maxReauthMs;
+  const formatArgs = Object.entries(security.scramUsers ?? {}).flatMap(([user, password]) =>
+    ['SCRAM-SHA-256', 'SCRAM-SHA-512'].flatMap((mechanism) => ['--add-scram', `${mechanism}=[name=${user},password=${password}]`]),
+  );
+  return { config, jvmOptions, formatArgs };
 }
 
 export interface ApacheKafka {
@@ -128,8 +214,8 @@ export function runFetchScript(part: 'broker' | 'java-client' | 'frameworks', ke
   });
 }
 
-function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number): string {
-  const extra = options.extraListeners ?? [];
+function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number, securityConfig: Record<string, string | number>): string {
+  const extra = [...(options.extraListeners ?? []), ...(options.security?.listeners ?? [])];
   const extraAt = extra.map((l) => `,${l.name}://127.0.0.1:${l.port}`).join('');
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
@@ -163,6 +249,7 @@ function serverProperties(options: ApacheKafkaOptions, dir: string, port: number
     'share.coordinator.state.topic.num.partitions': 1,
     'group.initial.rebalance.delay.ms': options.initialRebalanceDelayMs ?? 0,
     'auto.create.topics.enable': options.autoCreateTopics ?? true,
+    ...securityConfig,
     ...options.config,
   };
   return Object.entries(settings)
@@ -241,13 +328,14 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   const propertiesFile = join(dir, 'server.properties');
   const logFile = join(dir, 'server.log');
   const log4jFile = join(dir, 'log4j2.properties');
-  writeFileSync(propertiesFile, serverProperties(options, dir, port, controllerPort) + '\n');
+  const security = options.security ? securitySettings(options.security, dir) : { config: {}, jvmOptions: [], formatArgs: [] };
+  writeFileSync(propertiesFile, serverProperties(options, dir, port, controllerPort, security.config) + '\n');
   writeFileSync(log4jFile, log4jProperties(logFile) + '\n');
   const classpath = join(libs, '*');
-  const jvmOptions = [...(options.jvmOptions ?? DEFAULT_JVM_OPTIONS), `-Dlog4j2.configurationFile=${log4jFile}`];
+  const jvmOptions = [...(options.jvmOptions ?? DEFAULT_JVM_OPTIONS), ...security.jvmOptions, `-Dlog4j2.configurationFile=${log4jFile}`];
   const logTail = (lines = 40) => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-lines - 1).join('\n') : '(no server.log yet)');
 
-  const formatted = await runJava(classpath, ['-Xmx256m', '-XX:+UseSerialGC'], 'kafka.tools.StorageTool', ['format', '--cluster-id', clusterId, '--config', propertiesFile, '--standalone']);
+  const formatted = await runJava(classpath, ['-Xmx256m', '-XX:+UseSerialGC'], 'kafka.tools.StorageTool', ['format', '--cluster-id', clusterId, '--config', propertiesFile, '--standalone', ...security.formatArgs]);
   if (formatted.code !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new StartFailure(`Formatting Apache Kafka's storage failed (exit ${formatted.code}):\n${formatted.output.trim()}`, false);

@@ -126,6 +126,36 @@ export async function javaProduce(bootstrap: string, topic: string, records: rea
   };
 }
 
+/** A producer still running: its lines as they come (JavaClientDriver's produce with intervalMs). */
+export interface JavaProducerRun {
+  readonly lines: readonly DriverLine[];
+  /** Waits for the end; fails, with what the driver said, if it exits non-zero. */
+  finished(timeoutMs?: number): Promise<JavaProduceResult>;
+}
+
+/**
+ * Sends the records one at a time, each waited for and reported at once,
+ * with a pause of `intervalMs` after each: a producer that outlives SASL
+ * sessions, which the test can watch and act on while it runs.
+ */
+export async function startJavaProduce(bootstrap: string, topic: string, records: readonly JavaRecord[], intervalMs: number, config: JavaConfig = {}): Promise<JavaProducerRun> {
+  const run = await runDriver('produce', { bootstrap, clientId: 'queen-e2e-java-producer', topic, records, intervalMs, config });
+  run.child.stdin!.end();
+  return {
+    lines: run.lines,
+    async finished(timeoutMs = 120_000) {
+      const timer = setTimeout(() => run.child.kill('SIGKILL'), timeoutMs);
+      const code = await run.exited;
+      clearTimeout(timer);
+      if (code !== 0) throw new Error(`the Java client's produce exited with ${code ?? 'a signal'}; its lines:\n${run.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${run.stderr()}`);
+      return {
+        sent: run.lines.filter((l) => l.event === 'sent') as unknown as JavaSent[],
+        failed: run.lines.filter((l) => l.event === 'failed') as unknown as JavaProduceResult['failed'],
+      };
+    },
+  };
+}
+
 // ─── transact ────────────────────────────────────────────────────────────────
 
 export interface JavaTransactionStep {

@@ -10,11 +10,13 @@
 // UNSUPPORTED_SASL_MECHANISM, the same user and mechanism twice in one
 // request DUPLICATE_RESOURCE, deleting a credential that does not exist
 // RESOURCE_NOT_FOUND. A user's good alterations apply even when another
-// user's are refused.
+// user's are refused. ACLs: ALTER on the cluster, else every user's result
+// is CLUSTER_AUTHORIZATION_FAILED and nothing changes.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterUserScramCredentials } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramCredentialRef, type ScramMechanism } from '../../core/index.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramKeysFromSaltedPassword } from '../sasl/scram.js';
@@ -50,9 +52,11 @@ export const alterUserScramCredentials: ApiHandler<typeof AlterUserScramCredenti
     const refuse = (user: string, refusal: Refusal) => {
       if (!refusals.has(user)) refusals.set(user, refusal);
     };
+    const mayAlter = ctx.access.allows('ALTER', 'CLUSTER', CLUSTER_NAME);
     const seen = new Set<string>();
     for (const change of [...deletions, ...upsertions]) {
       if (!users.includes(change.name)) users.push(change.name);
+      if (!mayAlter) refuse(change.name, { errorCode: DENIED_CODE.CLUSTER, errorMessage: 'Not authorized to alter SCRAM credentials: it needs ALTER on the cluster.' });
       const key = `${change.mechanism}\0${change.name}`;
       if (seen.has(key)) refuse(change.name, { errorCode: ErrorCode.DUPLICATE_RESOURCE, errorMessage: 'A user credential cannot be altered twice in the same request' });
       seen.add(key);

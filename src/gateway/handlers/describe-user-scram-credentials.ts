@@ -3,9 +3,11 @@
 //
 // As Kafka: no names (null or empty) lists every user with a credential; a
 // named user without one answers RESOURCE_NOT_FOUND for that user; a name
-// given twice answers DUPLICATE_RESOURCE for it.
+// given twice answers DUPLICATE_RESOURCE for it. ACLs: DESCRIBE on the
+// cluster, else CLUSTER_AUTHORIZATION_FAILED and no names at all.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeUserScramCredentials } from '../../../protocol/messages/index.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramTypeOf } from '../sasl/scram-mechanisms.js';
@@ -14,6 +16,9 @@ export const describeUserScramCredentials: ApiHandler<typeof DescribeUserScramCr
   api: DescribeUserScramCredentials,
   versions: '0',
   async handle(request, ctx) {
+    if (!ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME)) {
+      return { throttleTimeMs: 0, errorCode: DENIED_CODE.CLUSTER, errorMessage: 'Not authorized to describe SCRAM credentials: it needs DESCRIBE on the cluster.', results: [] };
+    }
     const asked = request.users?.map((u) => u.name) ?? [];
     const counts = new Map<string, number>();
     for (const name of asked) counts.set(name, (counts.get(name) ?? 0) + 1);

@@ -57,6 +57,8 @@ export interface AuthenticateAnswer {
   sessionLifetimeMs: bigint;
 }
 
+/** The error message of an answer without error: Kafka's is the empty string (its generated default), not null. */
+const NO_MESSAGE = '';
 const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;
 const SASL_AUTHENTICATE = 36;
@@ -95,7 +97,8 @@ export class SaslAuthenticator {
   refusal(apiKey: number, nowMs: number): string | null {
     if (this.stage === 'failed') return 'a request arrived after authentication failed';
     if (this.stage === 'authenticate') {
-      return apiKey === SASL_AUTHENTICATE ? null : `a request with API key ${apiKey} arrived where SaslAuthenticate was expected`;
+      // A second SaslHandshake is answered ILLEGAL_SASL_STATE before the close, as Kafka's is (see handshake()).
+      return apiKey === SASL_AUTHENTICATE || apiKey === SASL_HANDSHAKE ? null : `a request with API key ${apiKey} arrived where SaslAuthenticate was expected`;
     }
     if (this.user === null) {
       return apiKey === API_VERSIONS || apiKey === SASL_HANDSHAKE ? null : `a request with API key ${apiKey} arrived before SASL authentication`;
@@ -149,7 +152,7 @@ export class SaslAuthenticator {
     const step = await this.exchange.step(token);
     if (step.kind === 'challenge') {
       if (step.refusal) this.events.refused(step.refusal.detail, step.refusal.user, mechanism);
-      return answer(NONE, null, step.bytes);
+      return answer(NONE, NO_MESSAGE, step.bytes);
     }
     if (step.kind === 'failed') {
       this.fail(step.detail ?? step.message, step.user, mechanism, step.alreadyLogged);
@@ -177,7 +180,7 @@ export class SaslAuthenticator {
     this.stage = 'authenticated';
     this.exchange = null;
     this.events.authenticated(principalOf(step.user), mechanism);
-    return answer(NONE, null, step.bytes, BigInt(lifetime));
+    return answer(NONE, NO_MESSAGE, step.bytes, BigInt(lifetime));
   }
 
   private fail(reason: string, user: string | null, mechanism: string | null = this.mechanism?.name ?? null, logged = false): void {

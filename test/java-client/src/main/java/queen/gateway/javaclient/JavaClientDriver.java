@@ -50,9 +50,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * are added to (or replace) the ones below.
  *
  * <pre>
- *   produce {"bootstrap", "topic", "records": [{"partition"?, "timestamp"?, "key", "value"}], "config"?}
+ *   produce {"bootstrap", "topic", "records": [{"partition"?, "timestamp"?, "key", "value"}], "intervalMs"?, "config"?}
  *       an idempotent producer (enable.idempotence, acks=all); one "sent" or
- *       "failed" line per record, in the order given, then "done".
+ *       "failed" line per record, in the order given, then "done". With
+ *       intervalMs, each record is sent and waited for alone, its line written
+ *       at once, then a pause of intervalMs.
  *   consume {"bootstrap", "topics", "groupId", "clientId"?, "maxRecords"?, "config"?}
  *       a consumer group member: "assigned"/"revoked" as the group rebalances,
  *       "record" then "committed" (commitSync of that record's offset + 1) per
@@ -73,6 +75,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       error that stopped it) and the successor commits one record
  *       ("successor-committed"). Then "done".
  * </pre>
+ *
+ * Security settings (security.protocol, sasl.*, ssl.*) come in "config" like
+ * any other; OAUTHBEARER logs in with {@link SignedTokenLoginHandler}.
  *
  * A failure is a line with "error": {"type": the exception's class, "message"},
  * the cause's for the futures' ExecutionException, so tests assert Kafka's
@@ -114,6 +119,10 @@ public final class JavaClientDriver {
     props.putIfAbsent("value.serializer", StringSerializer.class.getName());
     overrides(spec, props);
     String topic = spec.get("topic").asText();
+    if (spec.hasNonNull("intervalMs")) {
+      produceSlowly(props, topic, spec.get("records"), spec.get("intervalMs").asLong());
+      return;
+    }
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
       List<Future<RecordMetadata>> sends = new ArrayList<>();
       for (JsonNode record : spec.get("records")) {
@@ -129,6 +138,28 @@ public final class JavaClientDriver {
         } catch (ExecutionException e) {
           emit(line("failed", "index", i, "error", error(e)));
         }
+      }
+    }
+    emit(line("done"));
+  }
+
+  /**
+   * One record at a time, each waited for and reported before a pause: a
+   * producer that lives across several SASL sessions (re-authentication).
+   */
+  private static void produceSlowly(Properties props, String topic, JsonNode records, long intervalMs) throws Exception {
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+      int i = 0;
+      for (JsonNode record : records) {
+        Integer partition = record.hasNonNull("partition") ? record.get("partition").asInt() : null;
+        try {
+          RecordMetadata sent = producer.send(new ProducerRecord<>(topic, partition, null, text(record, "key"), text(record, "value"))).get();
+          emit(line("sent", "index", i, "partition", sent.partition(), "offset", sent.offset(), "timestamp", sent.timestamp()));
+        } catch (ExecutionException e) {
+          emit(line("failed", "index", i, "error", error(e)));
+        }
+        i++;
+        Thread.sleep(intervalMs);
       }
     }
     emit(line("done"));
