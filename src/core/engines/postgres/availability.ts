@@ -41,8 +41,13 @@ function describe(e: unknown): string {
   return typeof err.code === 'string' && !message.includes(err.code) ? `${message} (${err.code})` : message;
 }
 
+/** When a call began, relative to fault episodes (`Availability.begin`). */
+export type CallMark = number;
+
 export class Availability {
   private downSince: number | null = null;
+  /** Episodes so far: a call's mark says which one, if any, it began in. */
+  private episodes = 0;
   private failedCalls = 0;
   private firstReason = '';
 
@@ -61,6 +66,7 @@ export class Availability {
     const reason = describe(e);
     this.failedCalls++;
     if (this.downSince === null) {
+      this.episodes++;
       this.downSince = Date.now();
       this.firstReason = reason;
       this.log?.warn({ reason }, 'PostgreSQL is not answering; requests get retriable errors (Kafka) and 503 (HTTP) until it is back');
@@ -70,9 +76,21 @@ export class Availability {
     return error;
   }
 
-  /** A call reached the database and came back: ends an episode, if one was under way. */
-  succeeded(): void {
-    if (this.downSince === null) return;
+  /** Taken as a call begins, and given back to `succeeded`. */
+  begin(): CallMark {
+    return this.downSince === null ? -1 : this.episodes;
+  }
+
+  /**
+   * A call reached the database and came back: ends an episode, if one was
+   * under way and the call began during it. A call already in flight when the
+   * database went away can still come back (a server shutting down answers
+   * some statements before it closes their connections): that says nothing
+   * about the database being back, and ending the episode on it would log a
+   * second "not answering" line for the same fault.
+   */
+  succeeded(mark: CallMark): void {
+    if (this.downSince === null || mark !== this.episodes) return;
     const downForMs = Date.now() - this.downSince;
     this.log?.info({ downForMs, failedCalls: this.failedCalls, firstReason: this.firstReason }, 'PostgreSQL is answering again');
     this.downSince = null;

@@ -67,13 +67,14 @@ export class Statements {
     const text = STATEMENTS.get(name);
     if (text === undefined) throw new Error(`No SQL statement named "${name}".`);
     let result: QueryResult<R>;
+    const mark = this.availability.begin();
     try {
       // Named: each connection parses and plans a statement once.
       result = await this.runner.query<R>({ name, text, values });
     } catch (e) {
       throw this.availability.translate(e);
     }
-    this.availability.succeeded();
+    this.availability.succeeded(mark);
     return result.rows;
   }
 
@@ -159,6 +160,7 @@ export class Database {
    */
   async transaction<T>(work: (tx: Statements, client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
+    const mark = this.availability.begin();
     try {
       client = await this.pool.connect();
     } catch (e) {
@@ -174,7 +176,7 @@ export class Database {
       await client.query('BEGIN');
       const result = await work(new Statements(client, this.availability), client);
       await client.query('COMMIT');
-      this.availability.succeeded();
+      this.availability.succeeded(mark);
       return result;
     } catch (e) {
       if (broken !== null || isUnavailableError(e)) {
