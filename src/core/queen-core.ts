@@ -1,7 +1,12 @@
 import type { CallOptions, Core } from './core.js';
-import { GroupCoordinator, type CoordinatorOptions } from './groups/coordinator.js';
+import { isCoreError } from './errors.js';
+import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
 import type {
   CommitMembership,
+  FindCoordinatorsRequest,
+  FindCoordinatorsResult,
+  GroupDescription,
   GroupCoordinatorApi,
   GroupError,
   GroupListing,
@@ -21,17 +26,60 @@ import type {
  * (memory or PostgreSQL: queues, the log, offsets, KV, native messaging) plus
  * the group coordinator. The engine's calls pass straight through; group calls
  * go to the coordinator, which uses the engine for the durable part (offsets).
+ *
+ * Several cores on one PostgreSQL database share groups through coordinator
+ * leases (./coordination/leases.ts): a group call is served only by the core
+ * holding the group's lease, which it takes when the lease is free or ran
+ * out (loading the group's stored membership); the others answer
+ * not_coordinator, and the client asks FindCoordinator again, as with Kafka.
  */
 export interface QueenCore extends Core, GroupCoordinatorApi {}
 
+/** An engine that several cores can share brings its own coordination store. */
+export type CoordinatedEngine = Core & { coordination?: CoordinationStore };
+
+type Held = { epoch: number } | { error: 'not_coordinator' };
+
 export class CoordinatedCore implements QueenCore {
   private readonly coordinator: GroupCoordinator;
+  private readonly coordination: CoordinationStore;
+  private readonly leases: GroupLeases;
+  /** Whether the engine is shared (commits carry their lease to be checked). */
+  private readonly shared: boolean;
 
   constructor(
-    private readonly engine: Core,
+    private readonly engine: CoordinatedEngine,
     coordinatorOptions: Partial<CoordinatorOptions> = {},
   ) {
-    this.coordinator = new GroupCoordinator(coordinatorOptions);
+    this.shared = engine.coordination !== undefined;
+    this.coordination = engine.coordination ?? new LocalCoordination();
+    const store = this.shared
+      ? {
+          save: (group: string, stored: Parameters<CoordinationStore['saveGroup']>[2]) => {
+            const epoch = this.leases.epochOf(group);
+            return epoch === null ? Promise.resolve(false) : this.coordination.saveGroup(group, epoch, stored);
+          },
+        }
+      : null;
+    this.coordinator = new GroupCoordinator(coordinatorOptions, store);
+    this.leases = new GroupLeases(this.coordination, {
+      active: () => this.coordinator.activeGroups(),
+      lost: (group) => this.coordinator.drop(group),
+    });
+  }
+
+  /**
+   * Holds the group's lease before a group call is answered (loading the
+   * group when the lease is newly this node's). An id the coordinator will
+   * refuse anyway (empty) takes no lease.
+   */
+  private async own(group: string, reachable: readonly string[] | null = null): Promise<Held & { owner?: string }> {
+    if (typeof group !== 'string' || group === '') return { epoch: 0 };
+    const hold = await this.leases.hold(group, reachable, async () => {
+      const stored = await this.coordination.loadGroup(group);
+      if (stored) this.coordinator.restore(group, stored);
+    });
+    return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
   }
 
   // ─── The engine's calls, unchanged ────────────────────────────────────────
@@ -84,30 +132,61 @@ export class CoordinatedCore implements QueenCore {
   appendAt: Core['appendAt'] = (req) => this.engine.appendAt(req);
 
   async close(): Promise<void> {
+    this.leases.close();
     this.coordinator.close();
     await this.engine.close();
   }
 
   // ─── The coordinator ──────────────────────────────────────────────────────
 
-  joinGroup(req: JoinGroupRequest, options?: CallOptions): Promise<JoinGroupResult> {
+  async joinGroup(req: JoinGroupRequest, options?: CallOptions): Promise<JoinGroupResult> {
+    const held = await this.own(req?.group);
+    if ('error' in held) return joinError(held.error, req.memberId);
     return this.coordinator.join(req, options?.signal);
   }
 
-  syncGroup(req: SyncGroupRequest, options?: CallOptions): Promise<SyncGroupResult> {
+  async syncGroup(req: SyncGroupRequest, options?: CallOptions): Promise<SyncGroupResult> {
+    const held = await this.own(req?.group);
+    if ('error' in held) return syncError(held.error);
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: HeartbeatRequest): Promise<{ error: GroupError | null }> {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: LeaveGroupRequest): Promise<LeaveGroupResult> {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, members: [] };
     return this.coordinator.leave(req);
   }
 
+  async findCoordinators(req: FindCoordinatorsRequest): Promise<FindCoordinatorsResult> {
+    const reachable = Array.isArray(req?.reachable) ? req.reachable : null;
+    const node = this.coordination.nodeId;
+    const coordinators: FindCoordinatorsResult['coordinators'] = [];
+    for (const key of req.keys) {
+      if (typeof key !== 'string' || key === '') {
+        coordinators.push({ key, owner: node });
+      } else if (req.kind === 'transaction') {
+        const taken = await this.coordination.take('transaction', key, reachable);
+        coordinators.push({ key, owner: taken.held ? node : taken.owner });
+      } else {
+        const held = await this.own(key, reachable);
+        coordinators.push({ key, owner: 'error' in held ? held.owner! : node });
+      }
+    }
+    return { node, coordinators };
+  }
+
   async describeGroups(req: { groups: string[] }) {
-    const described = this.coordinator.describe(req.groups);
+    const elsewhere = new Set<string>();
+    for (const group of req.groups) if ('error' in (await this.own(group))) elsewhere.add(group);
+    const described: GroupDescription[] = this.coordinator
+      .describe(req.groups)
+      .map((d) => (elsewhere.has(d.group) ? { ...d, error: 'not_coordinator' as const } : d));
     // A group known only by its committed offsets is Empty, not Dead, with no
     // protocol type: Kafka's "simple" group of commits made from outside a group.
     const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
@@ -120,6 +199,10 @@ export class CoordinatedCore implements QueenCore {
 
   async listGroupStates(req: { states?: GroupState[] }): Promise<{ groups: GroupListing[] }> {
     const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
+    // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedGroups()) {
+      if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
+    }
     for (const g of (await this.engine.listGroups()).groups) {
       if (!live.has(g.group)) live.set(g.group, { group: g.group, protocolType: '', state: 'Empty' });
     }
@@ -131,6 +214,10 @@ export class CoordinatedCore implements QueenCore {
     const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
     const results: { group: string; error: GroupError | null }[] = [];
     for (const group of req.groups) {
+      if ('error' in (await this.own(group))) {
+        results.push({ group, error: 'not_coordinator' });
+        continue;
+      }
       if (this.coordinator.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
         continue;
@@ -142,19 +229,38 @@ export class CoordinatedCore implements QueenCore {
       const { offsets } = await this.engine.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.engine.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
+      await this.coordination.deleteGroup(group);
+      await this.leases.release(group);
       results.push({ group, error: null });
     }
     return { groups: results };
   }
 
   async commitGroupOffsets(req: CommitMembership & Parameters<GroupCoordinatorApi['commitGroupOffsets']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
     const error = this.coordinator.checkCommit(req);
     if (error) return { error };
-    await this.engine.commitOffsets({ group: req.group, offsets: req.offsets });
+    try {
+      await this.engine.commitOffsets({
+        group: req.group,
+        offsets: req.offsets,
+        ...(this.shared ? { fence: { owner: this.coordination.nodeId, epoch: held.epoch } } : {}),
+      });
+    } catch (e) {
+      // Another node took the group while this one decided: the commit is refused whole, as Kafka's stale coordinator's would be.
+      if (isCoreError(e) && e.code === 'not_coordinator') {
+        this.coordinator.drop(req.group);
+        return { error: 'not_coordinator' as const };
+      }
+      throw e;
+    }
     return { error: null };
   }
 
   async deleteGroupOffsets(req: { group: string; partitions: { queue: string; partition: number }[] }) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = new Set((await this.engine.listGroups()).groups.map((g) => g.group));
     if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
       return { error: 'group_id_not_found' as const, partitions: [] };

@@ -51,6 +51,12 @@ export interface PostgresCoreOptions {
   maxInflatedRequestBytes?: number;
   /** How often the compactor looks at compacted queues; 0 turns it off. Default 15 s, Kafka's cleaner backoff. */
   compactionIntervalMs?: number;
+  /**
+   * How long a group's or transactional id's coordinator lease outlives its
+   * holder's last renewal: how soon another core takes over from one that
+   * died. Default 10 s, below every client's default session timeout.
+   */
+  coordinatorLeaseMs?: number;
 }
 
 /**
@@ -117,5 +123,6 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
     notifyAppends: options.notifyAppends ?? true,
     appendLimits,
     compactionIntervalMs: options.compactionIntervalMs ?? 15_000,
+    coordinatorLeaseMs: options.coordinatorLeaseMs ?? 10_000,
   });
 }

@@ -87,6 +87,7 @@ import { emptyCompactionStats, refuseNativePushToCompacted, type CompactionStats
 import { PostgresAccess } from './access.js';
 import { checkAppendAtRequest, parseCopies } from '../../rules/copied-batches.js';
 import { planCopies } from './copies.js';
+import { PostgresCoordination } from './coordination.js';
 
 /**
  * The PostgreSQL engine: durable, and shared by every core on the same
@@ -113,6 +114,8 @@ export interface PostgresEngineOptions {
   appendLimits: AppendLimits;
   /** How often the compactor looks at compacted queues; 0 turns the timer off (tests call runCompaction). */
   compactionIntervalMs: number;
+  /** How long a coordinator lease lasts past its last renewal (./coordination.ts). */
+  coordinatorLeaseMs: number;
 }
 
 interface PartitionRow {
@@ -220,6 +223,8 @@ export class PostgresCore implements Core {
   private closed = false;
   private compactionTimer: NodeJS.Timeout | null = null;
   private compacting: Promise<CompactionStats> | null = null;
+  /** Coordinator leases and stored group membership, shared with the other cores on the database. */
+  readonly coordination: PostgresCoordination;
 
   constructor(
     private readonly db: Database,
@@ -228,7 +233,9 @@ export class PostgresCore implements Core {
   ) {
     this.clock = options.clock;
     this.appends = new GroupCommit((calls) => this.commitAppends(calls), options.maxGroupSize, options.groupCommit);
+    this.coordination = new PostgresCoordination(db, () => this.clock(), options.coordinatorLeaseMs);
     this.kafkaTxns = new PostgresTransactions(db, {
+      holdLease: (tx, transactionalId) => this.coordination.holdInTransaction(tx, 'transaction', transactionalId),
       clock: () => this.clock(),
       writeLog: (tx, writes) => this.write(tx, writes),
       wake: (writes) => this.wakeTouched(writes),
@@ -674,14 +681,18 @@ export class PostgresCore implements Core {
     if (checked.length === 0) return;
     const rows = await this.findPartitions(checked);
     checked.forEach((o, i) => this.requireFound(o, rows[i]!));
-    await this.db.statements.run('commit-offsets', [
-      group,
-      checked.map((o) => o.queue),
-      checked.map((o) => o.partition),
-      checked.map((o) => o.offset),
-      checked.map((o) => o.leaderEpoch),
-      checked.map((o) => o.metadata),
-    ]);
+    const fence = req.fence;
+    await this.db.transaction(async (tx) => {
+      if (fence) await this.coordination.checkFence(tx, { kind: 'group', key: group, ...fence });
+      await tx.run('commit-offsets', [
+        group,
+        checked.map((o) => o.queue),
+        checked.map((o) => o.partition),
+        checked.map((o) => o.offset),
+        checked.map((o) => o.leaderEpoch),
+        checked.map((o) => o.metadata),
+      ]);
+    });
   }
 
   async fetchOffsets(req: FetchOffsetsRequest): Promise<FetchOffsetsResult> {
@@ -1281,6 +1292,7 @@ export class PostgresCore implements Core {
     if (this.transactionSweep) clearInterval(this.transactionSweep);
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     await this.compacting?.catch(() => {});
+    await this.coordination.releaseAll().catch(() => {});
     for (const finish of [...this.pending]) finish();
     await this.wakeups.close();
     await this.db.close();
