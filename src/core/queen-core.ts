@@ -57,7 +57,11 @@ export class CoordinatedCore implements QueenCore {
       ? {
           save: (group: string, stored: Parameters<CoordinationStore['saveGroup']>[2]) => {
             const epoch = this.leases.epochOf(group);
-            return epoch === null ? Promise.resolve(false) : this.coordination.saveGroup(group, epoch, stored);
+            if (epoch === null) return Promise.resolve(false);
+            return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
+              if (!owned) this.leases.forget(group);
+              return owned;
+            });
           },
         }
       : null;
@@ -250,6 +254,7 @@ export class CoordinatedCore implements QueenCore {
     } catch (e) {
       // Another node took the group while this one decided: the commit is refused whole, as Kafka's stale coordinator's would be.
       if (isCoreError(e) && e.code === 'not_coordinator') {
+        this.leases.forget(req.group);
         this.coordinator.drop(req.group);
         return { error: 'not_coordinator' as const };
       }

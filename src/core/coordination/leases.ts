@@ -171,6 +171,11 @@ export class GroupLeases {
     return take;
   }
 
+  /** Forgets a lease a write found lost (another node took it); nothing to release. */
+  forget(group: string): void {
+    this.held.delete(group);
+  }
+
   /** Lets go of a group's lease (the group was deleted, or has no members left). */
   async release(group: string): Promise<void> {
     const known = this.held.get(group);
