@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Message } from '../../protocol/codec/compile.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
+import type { ClusterView } from '../cluster/membership.js';
 import type { QueenCore } from '../core/queen-core.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
@@ -45,6 +46,8 @@ export interface GatewaySettings {
    * ledger would cost every produce a write for nothing.
    */
   appendRequestIds: boolean;
+  /** The live gateways of the cluster (src/cluster/membership.ts); absent for a gateway alone. */
+  cluster?: ClusterView;
 }
 
 /** Per-connection state a handler may keep (fetch sessions are per gateway, not here). */
