@@ -244,7 +244,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   let registry: { connection: RedisConnection; membership: RedisMembership } | null = null;
   if (options.cluster) {
     try {
-      registry = await joinCluster(options, options.cluster, gateway, settings, listeners, ownCore ? null : core, log);
+      const { node: coreNode } = await core.findCoordinators({ kind: 'group', keys: [] });
+      registry = await joinCluster(options, options.cluster, gateway, settings, listeners, ownCore ? null : core, log, coreNode);
     } catch (e) {
       await gateway.close(0);
       sasl?.close();
@@ -315,6 +316,7 @@ async function joinCluster(
   listeners: readonly BoundListener[],
   externalCore: QueenCore | null,
   log: Logger,
+  coreNode: string,
 ): Promise<{ connection: RedisConnection; membership: RedisMembership }> {
   const { host, port } = settings.advertised;
   const nodeId = options.nodeId ?? derivedNodeId(host, port);
@@ -331,6 +333,7 @@ async function joinCluster(
       rack: settings.advertised.rack,
       listeners: Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }])),
       core: cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external')),
+      coreNode,
       startedAt: Date.now(),
     };
     const membership = await RedisMembership.join(connection, self, { ttlMs: cluster.nodeTtlMs ?? DEFAULT_NODE_TTL_MS, keyPrefix, log });

@@ -44,6 +44,12 @@ export interface ClusterNode {
    * its own core (`serve`). Gateways sharing a core name it alike.
    */
   core: string;
+  /**
+   * The id its core holds coordinator leases under (src/core/coordination/),
+   * so FindCoordinator can send a client to a gateway of the core that
+   * coordinates its group; absent when the gateway could not learn it.
+   */
+  coreNode?: string;
   /** When this incarnation started (epoch ms): a restart registers anew. */
   startedAt: number;
 }
