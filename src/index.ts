@@ -139,7 +139,7 @@ export interface StartBrokerOptions {
    * statement default 10 s). A database that stops answering makes requests
    * fail with retriable errors within these, never hang.
    */
-  database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number };
+  database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; coordinatorLeaseMs?: number };
   /**
    * Memory engine: most bytes of records and KV entries kept; past it Produce answers
    * POLICY_VIOLATION (and native pushes 507) saying why. Default a quarter of

@@ -38,6 +38,7 @@ function databaseOptions(config: ServeConfig) {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    coordinatorLeaseMs: config.coordinatorLeaseMs,
   };
 }
 
