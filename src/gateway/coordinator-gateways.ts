@@ -32,6 +32,16 @@ export function reachableCores(ctx: HandlerContext): string[] | null {
 }
 
 /**
+ * Records the core's node id as the core answered it: a core that restarted
+ * (split layout: the gateway reconnected to it) holds leases under a new id,
+ * and the registry entry carries it from the next heartbeat on.
+ */
+export function noteOwnCore(ctx: HandlerContext, coreNode: string): void {
+  const self = ctx.settings.cluster?.self;
+  if (self && self.coreNode !== coreNode) self.coreNode = coreNode;
+}
+
+/**
  * The gateway to send a client to for a key whose lease `owner` holds, on
  * the listener the client came in on: this one when its core holds it, else
  * the live gateway of that core with the lowest node id (the same answer

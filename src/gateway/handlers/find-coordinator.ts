@@ -21,7 +21,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { FindCoordinator } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
-import { coordinatorGateway, reachableCores } from '../coordinator-gateways.js';
+import { coordinatorGateway, noteOwnCore, reachableCores } from '../coordinator-gateways.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
 /** Kafka's CoordinatorType ids: group, transaction, share. */
@@ -42,6 +42,7 @@ export const findCoordinator: ApiHandler = {
       try {
         const answer = await ctx.core.findCoordinators({ kind: keyType === 1 ? 'transaction' : 'group', keys: allowed, reachable: reachableCores(ctx) });
         selfCore = answer.node;
+        noteOwnCore(ctx, selfCore);
         for (const c of answer.coordinators) owners.set(c.key, c.owner);
       } catch (e) {
         failure = kafkaErrorOf(e);
