@@ -38,7 +38,7 @@ export interface QueenCore extends Core, GroupCoordinatorApi {}
 /** An engine that several cores can share brings its own coordination store. */
 export type CoordinatedEngine = Core & { coordination?: CoordinationStore };
 
-type Held = { epoch: number } | { error: 'not_coordinator' };
+type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available' };
 
 export class CoordinatedCore implements QueenCore {
   private readonly coordinator: GroupCoordinator;
@@ -79,10 +79,17 @@ export class CoordinatedCore implements QueenCore {
    */
   private async own(group: string, reachable: readonly string[] | null = null): Promise<Held & { owner?: string }> {
     if (typeof group !== 'string' || group === '') return { epoch: 0 };
-    const hold = await this.leases.hold(group, reachable, async () => {
-      const stored = await this.coordination.loadGroup(group);
-      if (stored) this.coordinator.restore(group, stored);
-    });
+    let hold;
+    try {
+      hold = await this.leases.hold(group, reachable, async () => {
+        const stored = await this.coordination.loadGroup(group);
+        if (stored) this.coordinator.restore(group, stored);
+      });
+    } catch (e) {
+      // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
+      if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
+      throw e;
+    }
     return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
   }
 
@@ -179,7 +186,7 @@ export class CoordinatedCore implements QueenCore {
         coordinators.push({ key, owner: taken.held ? node : taken.owner });
       } else {
         const held = await this.own(key, reachable);
-        coordinators.push({ key, owner: 'error' in held ? held.owner! : node });
+        coordinators.push({ key, owner: 'error' in held ? held.owner ?? null : node });
       }
     }
     return { node, coordinators };

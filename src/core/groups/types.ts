@@ -177,8 +177,11 @@ export interface FindCoordinatorsRequest {
 export interface FindCoordinatorsResult {
   /** The answering core node's id. */
   node: string;
-  /** Per key, the core node that holds its lease (the answering node took it when it was free). */
-  coordinators: { key: string; owner: string }[];
+  /**
+   * Per key, the core node that holds its lease (the answering node took it
+   * when it was free); null when the store did not answer.
+   */
+  coordinators: { key: string; owner: string | null }[];
 }
 
 /** Per-partition outcome of OffsetDelete. */

@@ -35,7 +35,7 @@ export const findCoordinator: ApiHandler = {
     const resource = keyType === 1 ? ('TRANSACTIONAL_ID' as const) : ('GROUP' as const);
     const keys: string[] = ctx.header.apiVersion < 4 ? [request.key] : request.coordinatorKeys;
     const allowed = KEY_TYPES.has(keyType) ? keys.filter((key) => ctx.access.allows('DESCRIBE', resource, key)) : [];
-    const owners = new Map<string, string>();
+    const owners = new Map<string, string | null>();
     let selfCore = '';
     let failure: { errorCode: number; errorMessage: string } | null = null;
     if (allowed.length > 0 && keyType !== 2) {
@@ -45,7 +45,8 @@ export const findCoordinator: ApiHandler = {
         noteOwnCore(ctx, selfCore);
         for (const c of answer.coordinators) owners.set(c.key, c.owner);
       } catch (e) {
-        failure = kafkaErrorOf(e);
+        // The store did not answer: clients retry FindCoordinator on COORDINATOR_NOT_AVAILABLE.
+        failure = kafkaErrorOf(e, { unavailable: ErrorCode.COORDINATOR_NOT_AVAILABLE, closed: ErrorCode.COORDINATOR_NOT_AVAILABLE });
       }
     }
     const nobody = { nodeId: -1, host: '', port: -1 };
@@ -58,9 +59,9 @@ export const findCoordinator: ApiHandler = {
       }
       if (failure) return { ...nobody, ...failure };
       const owner = owners.get(key);
-      const gateway = owner === undefined ? ctx.settings.advertised : coordinatorGateway(ctx, owner, selfCore);
+      const gateway = owner === undefined ? ctx.settings.advertised : owner === null ? null : coordinatorGateway(ctx, owner, selfCore);
       if (!gateway) {
-        return { ...nobody, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: `The core node coordinating '${key}' has no live gateway; retry, its lease moves to a live core when it runs out.` };
+        return { ...nobody, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: `No live gateway serves the coordinator of '${key}' right now (its core is gone or the store did not answer); retry, its lease moves to a live core when it runs out.` };
       }
       return { nodeId: gateway.nodeId, host: gateway.host, port: gateway.port, errorCode: NONE, errorMessage: null };
     };
