@@ -139,7 +139,16 @@ export interface StartBrokerOptions {
    * statement default 10 s). A database that stops answering makes requests
    * fail with retriable errors within these, never hang.
    */
-  database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; coordinatorLeaseMs?: number };
+  database?: {
+    poolSize?: number;
+    connectTimeoutMs?: number;
+    statementTimeoutMs?: number;
+    /** Redis for cross-node wake-ups (src/core/engines/postgres/redis-wakeups.ts), with its key prefix and the choice of 'redis' (default) or 'notify'. */
+    redisUrl?: string;
+    redisKeyPrefix?: string;
+    crossNodeWakeups?: 'redis' | 'notify';
+    coordinatorLeaseMs?: number;
+  };
   /**
    * Memory engine: most bytes of records and KV entries kept; past it Produce answers
    * POLICY_VIOLATION (and native pushes 507) saying why. Default a quarter of

@@ -35,6 +35,7 @@ function groupOptions(config: ServeConfig) {
 
 function databaseOptions(config: ServeConfig) {
   return {
+    ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix, crossNodeWakeups: config.crossNodeWakeups as 'redis' | 'notify' }),
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,

@@ -114,6 +114,7 @@ export const SETTINGS = [
   // Several gateways and cores (issue 20): Redis carries the node registry and cross-node wake-ups (src/cluster).
   { flag: 'redis-url', kind: { type: 'string' }, help: 'Redis for the cluster, e.g. redis://127.0.0.1:6379: gateways register there and list each other in Metadata; cores wake each other\'s long-polls through it (default: none, a single node)' },
   { flag: 'redis-key-prefix', kind: { type: 'string' }, default: 'queen', help: 'prefix of the keys and channels in Redis, so several clusters can share one' },
+  { flag: 'cross-node-wakeups', kind: { type: 'choice', choices: ['redis', 'notify'] }, default: 'redis', help: "with --redis-url and --engine postgres: what tells other cores of an append, so their long-polls answer at once: Redis pub/sub, or PostgreSQL's LISTEN/NOTIFY (without --redis-url always NOTIFY)" },
   { flag: 'node-ttl-ms', kind: { type: 'int', min: 300, max: 600_000 }, default: 6_000, help: 'with --redis-url: how long a gateway stays listed after its last heartbeat (heartbeats every third of it); a killed gateway\'s partitions move after this' },
 ] as const satisfies readonly SettingDef[];
 
@@ -145,8 +146,8 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'max-inflated-batch-bytes',
   'max-inflated-request-bytes',
 ];
-const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix'];
-const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket'];
+const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
+const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'cross-node-wakeups'];
 const MIN_SECRET_LENGTH = 16;
 
 /** Whether `command` takes the setting: serve all but the split layout's, core its short list, gateway all but storage and groups. */

@@ -5,7 +5,7 @@
  * share one database and schema. DRIVER.md says why pg and why LISTEN/NOTIFY.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import { isUnavailableError } from './availability.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
@@ -57,6 +57,16 @@ export interface PostgresCoreOptions {
    * died. Default 10 s, below every client's default session timeout.
    */
   coordinatorLeaseMs?: number;
+  /**
+   * Redis for cross-node wake-ups (redis-wakeups.ts): appends are announced
+   * by pub/sub after commit rather than by NOTIFY inside the transaction.
+   * Absent: LISTEN/NOTIFY.
+   */
+  redisUrl?: string;
+  /** Prefix of the Redis channel, so clusters can share a Redis. Default "queen". */
+  redisKeyPrefix?: string;
+  /** With a redisUrl, which carries wake-ups: 'redis' (the default, see README.md's figures) or 'notify'. */
+  crossNodeWakeups?: 'redis' | 'notify';
 }
 
 /**
@@ -112,6 +122,17 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
       await wakeups.close();
       await db.close();
       throw startProblem(options.url, e);
+    }
+  }
+  if (options.redisUrl !== undefined && options.crossNodeWakeups !== 'notify' && options.notifyAppends !== false) {
+    try {
+      const { RedisWakeupRelay } = await import('./redis-wakeups.js');
+      const log = options.log ?? pino({ level: 'silent' });
+      wakeups.useRelay(await RedisWakeupRelay.open(options.redisUrl, `${options.redisKeyPrefix ?? 'queen'}:appends:${schema}`, wakeups, log));
+    } catch (e) {
+      await wakeups.close();
+      await db.close();
+      throw e;
     }
   }
   return new PostgresCore(db, wakeups, {

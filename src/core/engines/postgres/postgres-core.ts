@@ -498,7 +498,8 @@ export class PostgresCore implements Core {
 
   private async write(tx: Statements, writes: LogWrites): Promise<void> {
     if (writes.isEmpty) return;
-    const channel = this.options.notifyAppends ? this.wakeups.channel : '';
+    const channel = this.options.notifyAppends && this.wakeups.notifyInTransaction ? this.wakeups.channel : '';
+    writes.notified = channel !== '';
     await tx.run('append-write', writes.parameters(channel, channel ? this.wakeups.payloadFor([...writes.touched.values()]) : ''));
   }
 
@@ -506,6 +507,7 @@ export class PostgresCore implements Core {
     const keys: string[] = [];
     for (const { queue, index } of writes.touched.values()) keys.push(partitionKey(queue, index), queueKey(queue));
     if (keys.length > 0) this.wakeups.wake(keys);
+    if (this.options.notifyAppends) this.wakeups.announce([...writes.touched.values()], writes.notified);
   }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
