@@ -12,11 +12,16 @@
  *   each exactly once, in order;
  * - a consumer group of two librdkafka members reads them all.
  *
- * Two cores do not yet share a consumer group or a transactional id (their
- * coordinators are each core's own until coordinator leases land, issue 20's
- * other half), so the group and the processor use the two gateways of core
- * 0; the idempotent producer uses all three, across both cores.
+ * In the gateway and Redis scenarios the group and the processor use the two
+ * gateways of core 0; the idempotent producer uses all three, across both
+ * cores. In the core scenario everything uses all three gateways, so the
+ * group and the transactional id are coordinated by whichever core holds
+ * their lease (coordinator leases, src/core/coordination/), and the core
+ * holding the group's lease is SIGKILLed: its leases move to the other core
+ * and the clients carry on.
  */
+import { ApiKey } from '../../protocol/api-keys.js';
+import { RawConnection } from '../support/raw-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClusterRig, type ClusterRig } from '../support/cluster.js';
 import { sleep } from '../support/eventually.js';
@@ -53,7 +58,7 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
    * Produces TOTAL numbered records in chunks while `fault` runs, with the
    * processor and the group reading along, then accounts for every record.
    */
-  async function underLoad(label: string, fault: () => Promise<void>): Promise<void> {
+  async function underLoad(label: string, fault: (topic: string) => Promise<void>, clients: () => string = () => oneCore): Promise<void> {
     const input = uniqueTopic(`${label}-in`);
     const output = uniqueTopic(`${label}-out`);
     await createTopic(rig.bootstrap, input, PARTITIONS);
@@ -68,9 +73,9 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
     }));
 
     const members: GroupMember[] = [];
-    for (const name of ['a', 'b']) members.push(await startMember({ bootstrap: oneCore, group: `${input}-group`, topic: input, name: `${label}-${name}` }));
+    for (const name of ['a', 'b']) members.push(await startMember({ bootstrap: clients(), group: `${input}-group`, topic: input, name: `${label}-${name}` }));
     const processor = new TransactionalProcessor({
-      bootstrap: oneCore,
+      bootstrap: clients(),
       input,
       output,
       partitions,
@@ -91,7 +96,7 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
       });
       const faultDone = (async () => {
         await sleep(1_000);
-        await fault();
+        await fault(input);
       })();
       try {
         for (let from = 0; from < TOTAL; from += CHUNK) {
@@ -108,7 +113,7 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
       expectExactlyOnceInOrder(label, TOTAL, await readRecords(rig.bootstrap, input, { partitions, count: TOTAL, timeoutMs: 60_000 }));
 
       const run = await processed;
-      const copied = await readRecords(oneCore, output, { partitions, count: TOTAL, timeoutMs: 60_000, config: { 'isolation.level': 'read_committed' } });
+      const copied = await readRecords(clients(), output, { partitions, count: TOTAL, timeoutMs: 60_000, config: { 'isolation.level': 'read_committed' } });
       expectExactlyOnceInOrder(`${label}-copied`, TOTAL, copied);
       expect(run.transactions).toBeGreaterThan(0);
 
@@ -146,6 +151,26 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
       }
     });
     expect(rig.gateways.every((g) => g.running)).toBe(true);
+  }, 300_000);
+
+  it('loses and doubles nothing when the core coordinating the group is SIGKILLed under load: its leases move to the other core', async () => {
+    let victim: (typeof rig.cores)[number] | undefined;
+    await underLoad(
+      'core-sigkill',
+      async (input) => {
+        // The gateway FindCoordinator names for the group is one of the lease holder's.
+        const raw = await RawConnection.open(rig.gateways[0]!.port);
+        const answer = await raw.request(ApiKey.FindCoordinator, 3, { key: `${input}-group`, keyType: 0 }).finally(() => raw.destroy());
+        const coordinator = rig.gateways.find((g) => g.port === answer.port);
+        expect(coordinator, `FindCoordinator answered ${JSON.stringify(answer)}`).toBeDefined();
+        victim = rig.cores[coordinator!.core]!;
+        await victim.kill();
+        await sleep(6_000);
+        await victim.start();
+      },
+      () => rig.bootstrap,
+    );
+    expect(victim?.running).toBe(true);
   }, 300_000);
 
   it('loses and doubles nothing while Redis is stopped and started again under load', async () => {

@@ -130,6 +130,8 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
           '--redis-url', redis.url,
           '--redis-key-prefix', keyPrefix,
           '--group-initial-rebalance-delay-ms', '0',
+          // Below the members' 6 s session timeout: a killed core's groups move before members give up.
+          '--coordinator-lease-ms', '3000',
           '--log-level', 'info',
         ],
         'ready',
