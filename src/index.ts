@@ -57,12 +57,13 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { pino, type Level, type Logger } from 'pino';
-import { openCore, type CoordinatorOptions, type QueenCore } from './core/index.js';
+import { openCore, type CoordinatorOptions, type Core, type EngineName } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
 import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
-import { GatewayServer, type BoundListener, type ServerLimits } from './gateway/server.js';
-import { TlsCredentials, type TlsFiles } from './gateway/tls.js';
+import { GatewayServer, type BoundListener } from './gateway/server.js';
+import type { ServerLimits } from './gateway/limits.js';
+import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
@@ -70,19 +71,20 @@ import { derivedNodeId } from './cluster/leadership.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
 import type { RedisConnection } from './cluster/redis.js';
 
-export type { Core, QueenCore, CoordinatorOptions } from './core/index.js';
-export { GatewayServer, DEFAULT_LIMITS, type ServerLimits, type GatewayOptions } from './gateway/server.js';
+export type { Core, CoordinatorOptions } from './core/index.js';
+export { GatewayServer, type GatewayOptions } from './gateway/server.js';
+export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
 export type { AuthorizationSettings } from './gateway/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
 export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
 export type { SaslOptions } from './gateway/sasl/settings.js';
 export type { BoundListener } from './gateway/server.js';
-export { TlsCredentials, type TlsFiles } from './gateway/tls.js';
+export { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 export { buildHttpApi, startHttpServer, DEFAULT_HTTP_PORT, type HttpApiOptions, type HttpServer, type HttpServerOptions } from './http/index.js';
 export * from './client/index.js';
 
-export type EngineName = 'memory' | 'postgres';
+export type { EngineName } from './core/index.js';
 export type LogLevel = Level | 'silent';
 
 export interface StartBrokerOptions {
@@ -111,7 +113,7 @@ export interface StartBrokerOptions {
    * (Kafka's group.initial.rebalance.delay.ms, default 3000) so groups form at once.
    */
   groups?: Partial<CoordinatorOptions>;
-  core?: QueenCore;
+  core?: Core;
   /** Bytes one produced compressed batch may inflate to while the core checks it (default 16 MiB). */
   maxInflatedBatchBytes?: number;
   /** Bytes all compressed batches of one Produce request may inflate to together (default 64 MiB). */
@@ -187,7 +189,7 @@ export interface Broker {
   port: number;
   /** Every Kafka listener, bound, with the address Metadata answers on it. */
   listeners: BoundListener[];
-  core: QueenCore;
+  core: Core;
   /** http://host:port of the native HTTP API, when `http` was asked for. */
   httpUrl?: string;
   stop(): Promise<void>;
@@ -220,8 +222,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     defaultPartitions: options.defaultPartitions ?? 1,
     fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
     maxFetchSessions: options.maxFetchSessions ?? 1000,
-    // A core handed in may sit across the RPC (the `gateway` command); one opened here never does.
-    appendRequestIds: !ownCore,
   };
   let tls: TlsCredentials | undefined;
   let sasl: BuiltSasl | undefined;
@@ -323,7 +323,7 @@ async function joinCluster(
   gateway: GatewayServer,
   settings: GatewaySettings,
   listeners: readonly BoundListener[],
-  externalCore: QueenCore | null,
+  externalCore: Core | null,
   log: Logger,
   coreNode: string,
 ): Promise<{ connection: RedisConnection; membership: RedisMembership }> {
@@ -365,19 +365,18 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-function openEngine(options: StartBrokerOptions, log: Logger): Promise<QueenCore> {
-  const engine = options.engine ?? 'memory';
-  const limits = {
+function openEngine(options: StartBrokerOptions, log: Logger): Promise<Core> {
+  // Every engine gets the same options and takes the ones it knows (src/core/engines/registry.ts).
+  return openCore({
+    engine: options.engine ?? 'memory',
+    groups: options.groups,
+    log,
     maxInflatedBatchBytes: options.maxInflatedBatchBytes,
     maxInflatedRequestBytes: options.maxInflatedRequestBytes,
     ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
-  };
-  if (engine === 'memory') {
-    return openCore({ engine: 'memory', groups: options.groups, log, ...limits, ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }) });
-  }
-  if (engine === 'postgres') {
-    if (!options.url) throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
-    return openCore({ engine: 'postgres', url: options.url, schema: options.schema ?? 'queen', groups: options.groups, log, ...options.database, ...limits });
-  }
-  throw new Error(`Unknown engine ${JSON.stringify(engine)}; choose "memory" or "postgres".`);
+    ...(options.memoryMaxBytes === undefined ? {} : { maxStoredBytes: options.memoryMaxBytes }),
+    ...(options.url === undefined ? {} : { url: options.url }),
+    schema: options.schema ?? 'queen',
+    ...options.database,
+  });
 }

@@ -51,7 +51,7 @@ function elementType(type: string): string {
   return type.slice(2);
 }
 
-function structFields(ctx: Context, field: FieldDef, typeName: string): FieldDef[] {
+function structFields(ctx: Context, field: FieldDef, typeName: string): readonly FieldDef[] {
   if (field.fields) return field.fields;
   const common: StructDef | undefined = ctx.message.commonStructs?.find((s) => s.name === typeName);
   if (!common) throw new Error(`${ctx.message.name}: field ${field.name} refers to unknown struct ${typeName}`);
@@ -162,7 +162,7 @@ function structHelper(ctx: Context, field: FieldDef, typeName: string): string {
   return name;
 }
 
-function activeFields(ctx: Context, fields: FieldDef[]): { plain: FieldDef[]; tagged: FieldDef[]; absent: FieldDef[] } {
+function activeFields(ctx: Context, fields: readonly FieldDef[]): { plain: FieldDef[]; tagged: FieldDef[]; absent: FieldDef[] } {
   const plain: FieldDef[] = [];
   const tagged: FieldDef[] = [];
   const absent: FieldDef[] = [];
@@ -210,7 +210,7 @@ function writeStatement(ctx: Context, field: FieldDef, v: string): string {
     : `${helper}.enc(w, ${v});`;
 }
 
-function structDecodeBody(ctx: Context, fields: FieldDef[]): string {
+function structDecodeBody(ctx: Context, fields: readonly FieldDef[]): string {
   const { plain, tagged, absent } = activeFields(ctx, fields);
   const lines: string[] = [];
   const locals = new Map<FieldDef, string>();
@@ -235,7 +235,7 @@ function structDecodeBody(ctx: Context, fields: FieldDef[]): string {
   return lines.join('\n');
 }
 
-function structEncodeBody(ctx: Context, fields: FieldDef[]): string {
+function structEncodeBody(ctx: Context, fields: readonly FieldDef[]): string {
   const { plain, tagged } = activeFields(ctx, fields);
   const lines: string[] = [];
   for (const f of plain) {
@@ -258,7 +258,7 @@ function structEncodeBody(ctx: Context, fields: FieldDef[]): string {
   return lines.join('\n');
 }
 
-function structDefaultBody(ctx: Context, fields: FieldDef[]): string {
+function structDefaultBody(ctx: Context, fields: readonly FieldDef[]): string {
   const props = fields.map((f) => `${propertyName(f.name)}: ${defaultExpression(ctx, f)}`).join(', ');
   return `    return { ${props} };`;
 }

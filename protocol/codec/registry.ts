@@ -1,5 +1,5 @@
 import { apis } from '../messages/index.js';
-import { inVersions, parseVersions, type ApiDef } from '../schema/definition.js';
+import { inVersions, type ApiDef } from '../schema/definition.js';
 import { compileCodec, type MessageCodec } from './compile.js';
 
 /**
@@ -13,12 +13,6 @@ const byKey: ReadonlyMap<number, ApiDef> = new Map(apis.map((api) => [api.apiKey
 
 export function apiDefinition(apiKey: number): ApiDef | undefined {
   return byKey.get(apiKey);
-}
-
-export function servedRange(api: ApiDef): { min: number; max: number } {
-  const span = parseVersions(api.versions);
-  if (!span || span.max === Infinity) throw new Error(`${api.name}: served versions must be a closed range, not "${api.versions}"`);
-  return span;
 }
 
 function knownApi(apiKey: number): ApiDef {

@@ -1,10 +1,9 @@
 // AddOffsetsToTxn (API key 25): Adds a group's offsets to an ongoing transaction.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const AddOffsetsToTxn: ApiDef = {
+export const AddOffsetsToTxn = {
   apiKey: 25,
   name: 'AddOffsetsToTxn',
-  versions: '0-4',
   request: {
     apiKey: 25,
     kind: 'request',
@@ -29,4 +28,4 @@ export const AddOffsetsToTxn: ApiDef = {
       f('ErrorCode', 'int16', '0+'),
     ],
   },
-};
+} satisfies ApiDef;

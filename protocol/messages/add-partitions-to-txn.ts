@@ -1,10 +1,9 @@
 // AddPartitionsToTxn (API key 24): Adds partitions to an ongoing transaction.
 import { field as f, struct, type ApiDef } from '../schema/definition.js';
 
-export const AddPartitionsToTxn: ApiDef = {
+export const AddPartitionsToTxn = {
   apiKey: 24,
   name: 'AddPartitionsToTxn',
-  versions: '0-5',
   request: {
     apiKey: 24,
     kind: 'request',
@@ -57,4 +56,4 @@ export const AddPartitionsToTxn: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // AlterClientQuotas (API key 49): Sets and removes client quota values.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const AlterClientQuotas: ApiDef = {
+export const AlterClientQuotas = {
   apiKey: 49,
   name: 'AlterClientQuotas',
-  versions: '0-1',
   request: {
     apiKey: 49,
     kind: 'request',
@@ -44,4 +43,4 @@ export const AlterClientQuotas: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // AlterConfigs (API key 33): Replaces configuration wholesale.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const AlterConfigs: ApiDef = {
+export const AlterConfigs = {
   apiKey: 33,
   name: 'AlterConfigs',
-  versions: '0-2',
   request: {
     apiKey: 33,
     kind: 'request',
@@ -39,4 +38,4 @@ export const AlterConfigs: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // AlterPartitionReassignments (API key 45): Moves partitions' replicas to other brokers, or cancels a move.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const AlterPartitionReassignments: ApiDef = {
+export const AlterPartitionReassignments = {
   apiKey: 45,
   name: 'AlterPartitionReassignments',
-  versions: '0',
   request: {
     apiKey: 45,
     kind: 'request',
@@ -42,4 +41,4 @@ export const AlterPartitionReassignments: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // AlterUserScramCredentials (API key 51): Creates or deletes SCRAM credentials.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const AlterUserScramCredentials: ApiDef = {
+export const AlterUserScramCredentials = {
   apiKey: 51,
   name: 'AlterUserScramCredentials',
-  versions: '0',
   request: {
     apiKey: 51,
     kind: 'request',
@@ -40,4 +39,4 @@ export const AlterUserScramCredentials: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ApiVersions (API key 18): Tells a client which APIs and versions the broker speaks.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const ApiVersions: ApiDef = {
+export const ApiVersions = {
   apiKey: 18,
   name: 'ApiVersions',
-  versions: '0-4',
   request: {
     apiKey: 18,
     kind: 'request',
@@ -44,4 +43,4 @@ export const ApiVersions: ApiDef = {
       f('ZkMigrationReady', 'bool', '3+', { default: false, ignorable: true, tag: 3, taggedVersions: '3+' }),
     ],
   },
-};
+} satisfies ApiDef;

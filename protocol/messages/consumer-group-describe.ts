@@ -1,10 +1,9 @@
 // ConsumerGroupDescribe (API key 69): Describes next-generation consumer groups (KIP-848).
 import { field as f, struct, type ApiDef } from '../schema/definition.js';
 
-export const ConsumerGroupDescribe: ApiDef = {
+export const ConsumerGroupDescribe = {
   apiKey: 69,
   name: 'ConsumerGroupDescribe',
-  versions: '0',
   request: {
     apiKey: 69,
     kind: 'request',
@@ -58,4 +57,4 @@ export const ConsumerGroupDescribe: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ConsumerGroupHeartbeat (API key 68): The next-generation consumer group protocol's heartbeat (KIP-848).
 import { field as f, struct, type ApiDef } from '../schema/definition.js';
 
-export const ConsumerGroupHeartbeat: ApiDef = {
+export const ConsumerGroupHeartbeat = {
   apiKey: 68,
   name: 'ConsumerGroupHeartbeat',
-  versions: '0-1',
   request: {
     apiKey: 68,
     kind: 'request',
@@ -51,4 +50,4 @@ export const ConsumerGroupHeartbeat: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

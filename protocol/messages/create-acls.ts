@@ -1,10 +1,9 @@
 // CreateAcls (API key 30): Creates access control entries.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const CreateAcls: ApiDef = {
+export const CreateAcls = {
   apiKey: 30,
   name: 'CreateAcls',
-  versions: '0-3',
   request: {
     apiKey: 30,
     kind: 'request',
@@ -37,4 +36,4 @@ export const CreateAcls: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // CreatePartitions (API key 37): Adds partitions to topics.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const CreatePartitions: ApiDef = {
+export const CreatePartitions = {
   apiKey: 37,
   name: 'CreatePartitions',
-  versions: '0-3',
   request: {
     apiKey: 37,
     kind: 'request',
@@ -38,4 +37,4 @@ export const CreatePartitions: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // CreateTopics (API key 19): Creates topics.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const CreateTopics: ApiDef = {
+export const CreateTopics = {
   apiKey: 19,
   name: 'CreateTopics',
-  versions: '0-7',
   request: {
     apiKey: 19,
     kind: 'request',
@@ -55,4 +54,4 @@ export const CreateTopics: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

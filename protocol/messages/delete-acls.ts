@@ -1,10 +1,9 @@
 // DeleteAcls (API key 31): Deletes access control entries.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DeleteAcls: ApiDef = {
+export const DeleteAcls = {
   apiKey: 31,
   name: 'DeleteAcls',
-  versions: '0-3',
   request: {
     apiKey: 31,
     kind: 'request',
@@ -48,4 +47,4 @@ export const DeleteAcls: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // DeleteGroups (API key 42): Deletes consumer groups that have no members.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DeleteGroups: ApiDef = {
+export const DeleteGroups = {
   apiKey: 42,
   name: 'DeleteGroups',
-  versions: '0-2',
   request: {
     apiKey: 42,
     kind: 'request',
@@ -29,4 +28,4 @@ export const DeleteGroups: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

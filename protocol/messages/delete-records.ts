@@ -1,10 +1,9 @@
 // DeleteRecords (API key 21): Moves partitions' log start offsets forward.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DeleteRecords: ApiDef = {
+export const DeleteRecords = {
   apiKey: 21,
   name: 'DeleteRecords',
-  versions: '0-2',
   request: {
     apiKey: 21,
     kind: 'request',
@@ -40,4 +39,4 @@ export const DeleteRecords: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // DeleteTopics (API key 20): Deletes topics.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DeleteTopics: ApiDef = {
+export const DeleteTopics = {
   apiKey: 20,
   name: 'DeleteTopics',
-  versions: '0-6',
   request: {
     apiKey: 20,
     kind: 'request',
@@ -36,4 +35,4 @@ export const DeleteTopics: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

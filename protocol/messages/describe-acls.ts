@@ -1,10 +1,9 @@
 // DescribeAcls (API key 29): Lists access control entries.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeAcls: ApiDef = {
+export const DescribeAcls = {
   apiKey: 29,
   name: 'DescribeAcls',
-  versions: '0-3',
   request: {
     apiKey: 29,
     kind: 'request',
@@ -44,4 +43,4 @@ export const DescribeAcls: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // DescribeClientQuotas (API key 48): Lists client quota entities and their values.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeClientQuotas: ApiDef = {
+export const DescribeClientQuotas = {
   apiKey: 48,
   name: 'DescribeClientQuotas',
-  versions: '0-1',
   request: {
     apiKey: 48,
     kind: 'request',
@@ -42,4 +41,4 @@ export const DescribeClientQuotas: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

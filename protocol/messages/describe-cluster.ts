@@ -1,10 +1,9 @@
 // DescribeCluster (API key 60): Describes the cluster: id, controller and brokers.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeCluster: ApiDef = {
+export const DescribeCluster = {
   apiKey: 60,
   name: 'DescribeCluster',
-  versions: '0-1',
   request: {
     apiKey: 60,
     kind: 'request',
@@ -38,4 +37,4 @@ export const DescribeCluster: ApiDef = {
       f('ClusterAuthorizedOperations', 'int32', '0+', { default: -2147483648 }),
     ],
   },
-};
+} satisfies ApiDef;

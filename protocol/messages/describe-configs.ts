@@ -1,10 +1,9 @@
 // DescribeConfigs (API key 32): Reads topic and broker configuration.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeConfigs: ApiDef = {
+export const DescribeConfigs = {
   apiKey: 32,
   name: 'DescribeConfigs',
-  versions: '0-4',
   request: {
     apiKey: 32,
     kind: 'request',
@@ -52,4 +51,4 @@ export const DescribeConfigs: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

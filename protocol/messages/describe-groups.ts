@@ -1,10 +1,9 @@
 // DescribeGroups (API key 15): Describes groups: state, protocol, members and assignments.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeGroups: ApiDef = {
+export const DescribeGroups = {
   apiKey: 15,
   name: 'DescribeGroups',
-  versions: '0-5',
   request: {
     apiKey: 15,
     kind: 'request',
@@ -42,4 +41,4 @@ export const DescribeGroups: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // DescribeProducers (API key 61): Describes the active idempotent producers of partitions.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeProducers: ApiDef = {
+export const DescribeProducers = {
   apiKey: 61,
   name: 'DescribeProducers',
-  versions: '0',
   request: {
     apiKey: 61,
     kind: 'request',
@@ -44,4 +43,4 @@ export const DescribeProducers: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // DescribeTopicPartitions (API key 75): Describes topics and partitions with cursor-based paging.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeTopicPartitions: ApiDef = {
+export const DescribeTopicPartitions = {
   apiKey: 75,
   name: 'DescribeTopicPartitions',
-  versions: '0',
   request: {
     apiKey: 75,
     kind: 'request',
@@ -54,4 +53,4 @@ export const DescribeTopicPartitions: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

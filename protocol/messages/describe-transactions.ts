@@ -1,10 +1,9 @@
 // DescribeTransactions (API key 65): Describes transactional ids.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeTransactions: ApiDef = {
+export const DescribeTransactions = {
   apiKey: 65,
   name: 'DescribeTransactions',
-  versions: '0',
   request: {
     apiKey: 65,
     kind: 'request',
@@ -38,4 +37,4 @@ export const DescribeTransactions: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

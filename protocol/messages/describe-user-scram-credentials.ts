@@ -1,10 +1,9 @@
 // DescribeUserScramCredentials (API key 50): Describes SCRAM credentials.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const DescribeUserScramCredentials: ApiDef = {
+export const DescribeUserScramCredentials = {
   apiKey: 50,
   name: 'DescribeUserScramCredentials',
-  versions: '0',
   request: {
     apiKey: 50,
     kind: 'request',
@@ -38,4 +37,4 @@ export const DescribeUserScramCredentials: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

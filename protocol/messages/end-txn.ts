@@ -1,10 +1,9 @@
 // EndTxn (API key 26): Commits or aborts a transaction.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const EndTxn: ApiDef = {
+export const EndTxn = {
   apiKey: 26,
   name: 'EndTxn',
-  versions: '0-5',
   request: {
     apiKey: 26,
     kind: 'request',
@@ -31,4 +30,4 @@ export const EndTxn: ApiDef = {
       f('ProducerEpoch', 'int16', '5+', { default: -1, ignorable: true }),
     ],
   },
-};
+} satisfies ApiDef;

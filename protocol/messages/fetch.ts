@@ -1,10 +1,9 @@
 // Fetch (API key 1): Reads record batches from topic partitions, long-polling until enough bytes arrive.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const Fetch: ApiDef = {
+export const Fetch = {
   apiKey: 1,
   name: 'Fetch',
-  versions: '4-17',
   request: {
     apiKey: 1,
     kind: 'request',
@@ -92,4 +91,4 @@ export const Fetch: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

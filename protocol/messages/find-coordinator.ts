@@ -1,10 +1,9 @@
 // FindCoordinator (API key 10): Names the broker that coordinates a group or transactional id.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const FindCoordinator: ApiDef = {
+export const FindCoordinator = {
   apiKey: 10,
   name: 'FindCoordinator',
-  versions: '0-6',
   request: {
     apiKey: 10,
     kind: 'request',
@@ -40,4 +39,4 @@ export const FindCoordinator: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // Heartbeat (API key 12): Keeps a group member alive and tells it when to rejoin.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const Heartbeat: ApiDef = {
+export const Heartbeat = {
   apiKey: 12,
   name: 'Heartbeat',
-  versions: '0-4',
   request: {
     apiKey: 12,
     kind: 'request',
@@ -29,4 +28,4 @@ export const Heartbeat: ApiDef = {
       f('ErrorCode', 'int16', '0+'),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // IncrementalAlterConfigs (API key 44): Sets, deletes, appends to or subtracts from configuration entries.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const IncrementalAlterConfigs: ApiDef = {
+export const IncrementalAlterConfigs = {
   apiKey: 44,
   name: 'IncrementalAlterConfigs',
-  versions: '0-1',
   request: {
     apiKey: 44,
     kind: 'request',
@@ -40,4 +39,4 @@ export const IncrementalAlterConfigs: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

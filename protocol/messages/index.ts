@@ -1,4 +1,4 @@
-// Every API the gateway serves, by key.
+// Every API the project has a definition for, by key (what the gateway serves is its handlers' list).
 import type { ApiDef } from '../schema/definition.js';
 import { Produce } from './produce.js';
 import { Fetch } from './fetch.js';

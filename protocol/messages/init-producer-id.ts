@@ -1,10 +1,9 @@
 // InitProducerId (API key 22): Allocates a producer id and epoch for idempotent and transactional producers.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const InitProducerId: ApiDef = {
+export const InitProducerId = {
   apiKey: 22,
   name: 'InitProducerId',
-  versions: '0-5',
   request: {
     apiKey: 22,
     kind: 'request',
@@ -31,4 +30,4 @@ export const InitProducerId: ApiDef = {
       f('ProducerEpoch', 'int16', '0+'),
     ],
   },
-};
+} satisfies ApiDef;

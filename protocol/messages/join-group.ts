@@ -1,10 +1,9 @@
 // JoinGroup (API key 11): Joins a consumer group; held until the rebalance completes.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const JoinGroup: ApiDef = {
+export const JoinGroup = {
   apiKey: 11,
   name: 'JoinGroup',
-  versions: '0-9',
   request: {
     apiKey: 11,
     kind: 'request',
@@ -47,4 +46,4 @@ export const JoinGroup: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

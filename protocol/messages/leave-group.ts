@@ -1,10 +1,9 @@
 // LeaveGroup (API key 13): Removes members from a group.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const LeaveGroup: ApiDef = {
+export const LeaveGroup = {
   apiKey: 13,
   name: 'LeaveGroup',
-  versions: '0-5',
   request: {
     apiKey: 13,
     kind: 'request',
@@ -37,4 +36,4 @@ export const LeaveGroup: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ListGroups (API key 16): Lists groups, optionally filtered by state.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const ListGroups: ApiDef = {
+export const ListGroups = {
   apiKey: 16,
   name: 'ListGroups',
-  versions: '0-5',
   request: {
     apiKey: 16,
     kind: 'request',
@@ -33,4 +32,4 @@ export const ListGroups: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ListOffsets (API key 2): Finds offsets by timestamp: earliest, latest, max timestamp or a given time.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const ListOffsets: ApiDef = {
+export const ListOffsets = {
   apiKey: 2,
   name: 'ListOffsets',
-  versions: '0-10',
   request: {
     apiKey: 2,
     kind: 'request',
@@ -47,4 +46,4 @@ export const ListOffsets: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ListPartitionReassignments (API key 46): Lists the partition moves in progress.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const ListPartitionReassignments: ApiDef = {
+export const ListPartitionReassignments = {
   apiKey: 46,
   name: 'ListPartitionReassignments',
-  versions: '0',
   request: {
     apiKey: 46,
     kind: 'request',
@@ -40,4 +39,4 @@ export const ListPartitionReassignments: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // ListTransactions (API key 66): Lists transactional ids.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const ListTransactions: ApiDef = {
+export const ListTransactions = {
   apiKey: 66,
   name: 'ListTransactions',
-  versions: '0-1',
   request: {
     apiKey: 66,
     kind: 'request',
@@ -34,4 +33,4 @@ export const ListTransactions: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

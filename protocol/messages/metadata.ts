@@ -1,10 +1,9 @@
 // Metadata (API key 3): Lists brokers, topics and partition leaders; may auto-create topics.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const Metadata: ApiDef = {
+export const Metadata = {
   apiKey: 3,
   name: 'Metadata',
-  versions: '0-12',
   request: {
     apiKey: 3,
     kind: 'request',
@@ -56,4 +55,4 @@ export const Metadata: ApiDef = {
       f('ClusterAuthorizedOperations', 'int32', '8-10', { default: -2147483648 }),
     ],
   },
-};
+} satisfies ApiDef;

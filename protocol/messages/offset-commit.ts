@@ -1,10 +1,9 @@
 // OffsetCommit (API key 8): Stores a consumer group's positions.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const OffsetCommit: ApiDef = {
+export const OffsetCommit = {
   apiKey: 8,
   name: 'OffsetCommit',
-  versions: '0-9',
   request: {
     apiKey: 8,
     kind: 'request',
@@ -46,4 +45,4 @@ export const OffsetCommit: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

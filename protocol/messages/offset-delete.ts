@@ -1,10 +1,9 @@
 // OffsetDelete (API key 47): Deletes a group's committed offsets for some partitions.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const OffsetDelete: ApiDef = {
+export const OffsetDelete = {
   apiKey: 47,
   name: 'OffsetDelete',
-  versions: '0',
   request: {
     apiKey: 47,
     kind: 'request',
@@ -39,4 +38,4 @@ export const OffsetDelete: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // OffsetFetch (API key 9): Reads a consumer group's committed positions.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const OffsetFetch: ApiDef = {
+export const OffsetFetch = {
   apiKey: 9,
   name: 'OffsetFetch',
-  versions: '0-9',
   request: {
     apiKey: 9,
     kind: 'request',
@@ -64,4 +63,4 @@ export const OffsetFetch: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

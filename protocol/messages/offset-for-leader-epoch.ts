@@ -1,10 +1,9 @@
 // OffsetForLeaderEpoch (API key 23): Finds the end offset of a leader epoch, for log truncation checks.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const OffsetForLeaderEpoch: ApiDef = {
+export const OffsetForLeaderEpoch = {
   apiKey: 23,
   name: 'OffsetForLeaderEpoch',
-  versions: '0-4',
   request: {
     apiKey: 23,
     kind: 'request',
@@ -42,4 +41,4 @@ export const OffsetForLeaderEpoch: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // Produce (API key 0): Appends record batches to topic partitions.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const Produce: ApiDef = {
+export const Produce = {
   apiKey: 0,
   name: 'Produce',
-  versions: '0-11',
   request: {
     apiKey: 0,
     kind: 'request',
@@ -59,4 +58,4 @@ export const Produce: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // SaslAuthenticate (API key 36): Carries SASL authentication bytes.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const SaslAuthenticate: ApiDef = {
+export const SaslAuthenticate = {
   apiKey: 36,
   name: 'SaslAuthenticate',
-  versions: '0-2',
   request: {
     apiKey: 36,
     kind: 'request',
@@ -28,4 +27,4 @@ export const SaslAuthenticate: ApiDef = {
       f('SessionLifetimeMs', 'int64', '1+', { default: 0n, ignorable: true }),
     ],
   },
-};
+} satisfies ApiDef;

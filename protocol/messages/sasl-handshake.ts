@@ -1,10 +1,9 @@
 // SaslHandshake (API key 17): Chooses a SASL mechanism.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const SaslHandshake: ApiDef = {
+export const SaslHandshake = {
   apiKey: 17,
   name: 'SaslHandshake',
-  versions: '0-1',
   request: {
     apiKey: 17,
     kind: 'request',
@@ -26,4 +25,4 @@ export const SaslHandshake: ApiDef = {
       f('Mechanisms', '[]string', '0+'),
     ],
   },
-};
+} satisfies ApiDef;

@@ -1,10 +1,9 @@
 // SyncGroup (API key 14): Hands out the leader's partition assignments.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const SyncGroup: ApiDef = {
+export const SyncGroup = {
   apiKey: 14,
   name: 'SyncGroup',
-  versions: '0-5',
   request: {
     apiKey: 14,
     kind: 'request',
@@ -38,4 +37,4 @@ export const SyncGroup: ApiDef = {
       f('Assignment', 'bytes', '0+'),
     ],
   },
-};
+} satisfies ApiDef;

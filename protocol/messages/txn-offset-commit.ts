@@ -1,10 +1,9 @@
 // TxnOffsetCommit (API key 28): Commits group offsets inside a transaction.
 import { field as f, type ApiDef } from '../schema/definition.js';
 
-export const TxnOffsetCommit: ApiDef = {
+export const TxnOffsetCommit = {
   apiKey: 28,
   name: 'TxnOffsetCommit',
-  versions: '0-4',
   request: {
     apiKey: 28,
     kind: 'request',
@@ -47,4 +46,4 @@ export const TxnOffsetCommit: ApiDef = {
       ]),
     ],
   },
-};
+} satisfies ApiDef;

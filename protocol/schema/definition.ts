@@ -25,13 +25,13 @@ export interface FieldDef {
   tag?: number;
   taggedVersions?: string;
   /** For struct and array-of-struct fields declared inline. */
-  fields?: FieldDef[];
+  fields?: readonly FieldDef[];
 }
 
 export interface StructDef {
   name: string;
   versions: string;
-  fields: FieldDef[];
+  fields: readonly FieldDef[];
 }
 
 export interface MessageDef {
@@ -42,28 +42,42 @@ export interface MessageDef {
   /** Every version Kafka defines for the message. */
   validVersions: string;
   flexibleVersions: string;
-  fields: FieldDef[];
-  commonStructs?: StructDef[];
+  fields: readonly FieldDef[];
+  commonStructs?: readonly StructDef[];
 }
 
-/** One API: its key, the versions this project serves, and both messages. */
+/**
+ * One API: its key and both messages, at every version Kafka defines. Which
+ * of those versions the gateway serves is its handler's to say
+ * (src/gateway/handlers/), in that one place.
+ */
 export interface ApiDef {
   apiKey: number;
   name: string;
-  /** The versions the gateway speaks (a subset of validVersions). */
-  versions: string;
   request: MessageDef;
   response: MessageDef;
 }
 
 type FieldOptions = Omit<FieldDef, 'name' | 'type' | 'versions' | 'fields'>;
 
-/** A field. `fields` is given for inline structs (`Type` or `[]Type`). */
-export function field(name: string, type: string, versions: string, options: FieldOptions = {}, fields?: FieldDef[]): FieldDef {
-  return fields ? { name, type, versions, ...options, fields } : { name, type, versions, ...options };
+/**
+ * A field. `fields` is given for inline structs (`Type` or `[]Type`). The
+ * name, type, options and inner fields keep their literal types, so the
+ * message types of ../codec/types.ts are read off the same definition the
+ * codecs are compiled from.
+ */
+export function field<const N extends string, const T extends string, const O extends FieldOptions = {}, const F extends readonly FieldDef[] = never>(
+  name: N,
+  type: T,
+  versions: string,
+  options?: O,
+  fields?: F,
+): { name: N; type: T; versions: string } & ([F] extends [never] ? unknown : { fields: F }) & O {
+  const base = { name, type, versions, ...(options ?? ({} as O)) };
+  return (fields ? { ...base, fields } : base) as { name: N; type: T; versions: string } & ([F] extends [never] ? unknown : { fields: F }) & O;
 }
 
-export function struct(name: string, versions: string, fields: FieldDef[]): StructDef {
+export function struct<const N extends string, const F extends readonly FieldDef[]>(name: N, versions: string, fields: F): { name: N; versions: string; fields: F } {
   return { name, versions, fields };
 }
 

@@ -1,46 +1,38 @@
 /**
- * The migration bridge: keeps a Queen copy of a Kafka cluster's topics and
- * consumer-group offsets in step, offset for offset, until every client has
- * moved. It reads the source with librdkafka and writes only through the Core
- * interface (an in-process engine or a core over the RPC).
+ * The migration bridge: keeps a copy of a Kafka-protocol cluster's topics and
+ * consumer-group offsets in step until every client has moved. This file is
+ * its reading side: it reads the source with librdkafka, follows new topics
+ * and partitions, and lists group offsets; a target (target.ts) writes what it
+ * read: the Queen core (to-core.ts, offset for offset) or, in reverse for a
+ * rollback, an Apache Kafka cluster (to-kafka.ts).
  *
- * Exactly once by construction: every record is appended at its source offset
- * with Core.appendAt, which writes nothing below the partition's next offset
- * (answered already_there, under the partition lock). The target log is the
- * ledger of what was copied: a (re)started bridge reads each partition's next
- * offset from the target and asks the source for the records from there, so a
- * kill at any moment loses nothing and writes nothing twice.
+ * Exactly once by construction: the target keeps the ledger of what it holds
+ * in source offsets, and a (re)started bridge asks it where each partition
+ * stands and reads the source from there, so a kill at any moment loses
+ * nothing and writes nothing twice.
  *
  * Transactions: the source is read read_committed. Committed records are
- * copied; aborted records and the transaction markers become gaps. A marker
- * at the end of a partition is covered by appendAt's endOffset (the source's
- * end, from librdkafka's end-of-partition event), so a consumer position there
- * is valid on the target too.
+ * copied; aborted records and the transaction markers become gaps (a trailing
+ * one is handed to the target as the partition's end offset).
  *
  * Group offsets: each group's committed offsets are read from the source and
- * committed on the target, marked with COMMIT_METADATA, once the partition's
- * records up to that offset are copied (a consumer switching then never meets
- * an offset past the target's end). A group that has moved is left alone from
- * then on: one with members on the target (the coordinator refuses a commit
- * from outside a group with members), or one whose target offsets were
- * committed by someone other than the bridge.
+ * handed to the target, which commits those whose records are copied (a
+ * consumer switching then never meets an offset past the target's end) and
+ * says when a group has moved to it; a moved group is left alone from then on.
  */
 import type { Logger } from 'pino';
 import type { KafkaConsumer, IAdminClient, Message, MessageHeader } from '@confluentinc/kafka-javascript';
-import type { QueenCore } from '../core/queen-core.js';
-import type { AppendAtPartition } from '../core/core.js';
-import { CoreError } from '../core/errors.js';
-import type { CompressionCodec } from '../../protocol/records/compression.js';
-import { KAFKA_QUEUE_CONFIG } from '../gateway/topics.js';
-import { topicConfigFromEntries, TopicConfigError } from '../gateway/topic-configs.js';
-import { encodeCopy, type SourceRecord } from './copy-batches.js';
-import { loadLibrdkafka } from './librdkafka.js';
+import type { SourceRecord } from './copy-batches.js';
+import { connectNamingErrors, loadLibrdkafka, LOG_EVENTS } from './librdkafka.js';
 import { sourceConfigReader, type SourceConfigReader } from './source-configs.js';
+import type { BridgeTarget, PartitionWrite } from './target.js';
+import { CoreTarget } from './to-core.js';
+import type { Core } from '../core/core.js';
+import type { CompressionCodec } from '../../protocol/records/compression.js';
 
-/** The metadata of every offset the bridge commits on the target: how it tells its own commits from a moved group's. */
-export const COMMIT_METADATA = 'queen-bridge';
+export { COMMIT_METADATA } from './target.js';
 
-export interface BridgeOptions {
+export interface BridgeSource {
   /** The source's bootstrap servers, "host:port,host:port". */
   source: string;
   /** librdkafka settings for the source (security.protocol, sasl.*, ssl.*, ...). */
@@ -49,12 +41,13 @@ export interface BridgeOptions {
   topics: RegExp;
   /** Consumer groups whose offsets to copy: names this matches in full; null copies none. */
   groups: RegExp | null;
-  core: QueenCore;
-  compression: CompressionCodec;
   /** How often new topics, partitions and group offsets are looked for. */
   refreshIntervalMs: number;
   log: Logger;
 }
+
+/** Where the records go: a target (a KafkaTarget, to-kafka.ts), or a core, which becomes a CoreTarget (to-core.ts). */
+export type BridgeOptions = BridgeSource & ({ target: BridgeTarget } | { core: Core; compression: CompressionCodec });
 
 interface PartitionCopy {
   topic: string;
@@ -69,14 +62,11 @@ interface PartitionCopy {
 
 interface TopicCopy {
   partitions: number;
-  logAppendTime: boolean;
   copied: number;
 }
 
 interface GroupCopy {
   moved: string | null;
-  /** What the bridge last committed, per partition key. */
-  committed: Map<string, number>;
   commits: number;
 }
 
@@ -96,12 +86,10 @@ export interface BridgeProgress {
 
 /** Records buffered per partition before a write; a write also happens whenever the source has nothing more right now. */
 const FLUSH_RECORDS = 5_000;
-/** Bytes of encoded batches per appendAt call. */
-const MAX_CALL_BYTES = 8 * 1024 * 1024;
 /** Records asked of librdkafka per consume call, and how long one waits for the first. */
 const CONSUME_RECORDS = 5_000;
 const CONSUME_WAIT_MS = 200;
-/** After a failed write (the core unreachable), how long before the same write is tried again. */
+/** After a failed write (the target unreachable), how long before the same write is tried again. */
 const RETRY_MS = 1_000;
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -114,6 +102,7 @@ export class Bridge {
   private readonly topics = new Map<string, TopicCopy>();
   private readonly groups = new Map<string, GroupCopy>();
   private readonly configs: SourceConfigReader;
+  private readonly target: BridgeTarget;
   private stopping = false;
   private loop: Promise<void> | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
@@ -128,6 +117,7 @@ export class Bridge {
     private readonly admin: IAdminClient,
   ) {
     this.configs = sourceConfigReader(options.source, options.sourceOptions);
+    this.target = 'target' in options ? options.target : new CoreTarget(options.core, options.compression, options.log);
     if (this.configs.unavailable) options.log.warn(`Topic configs are not copied: ${this.configs.unavailable}.`);
   }
 
@@ -135,7 +125,7 @@ export class Bridge {
   static async start(options: BridgeOptions): Promise<Bridge> {
     const rdkafka = await loadLibrdkafka();
     const { KafkaConsumer, AdminClient } = rdkafka;
-    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...options.sourceOptions };
+    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...LOG_EVENTS, ...options.sourceOptions };
     const consumer = new KafkaConsumer(
       {
         ...common,
@@ -149,9 +139,7 @@ export class Bridge {
       // The target's next offset fell off the source's log start (retention): copy from where the source begins.
       { 'auto.offset.reset': 'earliest' },
     );
-    await new Promise<void>((resolve, reject) =>
-      consumer.connect({ timeout: 30_000 }, (err) => (err ? reject(new Error(`The bridge could not connect to the source ${options.source}: ${err.message}`)) : resolve())),
-    );
+    await connectNamingErrors(consumer, `the source ${options.source}`, 'Check --source and the --source-option security settings.', options.log);
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     const admin = AdminClient.createFrom(consumer);
     const bridge = new Bridge(options, consumer, admin);
@@ -175,6 +163,7 @@ export class Bridge {
     await this.loop?.catch(() => {});
     await this.refreshing.catch(() => {});
     this.configs.close();
+    await this.target.close();
     await new Promise<void>((resolve) => this.consumer.disconnect(() => resolve()));
     return this.progress();
   }
@@ -212,7 +201,16 @@ export class Bridge {
     if (p && offset > p.next) p.endOffset = Math.max(p.endOffset ?? 0, offset);
   }
 
+  /**
+   * Reads the source and writes to the target at the same time: a write
+   * (flush) runs while the next records are read, so the copy goes at the
+   * slower of the two rather than at their sum. One write is out at a time
+   * (a Kafka target's transactions stay one after another, and each target's
+   * ledger moves in order); reading stops about 2 × FLUSH_RECORDS per
+   * partition ahead of what is written.
+   */
   private async run(): Promise<void> {
+    let writing: Promise<void> | null = null;
     while (!this.stopping) {
       const read = await new Promise<number>((resolve, reject) =>
         this.consumer.consume(CONSUME_RECORDS, (err, messages) => (err ? reject(new Error(`Reading the source failed: ${err.message}`)) : resolve(messages.length))),
@@ -221,74 +219,59 @@ export class Bridge {
         return 0;
       });
       const buffered = [...this.partitions.values()].reduce((n, p) => Math.max(n, p.pending.length), 0);
-      if (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS) await this.flush();
+      if (writing === null && (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS)) {
+        writing = this.flush()
+          .catch((e: Error) => {
+            this.failure ??= e;
+          })
+          .finally(() => {
+            writing = null;
+          });
+      }
+      if (writing !== null && buffered >= 2 * FLUSH_RECORDS) await writing;
       if (this.failure) throw this.failure;
     }
+    await writing;
+    if (this.failure) throw this.failure;
     await this.flush();
   }
 
-  /** Writes every partition's pending records (and trailing gaps), retrying while the core is unreachable. */
+  /** Writes every partition's pending records (and trailing gaps), retrying while the target is unreachable. */
   private async flush(): Promise<void> {
+    const { target } = this;
+    const { log } = this.options;
     for (;;) {
-      const calls = this.pendingCalls();
-      if (calls.length === 0) return;
-      for (const call of calls) {
-        try {
-          await this.write(call);
-        } catch (e) {
-          // The core unreachable or full: the same write again later is safe. Anything else (and anything while stopping) ends the copy.
-          const passing = !(e instanceof CoreError) || ['unavailable', 'closed', 'storage_full'].includes(e.code);
-          if (!passing || this.stopping) throw e;
-          this.options.log.warn({ err: (e as Error).message }, 'writing to the target failed; the same records are written again (appendAt writes nothing twice)');
-          await new Promise((r) => setTimeout(r, RETRY_MS));
-          break;
-        }
+      const copies = [...this.partitions.values()].filter((p) => p.pending.length > 0 || (p.endOffset !== null && p.endOffset > p.next));
+      if (copies.length === 0) return;
+      // A copy of what is pending now: records read while the write is out are added to p.pending, not to the write.
+      const writes: PartitionWrite[] = copies.map((p) => ({ topic: p.topic, partition: p.partition, next: p.next, records: p.pending.slice(), endOffset: p.endOffset }));
+      let answers;
+      try {
+        answers = await target.write(writes);
+      } catch (e) {
+        // The target unreachable or full: the same write again later is safe. Anything else (and anything while stopping) ends the copy.
+        if (!target.passing(e) || this.stopping || this.failure) throw e;
+        log.warn({ err: (e as Error).message }, `writing to ${target.name} failed; the same records are written again (the target's ledger writes nothing twice)`);
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+        continue;
       }
-    }
-  }
-
-  private pendingCalls(): { copies: PartitionCopy[]; parts: AppendAtPartition[] }[] {
-    const calls: { copies: PartitionCopy[]; parts: AppendAtPartition[] }[] = [];
-    let call = { copies: [] as PartitionCopy[], parts: [] as AppendAtPartition[] };
-    let bytes = 0;
-    for (const p of this.partitions.values()) {
-      const trailing = p.endOffset !== null && p.endOffset > p.next;
-      if (p.pending.length === 0 && !trailing) continue;
-      const topic = this.topics.get(p.topic)!;
-      const records = p.pending.length > 0 ? encodeCopy(p.pending, { logAppendTime: topic.logAppendTime, compression: this.options.compression }) : Buffer.alloc(0);
-      if (bytes > 0 && bytes + records.length > MAX_CALL_BYTES) {
-        calls.push(call);
-        call = { copies: [], parts: [] };
-        bytes = 0;
-      }
-      call.copies.push(p);
-      call.parts.push({ queue: p.topic, partition: p.partition, records, ...(p.endOffset !== null ? { endOffset: p.endOffset } : {}) });
-      bytes += records.length;
-    }
-    if (call.parts.length > 0) calls.push(call);
-    return calls;
-  }
-
-  private async write(call: { copies: PartitionCopy[]; parts: AppendAtPartition[] }): Promise<void> {
-    const { partitions: results } = await this.options.core.appendAt({ partitions: call.parts });
-    results.forEach((r, i) => {
-      const p = call.copies[i]!;
-      if (r.error === null || r.error === 'already_there') {
-        if (r.error === 'already_there') {
-          this.options.log.warn({ topic: p.topic, partition: p.partition, nextOffset: r.nextOffset }, `records from offset ${p.pending[0]?.offset} of ${p.topic}/${p.partition} are on the target already (another bridge, or a retried write); going on from ${r.nextOffset}`);
+      answers.forEach((answer, i) => {
+        const p = copies[i]!;
+        if ('refused' in answer) {
+          this.failure ??= new Error(`${capitalized(target.name)} refused the records of ${p.topic}/${p.partition} from offset ${writes[i]!.records[0]?.offset ?? p.next}: ${answer.refused}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
+          return;
         }
-        const written = r.error === null ? p.pending.length : p.pending.filter((rec) => rec.offset < r.nextOffset).length;
-        p.pending = p.pending.filter((rec) => rec.offset >= r.nextOffset);
-        p.next = r.nextOffset;
+        // Records read while the write was out are pending too, above what it wrote: only those below the target's next offset count.
+        const written = p.pending.filter((rec) => rec.offset < answer.next).length;
+        p.pending = p.pending.filter((rec) => rec.offset >= answer.next);
+        p.next = answer.next;
         if (p.endOffset !== null && p.endOffset <= p.next) p.endOffset = null;
         p.copied += written;
         this.topics.get(p.topic)!.copied += written;
         this.copied += written;
-        return;
-      }
-      this.failure = new Error(`The target refused the records of ${p.topic}/${p.partition} from offset ${p.pending[0]?.offset ?? p.next}: ${r.errorMessage ?? r.error}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
-    });
-    if (this.failure) throw this.failure;
+      });
+      if (this.failure) throw this.failure;
+    }
   }
 
   // ─── Topics, partitions, groups ──────────────────────────────────────────
@@ -318,55 +301,17 @@ export class Bridge {
   }
 
   private async follow(topic: string, count: number, known: TopicCopy | undefined): Promise<void> {
-    const { core, log } = this.options;
-    let info = await core.describeQueue({ name: topic });
-    let logAppendTime = known?.logAppendTime ?? false;
-    if (!info) {
-      const configs = (await this.configs.topicConfigs(topic)) ?? {};
-      logAppendTime = configs['message.timestamp.type'] === 'LogAppendTime';
-      info = await core.createQueue({ name: topic, partitions: count, config: { ...KAFKA_QUEUE_CONFIG, ...this.targetConfig(topic, configs) }, ifNotExists: true });
-      log.info({ topic, partitions: count }, `created ${topic} on the target with ${count} partitions`);
-    } else if (!known) {
-      logAppendTime = info.config.timestampType === 'LogAppendTime';
-    }
-    if (info.partitions.length < count) {
-      info = await core.addPartitions({ name: topic, totalCount: count });
-      log.info({ topic, partitions: count }, `${topic} has ${count} partitions on the source now; added the new ones on the target`);
-    }
     const from = known?.partitions ?? 0;
-    const refs = Array.from({ length: count - from }, (_, i) => ({ queue: topic, partition: from + i }));
-    const { partitions: offsets } = await core.offsets({ partitions: refs });
-    const assignments = offsets.map((o) => {
-      if (o.error) throw new Error(`The target's partition ${topic}/${o.partition} cannot be read (${o.error}).`);
-      this.partitions.set(key(topic, o.partition), { topic, partition: o.partition, next: o.highWatermark, pending: [], endOffset: null, copied: 0 });
-      return { topic, partition: o.partition, offset: o.highWatermark };
+    const starts = await this.target.follow(topic, count, from, () => this.configs.topicConfigs(topic));
+    const assignments = starts.map((next, i) => {
+      const partition = from + i;
+      this.partitions.set(key(topic, partition), { topic, partition, next, pending: [], endOffset: null, copied: 0 });
+      return { topic, partition, offset: next };
     });
-    this.topics.set(topic, { partitions: count, logAppendTime, copied: known?.copied ?? 0 });
+    this.topics.set(topic, { partitions: count, copied: known?.copied ?? 0 });
     // Added to what is assigned already, at the target's next offsets (absent from the binding's types).
     (this.consumer as unknown as { incrementalAssign(a: typeof assignments): void }).incrementalAssign(assignments);
-    log.info({ topic, from: assignments.map((a) => a.offset) }, `following ${topic} partitions ${from} to ${count - 1} from the target's end`);
-  }
-
-  /**
-   * The source's topic configs as the target's queue settings. One the target
-   * refuses is left out, saying so; a compacted topic the target cannot
-   * compact keeps every record instead (retention off), so nothing the
-   * source still holds is deleted on the target by age or size.
-   */
-  private targetConfig(topic: string, configs: Record<string, string>): ReturnType<typeof topicConfigFromEntries> {
-    const accepted: { name: string; value: string }[] = [];
-    for (const [name, value] of Object.entries(configs)) {
-      try {
-        topicConfigFromEntries([{ name, value }]);
-        accepted.push({ name, value });
-      } catch (e) {
-        if (!(e instanceof TopicConfigError)) throw e;
-        const keepAll = name === 'cleanup.policy' && value.includes('compact');
-        this.options.log.warn({ topic, config: name, value }, `${topic}: the target does not take ${name}=${value} (${e.message}); ${keepAll ? 'the copy keeps every record instead (no retention by time or size)' : 'the copy uses the target\'s default'}`);
-        if (keepAll) accepted.push({ name: 'retention.ms', value: '-1' }, { name: 'retention.bytes', value: '-1' });
-      }
-    }
-    return topicConfigFromEntries(accepted);
+    this.options.log.info({ topic, from: assignments.map((a) => a.offset) }, `following ${topic} partitions ${from} to ${count - 1} from where ${this.target.name} ends`);
   }
 
   private async copyGroupOffsets(pattern: RegExp): Promise<void> {
@@ -377,7 +322,7 @@ export class Bridge {
       if (this.stopping || !fullMatch(pattern, group)) continue;
       let state = this.groups.get(group);
       if (!state) {
-        state = { moved: null, committed: new Map(), commits: 0 };
+        state = { moved: null, commits: 0 };
         this.groups.set(group, state);
       }
       if (state.moved) continue;
@@ -391,31 +336,21 @@ export class Bridge {
   }
 
   private async copyGroup(group: string, state: GroupCopy, source: { topic: string; partition: number; offset: number }[]): Promise<void> {
-    const { core, log } = this.options;
-    const target = await core.fetchOffsets({ group, partitions: null });
-    const foreign = target.offsets.find((o) => o.offset >= 0 && o.metadata !== COMMIT_METADATA);
-    if (foreign) return this.groupMoved(group, state, `it committed offset ${foreign.offset} of ${foreign.queue}/${foreign.partition} on the target itself`);
-    const onTarget = new Map(target.offsets.map((o) => [key(o.queue, o.partition), o.offset]));
-    const offsets = source
-      .filter((s) => s.offset >= 0)
-      .filter((s) => {
-        const p = this.partitions.get(key(s.topic, s.partition));
-        // Copied up to the committed offset, and not committed there already.
-        return p !== undefined && p.next >= s.offset && onTarget.get(key(s.topic, s.partition)) !== s.offset;
-      })
-      .map((s) => ({ queue: s.topic, partition: s.partition, offset: s.offset, leaderEpoch: -1, metadata: COMMIT_METADATA }));
-    if (offsets.length === 0) return;
-    const { error } = await core.commitGroupOffsets({ group, generationId: -1, memberId: '', groupInstanceId: null, offsets });
-    if (error) return this.groupMoved(group, state, `it has members on the target (the commit was answered ${error})`);
-    for (const o of offsets) state.committed.set(key(o.queue, o.partition), o.offset);
-    state.commits += offsets.length;
-    log.debug({ group, offsets: offsets.length }, `copied ${offsets.length} committed offsets of group ${group}`);
+    const copied = await this.target.copyGroup(group, source, (topic, partition) => this.partitions.get(key(topic, partition))?.next);
+    if ('moved' in copied) return this.groupMoved(group, state, copied.moved);
+    if (copied.commits === 0) return;
+    state.commits += copied.commits;
+    this.options.log.debug({ group, offsets: copied.commits }, `copied ${copied.commits} committed offsets of group ${group}`);
   }
 
   private groupMoved(group: string, state: GroupCopy, why: string): void {
     state.moved = why;
     this.options.log.info({ group }, `group ${group} has moved to the target (${why}); its offsets are no longer copied`);
   }
+}
+
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function fullMatch(pattern: RegExp, name: string): boolean {

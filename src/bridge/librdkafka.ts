@@ -7,6 +7,7 @@
  * is one sentence saying how to install it.
  */
 import type * as Binding from '@confluentinc/kafka-javascript';
+import type { Logger } from 'pino';
 
 export type Librdkafka = typeof Binding;
 
@@ -29,4 +30,35 @@ export async function loadLibrdkafka(): Promise<Librdkafka> {
     );
   }
   return (loaded.default ?? loaded) as Librdkafka;
+}
+
+/** librdkafka's syslog severity for errors: the bridge keeps its log events from there up (a log_level option changes it). */
+const LIBRDKAFKA_ERROR = 3;
+
+/** Settings every bridge client starts with, before the user's options: librdkafka's errors handed to the bridge as log events. */
+export const LOG_EVENTS = { event_cb: true, log_level: LIBRDKAFKA_ERROR } as const;
+
+interface Connectable {
+  on(event: 'event.log', listener: (e: { severity: number; fac: string; message: string }) => void): unknown;
+  connect(options: { timeout: number }, cb: (err: Binding.LibrdKafkaError | null) => void): unknown;
+}
+
+/**
+ * Connects a client made with LOG_EVENTS. librdkafka's connect fails with
+ * "broker transport failure" alone; why (a refused login, a certificate) is
+ * only in its log: its errors go to the bridge's log, and the first few into
+ * the failure, which says `what` could not be reached and `fix`.
+ */
+export async function connectNamingErrors(client: Connectable, what: string, fix: string, log: Logger): Promise<void> {
+  const reasons: string[] = [];
+  client.on('event.log', (e) => {
+    if (e.severity > LIBRDKAFKA_ERROR) return;
+    if (reasons.length < 3 && !reasons.includes(e.message)) reasons.push(e.message);
+    log.warn({ facility: e.fac }, `librdkafka: ${e.message}`);
+  });
+  await new Promise<void>((resolve, reject) =>
+    client.connect({ timeout: 30_000 }, (err) =>
+      err ? reject(new Error(`The bridge could not connect to ${what}: ${err.message}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}. ${fix}`)) : resolve(),
+    ),
+  );
 }

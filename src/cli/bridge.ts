@@ -7,13 +7,16 @@
  * PostgreSQL engine opened in this process (--engine postgres --database-url).
  * Over the RPC the core's group coordinator is the gateways' own, so a group
  * whose members have joined on the target is seen to have moved at once.
+ * With --to-kafka the target is an Apache Kafka cluster instead (the reverse
+ * direction, src/bridge/to-kafka.ts) and no core is opened.
  */
 import { pino } from 'pino';
-import { openCore, type QueenCore } from '../core/index.js';
+import { openCore, type Core } from '../core/index.js';
 import { connectCore, parseRpcAddress } from '../rpc/index.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { Bridge, RESERVED_SOURCE_OPTIONS } from '../bridge/bridge.js';
 import { MissingLibrdkafka } from '../bridge/librdkafka.js';
+import { KafkaTarget, RESERVED_TARGET_OPTIONS } from '../bridge/to-kafka.js';
 import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.js';
 import { ConfigError, LOG_LEVELS } from './settings.js';
 
@@ -34,6 +37,9 @@ export interface BridgeConfig {
   progressIntervalMs: number;
   metricsPort: number | null;
   logLevel: string;
+  /** The reverse direction: Kafka's bootstrap servers as the target (instead of a core), and its librdkafka settings. */
+  toKafka: string | null;
+  targetOptions: Record<string, string>;
 }
 
 const FLAGS: { flag: string; value: string; help: string }[] = [
@@ -51,13 +57,16 @@ const FLAGS: { flag: string; value: string; help: string }[] = [
   { flag: 'progress-interval-ms', value: 'MS', help: 'how often the progress line is written to stderr; 0 for never (default 5000)' },
   { flag: 'metrics-port', value: 'PORT', help: 'serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port; default: no metrics)' },
   { flag: 'log-level', value: 'LEVEL', help: `pino log level: ${LOG_LEVELS.join(', ')} (default info)` },
+  { flag: 'to-kafka', value: 'BROKERS', help: 'reverse, for a rollback: copy from --source (a gateway) to the Apache Kafka cluster at these bootstrap servers, instead of into a core' },
+  { flag: 'target-option', value: 'KEY=VALUE', help: 'with --to-kafka, a librdkafka setting for Kafka, repeatable: security.protocol, sasl.*, ssl.* ...' },
 ];
 
 export function bridgeHelp(): string {
   return [
-    'Usage: queen-gateway bridge --source BROKERS --topics PATTERN [--groups PATTERN] (--core HOST:PORT | --engine postgres --database-url URL) [flags]',
+    'Usage: queen-gateway bridge --source BROKERS --topics PATTERN [--groups PATTERN] (--core HOST:PORT | --engine postgres --database-url URL | --to-kafka BROKERS) [flags]',
     '',
     'bridge: copies a Kafka cluster\'s topics (offset for offset) and consumer-group offsets into the Queen core, and keeps them in step until stopped (SIGINT/SIGTERM).',
+    'With --to-kafka it runs in reverse, for a rollback: from a gateway to Apache Kafka, exactly once through Kafka transactions, offsets translated (Kafka cannot keep them).',
     '',
     ...FLAGS.map((f) => `  --${`${f.flag} ${f.value}`.padEnd(32)} ${f.help}`),
   ].join('\n');
@@ -77,10 +86,15 @@ function whole(flag: string, raw: string, min: number, max: number): number {
   return n;
 }
 
+function brokers(flag: string, raw: string): void {
+  if (!/^[^,\s:]+:\d+(,[^,\s:]+:\d+)*$/.test(raw)) throw new ConfigError(`--${flag} must be host:port pairs separated by commas, e.g. kafka-1:9092,kafka-2:9092; got ${JSON.stringify(raw)}.`);
+}
+
 export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv): BridgeConfig {
   const known = new Set(FLAGS.map((f) => f.flag));
   const values = new Map<string, string>();
   const sourceOptions: Record<string, string> = {};
+  const targetOptions: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}; the bridge's settings are given as --name value (see queen-gateway bridge --help).`);
@@ -89,25 +103,27 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     if (!known.has(name)) throw new ConfigError(`Unknown flag --${name} for the bridge; run "queen-gateway bridge --help" to see its flags.`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined || value === '') throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} ${FLAGS.find((f) => f.flag === name)!.value}.`);
-    if (name === 'source-option') {
+    if (name === 'source-option' || name === 'target-option') {
       const at = value.indexOf('=');
-      if (at <= 0) throw new ConfigError(`--source-option takes KEY=VALUE, a librdkafka setting such as security.protocol=ssl; got ${JSON.stringify(value)}.`);
+      if (at <= 0) throw new ConfigError(`--${name} takes KEY=VALUE, a librdkafka setting such as security.protocol=ssl; got ${JSON.stringify(value)}.`);
       const key = value.slice(0, at).trim();
-      if (RESERVED_SOURCE_OPTIONS.includes(key)) throw new ConfigError(`--source-option ${key} cannot be set: the bridge sets it itself (${key === 'bootstrap.servers' ? 'use --source' : 'its exactly-once copy depends on it'}).`);
-      sourceOptions[key] = value.slice(at + 1);
+      const reserved = name === 'source-option' ? RESERVED_SOURCE_OPTIONS : RESERVED_TARGET_OPTIONS;
+      if (reserved.includes(key)) throw new ConfigError(`--${name} ${key} cannot be set: the bridge sets it itself (${key === 'bootstrap.servers' ? `use ${name === 'source-option' ? '--source' : '--to-kafka'}` : 'its exactly-once copy depends on it'}).`);
+      (name === 'source-option' ? sourceOptions : targetOptions)[key] = value.slice(at + 1);
     } else if (values.has(name)) {
       throw new ConfigError(`The flag --${name} is given twice; give it once.`);
     } else values.set(name, value);
   }
   const source = values.get('source');
   if (!source) throw new ConfigError('The bridge needs its source: set --source to the Kafka cluster\'s bootstrap servers, e.g. --source kafka-1:9092,kafka-2:9092.');
-  if (!/^[^,\s:]+:\d+(,[^,\s:]+:\d+)*$/.test(source)) throw new ConfigError(`--source must be host:port pairs separated by commas, e.g. kafka-1:9092,kafka-2:9092; got ${JSON.stringify(source)}.`);
+  brokers('source', source);
   const topics = values.get('topics');
   if (!topics) throw new ConfigError("The bridge needs --topics: a regular expression for the topics to copy, e.g. --topics 'orders|payments' or --topics '.*' for all.");
   const core = values.get('core') ?? null;
   const engine = values.get('engine') ?? null;
+  const toKafka = readReverse(values, source, targetOptions);
   if (engine !== null && engine !== 'postgres') throw new ConfigError(`--engine must be postgres for the bridge (a memory engine in the bridge's own process would be lost with it); got ${JSON.stringify(engine)}.`);
-  if ((core === null) === (engine === null)) throw new ConfigError('The bridge needs exactly one target: --core HOST:PORT (a running `queen-gateway core`) or --engine postgres --database-url URL.');
+  if ([core, engine, toKafka].filter((t) => t !== null).length !== 1) throw new ConfigError('The bridge needs exactly one target: --core HOST:PORT (a running `queen-gateway core`), --engine postgres --database-url URL, or --to-kafka BROKERS (reverse, to Apache Kafka).');
   if (core !== null) {
     try {
       parseRpcAddress(core);
@@ -140,29 +156,45 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     progressIntervalMs: whole('progress-interval-ms', values.get('progress-interval-ms') ?? '5000', 0, 3_600_000),
     metricsPort: metrics === undefined ? null : whole('metrics-port', metrics, 0, 65535),
     logLevel,
+    toKafka,
+    targetOptions,
   };
+}
+
+/** The reverse direction's flags: --to-kafka, and what does not go with it. */
+function readReverse(values: Map<string, string>, source: string, targetOptions: Record<string, string>): string | null {
+  const toKafka = values.get('to-kafka') ?? null;
+  if (toKafka === null) {
+    if (Object.keys(targetOptions).length > 0) throw new ConfigError('--target-option is for the reverse direction only (settings for the Kafka cluster of --to-kafka); the forward bridge writes into a core.');
+    return null;
+  }
+  brokers('to-kafka', toKafka);
+  const misplaced = ['rpc-secret', 'database-url', 'database-schema'].find((flag) => values.has(flag));
+  if (misplaced) throw new ConfigError(`--${misplaced} is for a core target; with --to-kafka the target is Kafka: leave --${misplaced} out.`);
+  if (toKafka.split(',').some((b) => source.split(',').includes(b))) throw new ConfigError(`--to-kafka names a broker of --source (${toKafka}); the reverse bridge copies from a gateway to a different, Apache Kafka cluster.`);
+  return toKafka;
 }
 
 /** Runs the bridge until SIGINT or SIGTERM; then the final report on stderr, exit 0. */
 export async function runBridge(config: BridgeConfig): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'queen-bridge' } });
-  const core: QueenCore = config.core !== null
+  const core: Core | null = config.toKafka !== null ? null : config.core !== null
     ? await connectCore({ address: parseRpcAddress(config.core), secret: config.rpcSecret!, connectTimeoutMs: 30_000, log })
     : await openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
   let bridge: Bridge;
   try {
+    const target = core ?? (await KafkaTarget.start({ bootstrap: config.toKafka!, options: config.targetOptions, compression: config.compression, log }));
     bridge = await Bridge.start({
       source: config.source,
       sourceOptions: config.sourceOptions,
       topics: config.topics,
       groups: config.groups,
-      core,
-      compression: config.compression,
+      ...(target instanceof KafkaTarget ? { target } : { core: target, compression: config.compression }),
       refreshIntervalMs: config.refreshIntervalMs,
       log,
     });
   } catch (e) {
-    await core.close();
+    await core?.close();
     if (e instanceof MissingLibrdkafka) {
       process.stderr.write(e.message + '\n');
       process.exit(1);
@@ -170,7 +202,7 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
     throw e;
   }
   const metrics = config.metricsPort === null ? null : await serveMetrics(config.metricsPort, () => bridge.progress());
-  log.info({ source: config.source, metrics: metrics ? `http://127.0.0.1:${metrics.port}/metrics` : null }, `bridge running: copying from ${config.source}`);
+  log.info({ source: config.source, metrics: metrics ? `http://127.0.0.1:${metrics.port}/metrics` : null }, `bridge running: copying from ${config.source}${config.toKafka ? ` to Kafka at ${config.toKafka}` : ''}`);
   let last: { copied: number; at: number } | null = null;
   const progress = config.progressIntervalMs === 0 ? null : setInterval(() => {
     const now = Date.now();
@@ -187,7 +219,7 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
     log.info({ reason }, 'stopping: writing what was read, then the final report');
     const p = await bridge.stop();
     metrics?.server.close();
-    await core.close();
+    await core?.close();
     process.stderr.write(finalReport(p, Date.now()) + '\n');
     log.info({ copied: p.copied, topics: p.topics, groups: p.groups }, 'bridge stopped');
     if (failure) {

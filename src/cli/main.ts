@@ -8,12 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
-import { openCore, type QueenCore } from '../core/index.js';
+import { openCore, type Core } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
 import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './bridge.js';
 import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
 import { usesSasl } from '../gateway/listeners.js';
+import { TlsCredentials } from '../tls/credentials.js';
 
 const USAGE_ERROR = 2;
 
@@ -131,16 +132,35 @@ async function serve(config: ServeConfig): Promise<void> {
   stopOnSignal(log, () => broker.stop());
 }
 
+/** Mutual TLS on the RPC, when its three files are given (settings.ts checks they come together). */
+function rpcTls(config: ServeConfig, log: Logger): TlsCredentials | undefined {
+  if (config.rpcTlsCertFile === undefined) return undefined;
+  return new TlsCredentials({ certFile: config.rpcTlsCertFile, keyFile: config.rpcTlsKeyFile!, caFile: config.rpcTlsCaFile, clientAuth: 'required' }, log);
+}
+
 /** The core alone: an engine and the group coordinator, served to gateways over the internal RPC. */
 async function runCore(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-core');
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
-  const core: QueenCore = await openCore(
+  const core: Core = await openCore(
     config.engine === 'postgres'
       ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
       : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
   );
-  const server = new RpcServer({ core, secret: config.rpcSecret!, log });
+  let server: RpcServer;
+  try {
+    server = new RpcServer({
+      core,
+      secret: config.rpcSecret,
+      tls: rpcTls(config, log),
+      handshakeTimeoutMs: config.rpcHandshakeTimeoutMs,
+      maxUnauthenticated: config.rpcMaxUnauthenticated,
+      log,
+    });
+  } catch (e) {
+    await core.close();
+    throw e;
+  }
   let bound;
   try {
     bound = await server.listen(config.rpcSocket !== undefined ? { path: config.rpcSocket } : { host: config.rpcHost, port: config.rpcPort });
@@ -148,7 +168,7 @@ async function runCore(config: ServeConfig): Promise<void> {
     await core.close();
     throw e;
   }
-  log.info({ rpc: formatRpcAddress(bound), engine: config.engine }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
+  log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
   stopOnSignal(log, async () => {
     await server.close();
     await core.close();
@@ -158,7 +178,7 @@ async function runCore(config: ServeConfig): Promise<void> {
 /** A Kafka listener whose core is another process. */
 async function runGateway(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-gateway');
-  const core = await connectCore({ address: parseRpcAddress(config.core!), secret: config.rpcSecret!, callTimeoutMs: config.rpcCallTimeoutMs, connectTimeoutMs: 30_000, log });
+  const core = await connectCore({ address: parseRpcAddress(config.core!), secret: config.rpcSecret, tls: rpcTls(config, log), callTimeoutMs: config.rpcCallTimeoutMs, connectTimeoutMs: 30_000, log });
   let broker;
   try {
     broker = await startBroker({ ...listenerOptions(config, log), core });

@@ -5,11 +5,12 @@
  * happens before anything starts; a bad value is one sentence saying what to
  * fix, raised as a ConfigError.
  */
-import { defaultMemoryLimitBytes } from '../core/engines/memory/memory-core.js';
+import { defaultMemoryLimitBytes } from '../core/engines/memory/store.js';
+import { ENGINE_NAMES, ENGINES } from '../core/engines/registry.js';
 import { parseRpcAddress } from '../rpc/address.js';
 import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
 import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
-import { CLIENT_AUTH_MODES } from '../gateway/tls.js';
+import { CLIENT_AUTH_MODES } from '../tls/credentials.js';
 import { redisUrlProblem } from '../cluster/redis-url.js';
 
 export class ConfigError extends Error {
@@ -42,7 +43,7 @@ export const SETTINGS = [
   { flag: 'port', kind: { type: 'int', min: 0, max: 65535 }, default: 9092, help: 'port to listen on (0 picks a free one)' },
   { flag: 'advertised-host', kind: { type: 'string' }, help: 'host clients are told to dial (default: the listen host; required with a wildcard listen host)' },
   { flag: 'advertised-port', kind: { type: 'int', min: 1, max: 65535 }, help: 'port clients are told to dial (default: the listen port)' },
-  { flag: 'engine', kind: { type: 'choice', choices: ['memory', 'postgres'] }, default: 'memory', help: 'storage engine: memory (lost on exit) or postgres' },
+  { flag: 'engine', kind: { type: 'choice', choices: ENGINE_NAMES }, default: 'memory', help: `storage engine: ${ENGINE_NAMES.map((name) => ENGINES[name].summary).join(', or ')}` },
   { flag: 'database-url', kind: { type: 'string' }, help: 'PostgreSQL URL for --engine postgres, e.g. postgres://user:pass@localhost:5432/queen' },
   { flag: 'database-schema', kind: { type: 'string' }, default: 'queen', help: 'PostgreSQL schema for --engine postgres' },
   { flag: 'database-pool-size', kind: { type: 'int', min: 1, max: 1_000 }, default: 10, help: 'PostgreSQL connections the core keeps' },
@@ -82,9 +83,14 @@ export const SETTINGS = [
   { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },
   { flag: 'rpc-port', kind: { type: 'int', min: 0, max: 65535 }, default: 7070, help: 'core: port the internal RPC listens on (0 picks a free one)' },
   { flag: 'rpc-socket', kind: { type: 'string' }, help: 'core: listen on this Unix socket path instead of TCP' },
-  { flag: 'rpc-secret', kind: { type: 'string' }, help: 'core and gateway: shared secret that authenticates the hop, at least 16 characters (never sent over the wire)' },
+  { flag: 'rpc-secret', kind: { type: 'string' }, help: 'core and gateway: shared secret that authenticates the hop, at least 16 characters (never sent over the wire); optional with the --rpc-tls-* files' },
   { flag: 'core', kind: { type: 'string' }, help: 'gateway: the core to use, HOST:PORT or the path of its Unix socket' },
   { flag: 'rpc-call-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 30_000, help: 'gateway: how long a core call may take, beyond the wait a long-poll asks for' },
+  { flag: 'rpc-tls-cert-file', kind: { type: 'string' }, help: "core and gateway: mutual TLS on the RPC: this side's PEM certificate chain (the core's server certificate, a gateway's client certificate; reloaded when the file changes)" },
+  { flag: 'rpc-tls-key-file', kind: { type: 'string' }, help: 'core and gateway: PEM private key of --rpc-tls-cert-file' },
+  { flag: 'rpc-tls-ca-file', kind: { type: 'string' }, help: "core and gateway: PEM CA certificates the other side's certificate must chain to; with the three TLS files the secret is optional, with both a gateway must pass both" },
+  { flag: 'rpc-handshake-timeout-ms', kind: { type: 'int', min: 100, max: 600_000 }, default: 5_000, help: 'core: a connection must finish the RPC handshake (TLS and the secret) within this long, or it is closed and logged' },
+  { flag: 'rpc-max-unauthenticated', kind: { type: 'int', min: 1, max: 100_000 }, default: 64, help: 'core: connections still in their RPC handshake at once; more are closed at once (logged)' },
   // ACLs and client quotas (src/gateway/authorizer.ts, src/gateway/quotas.ts); both are stored in the core.
   { flag: 'authorizer', kind: { type: 'bool' }, default: false, help: "check Kafka ACLs on every request, as Kafka's StandardAuthorizer (off: every client may do everything)" },
   { flag: 'super-users', kind: { type: 'string' }, help: 'principals allowed everything with --authorizer, separated by ";" as in Kafka\'s super.users, e.g. "User:admin;User:ops"' },
@@ -129,7 +135,10 @@ export const COMMANDS = {
 
 export type Command = keyof typeof COMMANDS;
 
-const SPLIT_LAYOUT_FLAGS: readonly string[] = ['rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'core', 'rpc-call-timeout-ms'];
+const RPC_TLS_FLAGS: readonly string[] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'];
+/** The core's limits on connections that have not authenticated yet. */
+const RPC_HANDSHAKE_FLAGS: readonly string[] = ['rpc-handshake-timeout-ms', 'rpc-max-unauthenticated'];
+const SPLIT_LAYOUT_FLAGS: readonly string[] = ['rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'core', 'rpc-call-timeout-ms', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS];
 const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'engine',
   'database-url',
@@ -146,8 +155,8 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'max-inflated-batch-bytes',
   'max-inflated-request-bytes',
 ];
-const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
-const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'cross-node-wakeups'];
+const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
+const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', ...RPC_HANDSHAKE_FLAGS, 'cross-node-wakeups'];
 const MIN_SECRET_LENGTH = 16;
 
 /** Whether `command` takes the setting: serve all but the split layout's, core its short list, gateway all but storage and groups. */
@@ -166,10 +175,22 @@ export function takesSetting(command: Command, flag: string): boolean {
 
 function checkSplitLayout(command: Command, config: ServeConfig): void {
   if (command === 'serve') return;
-  if (config.rpcSecret === undefined || config.rpcSecret.length < MIN_SECRET_LENGTH) {
+  const tlsFiles = [config.rpcTlsCertFile, config.rpcTlsKeyFile, config.rpcTlsCaFile].filter((f) => f !== undefined).length;
+  if (tlsFiles !== 0 && tlsFiles !== 3) {
     throw new ConfigError(
-      `The ${command} needs the shared RPC secret: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway.`,
+      `--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs this side's certificate and key and the CA the other side's certificate must chain to; give all three, or none.`,
     );
+  }
+  if (tlsFiles === 3 && command === 'core' && config.rpcSocket !== undefined) {
+    throw new ConfigError('TLS on the RPC takes TCP: drop --rpc-socket and listen with --rpc-host and --rpc-port, or drop the --rpc-tls-* files (a Unix socket\'s file permissions decide who may connect).');
+  }
+  if (config.rpcSecret === undefined && tlsFiles === 0) {
+    throw new ConfigError(
+      `The ${command} needs a way to authenticate the RPC: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both.`,
+    );
+  }
+  if (config.rpcSecret !== undefined && config.rpcSecret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`The RPC secret is too short: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway.`);
   }
   if (command === 'gateway') {
     if (config.core === undefined) throw new ConfigError(`The gateway needs its core: set --core (or ${envName('core')}) to the core's HOST:PORT, e.g. --core core:7070.`);

@@ -1,4 +1,4 @@
-import { mintMessageId } from '../core/rules/uuidv7.js';
+import { mintUuidV7 } from '../ids/uuidv7.js';
 import { consumerGroupOf } from './groups.js';
 import { HttpTransport, segment } from './http.js';
 import { TransactionBuilder } from './transaction.js';
@@ -97,7 +97,7 @@ export class QueueHandle {
       items: items.map((item) => ({
         queue: this.name,
         ...(this.partitionName === undefined ? {} : { partition: this.partitionName }),
-        transactionId: item.transactionId ?? mintMessageId(),
+        transactionId: item.transactionId ?? mintUuidV7(),
         payload: item.data,
       })),
     });

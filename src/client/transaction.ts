@@ -1,4 +1,4 @@
-import { mintMessageId } from '../core/rules/uuidv7.js';
+import { mintUuidV7 } from '../ids/uuidv7.js';
 import { QueenDuplicateError } from './errors.js';
 import type { HttpTransport } from './http.js';
 import type { AckOptions, LifetimeOptions, Message, PushInput, TransactionOutcome } from './types.js';
@@ -37,7 +37,7 @@ export class TransactionBuilder {
       items: items.map((item) => ({
         queue,
         ...(partition === undefined ? {} : { partition }),
-        transactionId: item.transactionId ?? mintMessageId(),
+        transactionId: item.transactionId ?? mintUuidV7(),
         payload: item.data,
       })),
     });

@@ -728,13 +728,20 @@ export interface AlterClientQuotasRequest {
 import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from './rules/scram-credentials.js';
 export type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramMechanism, ScramUser } from './rules/scram-credentials.js';
 
+import type { GroupCoordinatorApi } from './groups/types.js';
+
 // ─── The interface ────────────────────────────────────────────────────────────
 
 export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export interface Core {
+/**
+ * The whole core as its callers hold it: the storage calls (served by the
+ * engine behind the front, ./front.ts) and the group coordinator's calls
+ * (./groups). The engine contract is ./engine.ts.
+ */
+export interface Core extends GroupCoordinatorApi {
   createQueue(req: CreateQueueRequest): Promise<QueueInfo>;
   listQueues(): Promise<QueueInfo[]>;
   /** Null when the queue does not exist. */

@@ -1,7 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { AclBinding, AclBindingFilter } from '../core/core.js';
-import { isCoreError } from '../core/errors.js';
-import { checkAclBinding, checkAclFilters } from '../core/rules/acls.js';
+import { type AclBinding, type AclBindingFilter, checkAclBinding, checkAclFilters, isCoreError } from '../core/index.js';
 import { CLUSTER_NAME, nameOfCode, OPERATION_CODES, PATTERN_TYPE_CODES, PERMISSION_CODES, RESOURCE_TYPE_CODES } from './acl-operations.js';
 import type { HandlerContext } from './handler.js';
 
@@ -73,7 +71,8 @@ export function filterFromWire(w: WireBinding): AclBindingFilter {
   return checked(() => checkAclFilters([filter])[0]!);
 }
 
-export function bindingToWire(b: AclBinding): WireBinding {
+/** A stored binding on the wire: unlike a filter's, its name, principal and host are always there. */
+export function bindingToWire(b: AclBinding): WireBinding & { resourceName: string; principal: string; host: string } {
   return {
     resourceType: RESOURCE_TYPE_CODES[b.resourceType],
     resourceName: b.resourceName,

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { AclOperation, AclPatternType, AclPermission, AclResourceType } from '../core/core.js';
+import type { AclOperation, AclPatternType, AclPermission, AclResourceType } from '../core/index.js';
 
 /**
  * Kafka's ACL vocabulary on the wire: the int8 codes of resource types,

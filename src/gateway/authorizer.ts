@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { AclBinding, AclOperation, AclResourceType, Core } from '../core/core.js';
-import { patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from '../core/rules/acls.js';
+import { type AclBinding, type AclOperation, type AclResourceType, type Core, patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from '../core/index.js';
 import { CLUSTER_NAME, operationBits, RESOURCE_OPERATIONS } from './acl-operations.js';
 import { CoreRefresh } from './core-refresh.js';
 

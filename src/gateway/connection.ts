@@ -5,15 +5,43 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { requestCodec } from '../../protocol/codec/registry.js';
 import { decodeRequestHeader, type RequestHeader } from '../../protocol/headers.js';
 import { encodeResponseFrame } from '../../protocol/frames.js';
+import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
-import { isCoreError, type CoreErrorCode } from '../core/errors.js';
-import { FrameReader } from './frame-reader.js';
-import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
+import { type CoreErrorCode, isCoreError, type Core } from '../core/index.js';
+import type { Authorizer } from './authorizer.js';
+import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
+import type { ServerLimits } from './limits.js';
+import type { SecurityProtocol } from './listeners.js';
+import type { QuotaManager } from './quotas.js';
+import type { HandlerRegistry } from './registry.js';
+import type { RequestBudget } from './request-budget.js';
 import { NONE } from './kafka-errors.js';
-import { ANONYMOUS, SaslAuthenticator } from './sasl/authenticator.js';
-import type { GatewayRuntime, ListenerRuntime } from './server.js';
+import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
+
+/** What every connection of one gateway shares. */
+export interface GatewayRuntime {
+  core: Core;
+  limits: ServerLimits;
+  log: Logger;
+  registry: HandlerRegistry;
+  shared: Map<string, unknown>;
+  /** Request bytes held across all connections (request-budget.ts). */
+  budget: RequestBudget;
+  authorizer: Authorizer;
+  quotas: QuotaManager;
+}
+
+/** What the connections of one listener share. */
+export interface ListenerRuntime {
+  name: SecurityProtocol;
+  /** The gateway's settings with this listener's advertised address. */
+  settings: GatewaySettings;
+  sasl: SaslSettings | null;
+}
+
+import { RequestClock } from './quotas.js';
 
 /**
  * One client connection: frames in, handlers run concurrently, responses out
@@ -54,7 +82,7 @@ interface Slot {
 export class Connection {
   readonly state: ConnectionState;
   private readonly log: Logger;
-  private readonly frames: FrameReader;
+  private readonly frames: FrameSplitter;
   private readonly pending: Slot[] = [];
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
@@ -106,7 +134,7 @@ export class Connection {
       draining: this.drainController.signal,
     };
     const { limits } = runtime;
-    this.frames = new FrameReader(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
+    this.frames = new FrameSplitter(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
     if (sasl && limits.authenticationTimeoutMs > 0) {
       this.authenticationTimer = setTimeout(() => {
         this.authenticationTimer = null;
@@ -170,7 +198,7 @@ export class Connection {
   private fail(e: unknown, request?: { api: string; version: number; stage?: string }): void {
     const reason = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     // Protocol violations are the client's doing; anything else is a bug worth a stack.
-    const clientFault = e instanceof DecodeError || (e instanceof Error && e.name === 'FrameTooLarge') || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
+    const clientFault = e instanceof DecodeError || e instanceof FrameSizeError || e instanceof UnservedRequest || e instanceof RefusedBeforeAuthentication;
     if (clientFault) return this.closeAfterAnswers(reason);
     if (isCoreError(e) && TRANSIENT_CORE_ERRORS.has(e.code)) {
       // The core logs the fault once per episode, not per request; the client reconnects and retries.
@@ -315,6 +343,7 @@ export class Connection {
   }
 
   private receive(frame: Buffer): void {
+    const clock = new RequestClock();
     const heldBytes = this.holdFrame(frame);
     if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
     if (this.state.sasl?.expectsRawToken) return this.receiveRawToken(frame, heldBytes);
@@ -349,8 +378,10 @@ export class Connection {
     this.inFlight++;
     this.adjustFlow();
     const principal = this.state.principal;
+    // SASL requests are the authenticator's in Kafka, outside the request quota.
+    const quota = this.runtime.quotas.forRequest(principal, header.clientId, UNTIMED_APIS.has(header.apiKey) ? undefined : clock);
     const ctx: HandlerContext = {
-      core: this.runtime.core,
+      core: quota.timed ? clock.meter(this.runtime.core) : this.runtime.core,
       settings: this.listener.settings,
       log: this.log,
       header,
@@ -359,13 +390,18 @@ export class Connection {
       apis: this.runtime.registry.advertised,
       access: this.runtime.authorizer.accessFor(principal, this.state.remoteHost),
       authorizer: this.runtime.authorizer,
-      quota: this.runtime.quotas.forRequest(principal, header.clientId),
+      quota,
       quotas: this.runtime.quotas,
     };
     handler.handle(body, ctx).then(
       (response) => {
         this.releaseHeld(slot.heldBytes);
         if (this.closed) return;
+        const requestThrottleMs = ctx.quota.handled();
+        if (requestThrottleMs > 0 && response !== null && typeof (response as { throttleTimeMs?: unknown }).throttleTimeMs === 'number') {
+          const answer = response as { throttleTimeMs: number };
+          answer.throttleTimeMs = Math.max(answer.throttleTimeMs, requestThrottleMs);
+        }
         if (ctx.quota.throttleMs > 0) this.mute(ctx.quota.throttleMs);
         try {
           slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
@@ -453,6 +489,9 @@ export class Connection {
     this.socket.end(() => this.close(reason, this.faulted === null ? 'debug' : this.faultLevel));
   }
 }
+
+/** Requests outside the request quota (request_percentage): the SASL exchange. */
+const UNTIMED_APIS: ReadonlySet<number> = new Set([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
 
 /** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
 const FAULT_ANSWER_GRACE_MS = 5_000;

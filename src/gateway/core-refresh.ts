@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isCoreError } from '../core/errors.js';
+import { isCoreError } from '../core/index.js';
 
 /**
  * What a gateway caches from the core and reads again on a timer (the ACL

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Message } from '../../protocol/codec/compile.js';
+import type { RequestOf, ResponseOf } from '../../protocol/codec/types.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
 import type { ClusterView } from '../cluster/membership.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/index.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
 import type { SecurityProtocol } from './listeners.js';
@@ -39,13 +39,6 @@ export interface GatewaySettings {
   fetchMaxBytes: number;
   /** Fetch sessions kept per gateway (KIP-227). */
   maxFetchSessions: number;
-  /**
-   * Give appends from producers without a producer id a requestId, so that a
-   * core across the RPC answers a repeated call from its ledger. Off when the
-   * core runs in this process: a direct call is never repeated, and the
-   * ledger would cost every produce a write for nothing.
-   */
-  appendRequestIds: boolean;
   /** The live gateways of the cluster (src/cluster/membership.ts); absent for a gateway alone. */
   cluster?: ClusterView;
 }
@@ -85,7 +78,7 @@ export interface AdvertisedApi {
 }
 
 export interface HandlerContext {
-  core: QueenCore;
+  core: Core;
   settings: GatewaySettings;
   log: Logger;
   header: RequestHeader;
@@ -104,14 +97,25 @@ export interface HandlerContext {
   quotas: QuotaManager;
 }
 
-export interface ApiHandler {
+/**
+ * One API's handler. Typed by its definition: the request comes as the codec
+ * decodes it and the answer goes as the codec encodes it
+ * (protocol/codec/types.ts), so a misspelt or mistyped field fails to compile.
+ */
+// Bare `ApiHandler` is a handler of some API, as the registry keeps them:
+// the type of an API's own handler cannot widen to the handler of every API.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface ApiHandler<A extends ApiDef = any> {
   /** The API's definition from protocol/messages. */
-  api: ApiDef;
-  /** The versions this handler serves, e.g. "4-17"; within the definition's served range. */
+  api: A;
+  /**
+   * The versions the gateway serves, e.g. "4-17", declared here and nowhere
+   * else (ApiVersions answers from it); within what Kafka defines for both messages.
+   */
   versions: string;
   /**
    * Answers a request. Resolves to null when Kafka sends no response
    * (Produce with acks=0).
    */
-  handle(request: Message, ctx: HandlerContext): Promise<Message | null>;
+  handle(request: RequestOf<A>, ctx: HandlerContext): Promise<ResponseOf<A> | null>;
 }

@@ -1,7 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { AppendError, ReadError } from '../core/core.js';
-import type { GroupError } from '../core/groups/types.js';
-import { isCoreError, type CoreErrorCode } from '../core/errors.js';
+import { type AppendError, type CoreErrorCode, type GroupError, isCoreError, type ReadError } from '../core/index.js';
 
 /**
  * The one translation from the core's error vocabulary to Kafka error codes.

@@ -1,4 +1,4 @@
-import type { QuotaEntity } from '../core/core.js';
+import type { QuotaEntity } from '../core/index.js';
 
 /** Quota entities between Kafka's wire form ([{ entityType, entityName }], null name = default) and the core's. */
 

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { ClientQuotaEntry, Core, QuotaEntity, QuotaKey } from '../core/core.js';
+import { type ClientQuotaEntry, type Core, type QuotaEntity, quotaEntityKey, type QuotaKey } from '../core/index.js';
 import { CoreRefresh } from './core-refresh.js';
-import { quotaEntityKey } from '../core/rules/quotas.js';
 
 /**
  * Client quotas as Kafka's broker applies them: produce bytes/s and fetch
@@ -23,6 +22,17 @@ import { quotaEntityKey } from '../core/rules/quotas.js';
  * back to the quota (Kafka's formula: (rate - quota) / quota × window), at
  * most the whole window, and the connection stops reading for that long
  * (KIP-219), so a client that ignores the field is held back all the same.
+ *
+ * request_percentage is Kafka's request quota: the time the broker's threads
+ * spend on a client's requests, as a percentage of one thread over the same
+ * sliding windows (200 = two threads' worth). Here the thread is the
+ * gateway's event loop and a request's time is its RequestClock's: from its
+ * frame's arrival to its answer, less the time it waited for the core
+ * (long-polls and the database, which in Kafka are purgatory and I/O, not
+ * thread time). Over it, every response carries the throttle time (the larger
+ * of it and a byte-rate one; at most one window, as Kafka caps request
+ * throttles), a Fetch is answered empty as for the byte rate, and the
+ * connection is muted for that long.
  */
 
 export interface QuotaSettings {
@@ -84,6 +94,67 @@ class SampledRate {
   }
 }
 
+/**
+ * How long one request kept the gateway busy (see the top): time since the
+ * last `take`, less the time spent waiting for core calls made through
+ * `meter` (overlapping calls count once).
+ */
+export class RequestClock {
+  private marked: number;
+  private waiting = 0;
+  private waitingSince = 0;
+  private waitedMs = 0;
+
+  constructor(private readonly now: () => number = () => performance.now()) {
+    this.marked = now();
+  }
+
+  /** The busy time since the last take (or the start), in ms; the next take counts from here. */
+  take(): number {
+    const now = this.now();
+    let waited = this.waitedMs;
+    if (this.waiting > 0) {
+      waited += now - this.waitingSince;
+      this.waitingSince = now;
+    }
+    this.waitedMs = 0;
+    const busy = Math.max(0, now - this.marked - waited);
+    this.marked = now;
+    return busy;
+  }
+
+  /** `core` with every call's wait taken off this request's time. */
+  meter<T extends object>(core: T): T {
+    return new Proxy(core, {
+      get: (target, key, receiver) => {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          this.enter();
+          let result: unknown;
+          try {
+            result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          } catch (e) {
+            this.leave();
+            throw e;
+          }
+          if (result instanceof Promise) return result.finally(() => this.leave());
+          this.leave();
+          return result;
+        };
+      },
+    });
+  }
+
+  private enter(): void {
+    if (this.waiting++ === 0) this.waitingSince = this.now();
+  }
+
+  private leave(): void {
+    if (--this.waiting === 0) this.waitedMs += this.now() - this.waitingSince;
+  }
+}
+
 /** The user part of a principal ("User:alice" → "alice"), as quota entities name users. */
 function userOf(principal: string): string {
   return principal.startsWith('User:') ? principal.slice(5) : principal;
@@ -101,11 +172,18 @@ export interface RequestQuota {
    * a consumer of one large batch would never progress.
    */
   fetched(bytes: number): { throttleMs: number; withhold: boolean };
+  /**
+   * Whether a request_percentage quota applies: then the connection gives the
+   * handler a metered core (RequestClock.meter), so waits are not counted.
+   */
+  readonly timed: boolean;
+  /** Records the request's time so far against request_percentage; the throttle time that earns (0 within quota, or without a quota). */
+  handled(): number;
   /** The longest throttle this request earned: the connection stops reading for it once the request is answered. */
   readonly throttleMs: number;
 }
 
-type Rated = Extract<QuotaKey, 'producer_byte_rate' | 'consumer_byte_rate'>;
+type Rated = Extract<QuotaKey, 'producer_byte_rate' | 'consumer_byte_rate' | 'request_percentage'>;
 
 export class QuotaManager {
   private entries = new Map<string, ClientQuotaEntry['values']>();
@@ -161,29 +239,39 @@ export class QuotaManager {
     return null;
   }
 
-  forRequest(principal: string, clientId: string | null): RequestQuota {
+  /** This request's quotas; `clock` measures its time for request_percentage (none: the request is not timed, as SASL's are not). */
+  forRequest(principal: string, clientId: string | null, clock?: RequestClock): RequestQuota {
     const user = userOf(principal);
     const client = clientId ?? '';
     let throttleMs = 0;
     const { windowMs, samples } = this.settings;
-    const record = (key: Rated, bytes: number): { ms: number; rate: SampledRate | null; quota: number } => {
+    const record = (key: Rated, amount: number): { ms: number; rate: SampledRate | null; quota: number } => {
       const applies = this.resolve(key, user, client);
       if (!applies) return { ms: 0, rate: null, quota: 0 };
       let rate = this.rates.get(applies.rateKey);
       if (!rate) this.rates.set(applies.rateKey, (rate = new SampledRate(this.settings)));
       const now = this.clock();
-      rate.record(bytes, now);
-      const ms = rate.throttleMs(applies.quota, now);
+      rate.record(amount, now);
+      // Kafka caps a request-time throttle at one window, a byte-rate one at the whole span.
+      const ms = Math.min(rate.throttleMs(applies.quota, now), key === 'request_percentage' ? windowMs : Infinity);
       throttleMs = Math.max(throttleMs, ms);
       return { ms, rate, quota: applies.quota };
     };
+    const timed = clock !== undefined && this.resolve('request_percentage', user, client) !== null;
+    // Busy ms as percent-seconds (1 s of one thread = 100), so the rate per second reads as a percentage.
+    const handled = () => (timed ? record('request_percentage', clock!.take() / 10).ms : 0);
     return {
+      timed,
+      handled,
       produced: (bytes) => record('producer_byte_rate', bytes).ms,
       fetched: (bytes) => {
         const { ms, rate, quota } = record('consumer_byte_rate', bytes);
-        const withhold = ms > 0 && bytes > 0 && bytes <= (quota * (samples - 1) * windowMs) / 1000;
-        if (withhold) rate!.unrecord(bytes);
-        return { throttleMs: ms, withhold };
+        const requestMs = handled();
+        // As Kafka's broker: a fetch over either quota is answered empty, its bytes not counted; over the byte
+        // rate alone, one that exceeds the whole window's allowance still goes out, or a large batch would never pass.
+        const withhold = bytes > 0 && (requestMs > 0 || (ms > 0 && bytes <= (quota * (samples - 1) * windowMs) / 1000));
+        if (withhold) rate?.unrecord(bytes);
+        return { throttleMs: Math.max(ms, requestMs), withhold };
       },
       get throttleMs() {
         return throttleMs;

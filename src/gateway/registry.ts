@@ -1,5 +1,4 @@
 import { parseVersions } from '../../protocol/schema/definition.js';
-import { servedRange } from '../../protocol/codec/registry.js';
 import type { AdvertisedApi, ApiHandler } from './handler.js';
 
 /**
@@ -15,9 +14,12 @@ export class HandlerRegistry {
     for (const handler of handlers) {
       const { apiKey, name } = handler.api;
       const span = parseVersions(handler.versions);
-      const served = servedRange(handler.api);
-      if (!span || span.max === Infinity || span.min < served.min || span.max > served.max) {
-        throw new Error(`${name} handler: versions "${handler.versions}" must be a closed range within ${served.min}-${served.max}`);
+      // Both messages must have a codec at every version served.
+      const defined = [handler.api.request.validVersions, handler.api.response.validVersions].map((v) => parseVersions(v)!);
+      const min = Math.max(...defined.map((d) => d.min));
+      const max = Math.min(...defined.map((d) => d.max));
+      if (!span || span.max === Infinity || span.min < min || span.max > max) {
+        throw new Error(`${name} handler: versions "${handler.versions}" must be a closed range within what Kafka defines (${min}-${max})`);
       }
       if (this.byKey.has(apiKey)) throw new Error(`${name} handler: API key ${apiKey} is registered twice`);
       this.byKey.set(apiKey, { handler, min: span.min, max: span.max });

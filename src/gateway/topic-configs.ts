@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { DEFAULT_QUEUE_CONFIG, type CompactionSettings, type QueueConfig, type TimestampType } from '../core/core.js';
+import { type CompactionSettings, DEFAULT_QUEUE_CONFIG, type QueueConfig, type TimestampType } from '../core/index.js';
 import { KAFKA_QUEUE_CONFIG } from './topics.js';
 
 /**

@@ -1,6 +1,4 @@
-import type { QueueConfig, QueueInfo } from '../core/core.js';
-import { isCoreError } from '../core/errors.js';
-import { validateQueueName } from '../core/rules/names.js';
+import { isCoreError, type QueueConfig, type QueueInfo, validateQueueName } from '../core/index.js';
 import type { HandlerContext } from './handler.js';
 
 /**
@@ -28,6 +26,12 @@ export function topicNameProblem(name: string | null | undefined): string | null
     if (isCoreError(e)) return e.message;
     throw e;
   }
+}
+
+/** Names given more than once in one request (CreateTopics, CreatePartitions and the alter-config APIs answer each such entry INVALID_REQUEST). */
+export function repeatedNames(names: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  return new Set(names.filter((name) => seen.has(name) || !seen.add(name)));
 }
 
 /** Creates a topic with the gateway's defaults, or returns it when it already exists. */

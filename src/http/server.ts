@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.js';
 import type { Server as TlsServer } from 'node:tls';
-import type { TlsCredentials } from '../gateway/tls.js';
+import type { TlsCredentials } from '../tls/credentials.js';
 import { buildHttpApi } from './app.js';
 
 export interface HttpServerOptions {

@@ -1,5 +1,5 @@
 /**
- * The RPC client: a QueenCore whose calls travel to a core in another
+ * The RPC client: a Core whose calls travel to a core in another
  * process. Calls are pipelined over one connection and matched to their
  * answers by id, so a slow call never holds up a quick one.
  *
@@ -10,31 +10,44 @@
  * - Cancellation: a caller's AbortSignal sends a Cancel frame; the server
  *   aborts the core call, whose answer (an empty long-poll) comes back as usual.
  * - Reconnect: a lost connection is dialled again with exponential backoff.
- *   Calls that change nothing, and appends carrying a requestId (answered
- *   from the core's ledger when repeated), are sent again on the new
- *   connection; any other unanswered call fails with `connection_lost`,
- *   because its outcome is unknown and repeating it could apply it twice.
+ *   Calls that change nothing, and calls keyed for the core's ledger, are
+ *   sent again on the new connection; any other unanswered call fails with
+ *   `connection_lost`, because its outcome is unknown and repeating it could
+ *   apply it twice. The keys are minted here (./methods.ts, `keyed`): an
+ *   append from a producer without a producer id gets a requestId, which the
+ *   core's append ledger answers a repeat from (durably, on PostgreSQL, so a
+ *   repeat after the core restarted is answered too). Callers never know
+ *   whether their core is across the RPC.
  * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
  *   with the same code and message; failures of the hop are RpcErrors.
+ * - Authentication: the shared secret, mutual TLS, or both (./server.ts).
+ *   With TLS the core's certificate must chain to the CA and name the host
+ *   dialled; each dial uses the certificate files as they are then, so a
+ *   renewed client certificate is used from the next connection on.
  */
-import { connect, type Socket } from 'node:net';
+import { isIP, connect, type Socket } from 'node:net';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
 import { CoreError, type CoreErrorCode } from '../core/errors.js';
-import type { QueenCore } from '../core/queen-core.js';
+import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, FrameReader, frameWriter, RefusedReason, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange } from './handshake.js';
 import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
+import type { TlsCredentials } from '../tls/credentials.js';
 
 export interface RpcClientOptions {
   /** The core's address: `{ host, port }`, `{ path }`, or text ("core:7070", "/run/queen/core.sock"). */
   address: RpcAddress | string;
-  /** The shared secret; the core must hold the same. */
-  secret: string;
+  /** The shared secret; the core must hold the same. Optional with `tls`. */
+  secret?: string;
+  /** Mutual TLS: this gateway's client certificate and key, and the CA the core's certificate must chain to. */
+  tls?: TlsCredentials;
   /** How long a call may take, beyond any long-poll wait it asks for. Default 30 s. */
   callTimeoutMs?: number;
   /** How long `connectCore` waits for the first connection. Default 10 s. */
@@ -49,7 +62,7 @@ export interface RpcClientOptions {
 }
 
 /** A core reached over the RPC. close() releases the connection; the core itself keeps running. */
-export interface RpcCore extends QueenCore {
+export interface RpcCore extends Core {
   /** The core's address, as text. */
   readonly address: string;
 }
@@ -87,11 +100,24 @@ class RpcClient {
 
   /** The secret's part of the key exchange, computed on the first dial. */
   private pakeSecret: PakeSecret | undefined;
+  /** The TLS context dials use; replaced when the certificate files change. */
+  private secureContext: SecureContext | null = null;
+  private stopReloads: (() => void) | null = null;
 
   constructor(private readonly options: RpcClientOptions) {
+    if (options.secret === undefined && options.tls === undefined) {
+      throw new Error('The RPC client needs a way to authenticate to the core: give it the shared secret, TLS credentials, or both.');
+    }
+    if (options.tls && options.tls.files.caFile === undefined) {
+      throw new Error("TLS on the RPC checks the core's certificate: give the CA file it must chain to.");
+    }
     this.address = typeof options.address === 'string' ? parseRpcAddress(options.address) : options.address;
     this.addressText = formatRpcAddress(this.address);
     this.backoffMs = options.reconnectInitialMs ?? 50;
+    if (options.tls) {
+      this.secureContext = createSecureContext(options.tls.contextOptions());
+      this.stopReloads = options.tls.onReload((context) => (this.secureContext = createSecureContext(context)));
+    }
   }
 
   /** Resolves once connected and authenticated; rejects on a refusal or when the time is up. */
@@ -116,10 +142,11 @@ class RpcClient {
     }
   }
 
-  call(method: MethodName, request: unknown, options?: CallOptions): Promise<unknown> {
+  call(method: MethodName, given: unknown, options?: CallOptions): Promise<unknown> {
     if (this.closed) return Promise.reject(new CoreError('closed', `This connection to the core at ${this.addressText} is closed; connect again to make calls.`));
     if (this.fatal) return Promise.reject(this.fatal);
     const traits = traitsOf(method);
+    const request = traits.keyed ? traits.keyed(given as never, randomUUID) : given;
     const holds = traits.holds ? traits.holds(request as never) : 0;
     const callTimeoutMs = this.options.callTimeoutMs ?? 30_000;
     const deadlineMs = holds === null ? 0 : Math.min(callTimeoutMs + Math.max(0, holds), MAX_CALL_ID);
@@ -187,6 +214,7 @@ class RpcClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopReloads?.();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const [id, call] of this.calls) {
       if (call.sentOn === null) this.settle(id, new CoreError('closed', `The connection to the core at ${this.addressText} was closed before ${call.method} was sent.`));
@@ -202,23 +230,32 @@ class RpcClient {
 
   // ─── The connection ───────────────────────────────────────────────────────
 
+  /** A new connection to the core: TLS when configured (the core's certificate checked against the CA and the host dialled). */
+  private open(): Socket {
+    const context = this.secureContext;
+    if (context === null) return 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
+    const where = 'path' in this.address ? { path: this.address.path } : { host: this.address.host, port: this.address.port, ...(isIP(this.address.host) ? {} : { servername: this.address.host }) };
+    return tlsConnect({ ...where, secureContext: context });
+  }
+
   private dial(): void {
     this.reconnectTimer = null;
     if (this.closed) return;
-    const socket = 'path' in this.address ? connect(this.address.path) : connect(this.address.port, this.address.host);
+    const socket = this.open();
     this.socket = socket;
     socket.setNoDelay(true);
-    const frames = new FrameReader();
-    this.pakeSecret ??= pakeSecret(this.options.secret);
-    const exchange = startExchange('client', this.pakeSecret);
-    let stage: Stage = 'challenge';
+    const secret = this.options.secret;
+    if (secret !== undefined) this.pakeSecret ??= pakeSecret(secret);
+    const exchange = this.pakeSecret ? startExchange('client', this.pakeSecret) : null;
+    // Without a secret the core answers the Hello with Ready (TLS has authenticated both ends).
+    let stage: Stage = exchange ? 'challenge' : 'ready-wait';
 
-    socket.on('connect', () => {
+    socket.on(this.secureContext ? 'secureConnect' : 'connect', () => {
       const w = frameWriter(FrameKind.Hello);
       w.raw(HELLO_MAGIC);
       w.uint16(RPC_VERSION);
       w.raw(METHOD_FINGERPRINT);
-      w.raw(exchange.message);
+      if (exchange) w.raw(exchange.message);
       sendFrame(socket, w);
     });
 
@@ -229,39 +266,41 @@ class RpcClient {
       socket.destroy();
     };
 
+    const frames = rpcFrameSplitter((kind, body) => {
+      if (socket.destroyed) return;
+      if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
+        if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
+        this.onAnswer(kind, body);
+      } else if (kind === FrameKind.Refused) {
+        const reason = body[0];
+        const sentence = body.subarray(1).toString('utf8');
+        return fail(new RpcError(reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
+      } else if (stage === 'challenge' && exchange && kind === FrameKind.Challenge) {
+        const r = new ValueReader(body);
+        const version = r.uint16();
+        if (version !== RPC_VERSION) {
+          return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
+        }
+        const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
+        if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
+          return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+        }
+        const w = frameWriter(FrameKind.Auth);
+        w.raw(keys.ownConfirmation);
+        sendFrame(socket, w);
+        stage = 'ready-wait';
+      } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
+        stage = 'ready';
+        frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+        this.onReady(socket);
+      } else {
+        throw new Error(`unexpected frame kind ${kind} during ${stage}`);
+      }
+    });
+
     socket.on('data', (chunk: Buffer) => {
       try {
-        for (const { kind, body } of frames.push(chunk)) {
-          if (socket.destroyed) return;
-          if (kind === FrameKind.Reply || kind === FrameKind.Failure) {
-            if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
-            this.onAnswer(kind, body);
-          } else if (kind === FrameKind.Refused) {
-            const reason = body[0];
-            const sentence = body.subarray(1).toString('utf8');
-            return fail(new RpcError(reason === RefusedReason.Secret ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
-          } else if (stage === 'challenge' && kind === FrameKind.Challenge) {
-            const r = new ValueReader(body);
-            const version = r.uint16();
-            if (version !== RPC_VERSION) {
-              return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
-            }
-            const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
-            if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
-              return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
-            }
-            const w = frameWriter(FrameKind.Auth);
-            w.raw(keys.ownConfirmation);
-            sendFrame(socket, w);
-            stage = 'ready-wait';
-          } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
-            stage = 'ready';
-            frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-            this.onReady(socket);
-          } else {
-            throw new Error(`unexpected frame kind ${kind} during ${stage}`);
-          }
-        }
+        frames.push(chunk);
       } catch (e) {
         this.lastProblem = `the core sent something that is not queen RPC: ${(e as Error).message}`;
         this.options.log?.warn({ core: this.addressText, reason: this.lastProblem }, 'rpc connection dropped');

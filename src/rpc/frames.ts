@@ -5,10 +5,12 @@
  *
  * Handshake (once per connection, client first):
  *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 256-byte client key-exchange value
+ *              (absent when the gateway holds no secret: TLS client certificates alone authenticate it)
  *   Challenge  u16 version | 256-byte server key-exchange value | 32-byte server confirmation
  *   Auth       32-byte client confirmation   (./handshake.ts)
+ *   (without a secret, Ready answers the Hello directly)
  *   Ready      (empty)
- *   Refused    u8 reason (1 version, 2 secret) | UTF-8 sentence saying why; the server closes after it
+ *   Refused    u8 reason (1 version, 2 authentication: the secret or the certificate) | UTF-8 sentence saying why; the server closes after it
  *
  * Calls (after Ready; any number in flight, answered in any order):
  *   Call       u32 call id | u16 method | u32 deadline ms (0 = none) | value
@@ -17,6 +19,7 @@
  *   Cancel     u32 call id        (the caller went away: abort the core call)
  */
 import type { Socket } from 'node:net';
+import { FrameSplitter } from '../../protocol/frame-splitter.js';
 import { ValueWriter } from './values.js';
 
 export const FrameKind = {
@@ -36,10 +39,6 @@ export type FrameKindCode = (typeof FrameKind)[keyof typeof FrameKind];
 export const DEFAULT_MAX_FRAME_BYTES = 256 * 1024 * 1024;
 /** The largest handshake frame (a Refused sentence); anything bigger before Ready is not this protocol. */
 export const HANDSHAKE_MAX_FRAME_BYTES = 4096;
-
-export class FrameError extends Error {
-  override readonly name = 'FrameError';
-}
 
 /** Starts a frame of `kind`; the caller writes the body, then `sendFrame` prefixes the length. */
 export function frameWriter(kind: FrameKindCode): ValueWriter {
@@ -71,34 +70,15 @@ export function sendFrame(socket: Socket, w: ValueWriter): void {
   writeFrame(socket, sealFrame(w));
 }
 
-export const RefusedReason = { Version: 1, Secret: 2 } as const;
+export const RefusedReason = { Version: 1, Authentication: 2 } as const;
 
 /**
- * Splits a byte stream into frames: one growing buffer, every complete frame
- * handed out per chunk. A length above the limit is refused before anything
- * is allocated for it.
+ * Splits a byte stream into RPC frames with the splitter the Kafka side uses
+ * (protocol/frame-splitter.ts), handing each out as its kind and body. A frame
+ * holds at least its kind byte. The limit starts at the handshake's: before
+ * Ready, no peer may make this side buffer more than a handshake frame; the
+ * caller raises `maxFrameBytes` once the peer has authenticated.
  */
-export class FrameReader {
-  private pending: Buffer | null = null;
-
-  /** Raised once the handshake is done: before it, no peer may make this side buffer more than a handshake frame. */
-  constructor(public maxFrameBytes = HANDSHAKE_MAX_FRAME_BYTES) {}
-
-  /** The complete frames in `chunk` (with what was left over before it), each as kind and body. */
-  push(chunk: Buffer): { kind: number; body: Buffer }[] {
-    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    const frames: { kind: number; body: Buffer }[] = [];
-    let at = 0;
-    while (buf.length - at >= 4) {
-      const length = buf.readUInt32BE(at);
-      if (length < 1) throw new FrameError('A frame is empty: it lacks even its kind byte.');
-      if (length > this.maxFrameBytes) throw new FrameError(`A frame of ${length} bytes exceeds the ${this.maxFrameBytes}-byte limit.`);
-      if (buf.length - at - 4 < length) break;
-      frames.push({ kind: buf[at + 4]!, body: buf.subarray(at + 5, at + 4 + length) });
-      at += 4 + length;
-    }
-    // A partial frame is copied out so the chunk it came in (and the frames handed out) can be released independently.
-    this.pending = at === buf.length ? null : Buffer.from(buf.subarray(at));
-    return frames;
-  }
+export function rpcFrameSplitter(onFrame: (kind: number, body: Buffer) => void): FrameSplitter {
+  return new FrameSplitter(HANDSHAKE_MAX_FRAME_BYTES, (frame) => onFrame(frame[0]!, frame.subarray(1)), { minFrameBytes: 1 });
 }

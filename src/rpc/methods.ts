@@ -1,5 +1,5 @@
 /**
- * The RPC's method list, declared once: every QueenCore call except close(),
+ * The RPC's method list, declared once: every Core call except close(),
  * with what the transport needs to know about it. Client and server are both
  * built from this table, so there is no per-method stub on either side; the
  * compiler refuses the table when the interface gains or loses a method.
@@ -10,19 +10,29 @@
  * method.
  */
 import { createHash } from 'node:crypto';
-import type { PopRequest, ReadRequest } from '../core/core.js';
-import type { QueenCore } from '../core/queen-core.js';
+import { BatchPos } from '../../protocol/records/batch-header.js';
+import type { AppendRequest, Core, PopRequest, ReadRequest } from '../core/core.js';
 
-export type MethodName = Exclude<keyof QueenCore, 'close'>;
+export type MethodName = Exclude<keyof Core, 'close'>;
 
 export interface MethodTraits {
   /**
    * May the client send the call again after the connection dropped before it
    * was answered? True for calls that change nothing; a function decides per
-   * request (an append is safe to repeat only when its requestId lets the core
-   * answer the repeat from its ledger).
+   * request, after `keyed` has run (an append is safe to repeat only when its
+   * requestId lets the core answer the repeat from its ledger).
    */
   retrySafe?: boolean | ((req: never) => boolean);
+  /**
+   * For a call the core can answer from a ledger when it is repeated: the
+   * request with a fresh key from `mint` added, or the request unchanged when
+   * it needs none. The client runs it once, before the first send, so a repeat
+   * after a lost connection carries the same key and the core answers it with
+   * the first outcome instead of applying the call twice. Callers never see
+   * or supply these keys: whether the core is across the RPC is the RPC's
+   * business.
+   */
+  keyed?: (req: never, mint: () => string) => unknown;
   /**
    * A long-poll: how long the core may legitimately hold the call, added to
    * the call timeout; null means it has no bound of its own (JoinGroup and
@@ -40,7 +50,7 @@ export const METHODS = {
   deleteQueue: {},
   addPartitions: {},
   alterQueue: {},
-  append: { retrySafe: (req: { requestId?: string }) => typeof req?.requestId === 'string' },
+  append: { keyed: keyAppend, retrySafe: (req: AppendRequest) => typeof req?.requestId === 'string' },
   read: { retrySafe: true, holds: (req: ReadRequest) => req?.maxWaitMs ?? 0 },
   offsets: changesNothing,
   offsetForTimestamp: changesNothing,
@@ -98,6 +108,20 @@ export const METHODS = {
   // Taking a lease again that this node holds changes nothing.
   findCoordinators: { retrySafe: true },
 } as const satisfies Record<MethodName, MethodTraits>;
+
+/**
+ * An idempotent producer's batches are keyed by producer id and sequence
+ * already: the core answers their repeat from the producer's window, so they
+ * need no ledger entry (which would cost PostgreSQL a row per append). Any
+ * batch without a producer id (or too short to say) makes the call need one.
+ */
+function keyAppend(req: AppendRequest, mint: () => string): AppendRequest {
+  if (req?.requestId !== undefined || !Array.isArray(req?.partitions)) return req;
+  const unkeyed = req.partitions.some(
+    (p) => !Buffer.isBuffer(p?.records) || p.records.length < BatchPos.ProducerId + 8 || p.records.readBigInt64BE(BatchPos.ProducerId) < 0n,
+  );
+  return unkeyed ? { ...req, requestId: mint() } : req;
+}
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];
 

@@ -6,18 +6,29 @@
 //
 //   consume  a librdkafka consumer (read_committed, as the bridge reads) assigned every partition
 //            from offset 0 until it has every record: the source's read ceiling for one client
-//   bridge   Bridge.start with a fresh target core (in this process, PostgreSQL when DATABASE_URL
-//            is set, else memory) until the target's high watermarks reach the source's end
+//   bridge   Bridge.start with a fresh target core in this process until the target's high
+//            watermarks reach the source's end: PostgreSQL (the test database, when there is
+//            one: what a migration writes to) and memory (the bridge's own cost beside the source's)
 //
-// Figures are the better of the two rounds; the ratio is bridge ÷ consume.
-// Run: npm run bench:bridge   (BRIDGE_BENCH_RECORDS to change the count)
+// Then the reverse mode (--to-kafka) the same way, with a gateway (a child
+// process, memory engine) as the source and the same Kafka as the target:
+//
+//   consume  the same plain consume, of the gateway
+//   reverse  Bridge.start with a KafkaTarget until it has copied every record (Kafka transactions,
+//            the offset mapping written beside them); each round copies a topic of its own, since
+//            a topic the bridge copied before is already on Kafka
+//
+// Figures are the better of the two rounds; each ratio is bridge ÷ consume of its own source.
+// Run: npm run bench:bridge   (BRIDGE_BENCH_RECORDS to change the count; BRIDGE_BENCH_REVERSE=0 skips the reverse mode)
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { Bridge } from '../../src/bridge/bridge.js';
+import { KafkaTarget } from '../../src/bridge/to-kafka.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { startApacheKafka } from '../support/apache-kafka.js';
+import { startGatewayProcess } from '../support/gateway.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { connectConsumer, connectProducer, createTopic, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
 import { sleep } from '../support/eventually.js';
@@ -28,12 +39,13 @@ const RECORD_BYTES = 200;
 const PARTITIONS = 12;
 const ROUNDS = 2;
 const TOPIC = 'bench-bridge';
+const REVERSE = process.env['BRIDGE_BENCH_REVERSE'] !== '0';
 
-async function plainConsume(bootstrap: string): Promise<number> {
-  const consumer = await connectConsumer(bootstrap, { 'isolation.level': 'read_committed' }, TOPIC);
+async function plainConsume(bootstrap: string, topic = TOPIC): Promise<number> {
+  const consumer = await connectConsumer(bootstrap, { 'isolation.level': 'read_committed' }, topic);
   const started = performance.now();
   let read = 0;
-  consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic: TOPIC, partition, offset: 0 })));
+  consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 })));
   while (read < RECORDS) {
     read += await new Promise<number>((resolve) => consumer.consume(5_000, (err, messages) => resolve(err && err.code !== CODES.ERRORS.ERR__PARTITION_EOF ? 0 : messages.length)));
   }
@@ -42,7 +54,7 @@ async function plainConsume(bootstrap: string): Promise<number> {
   return seconds;
 }
 
-async function bridgeCopy(bootstrap: string, core: QueenCore): Promise<number> {
+async function bridgeCopy(bootstrap: string, core: Core): Promise<number> {
   const started = performance.now();
   const bridge = await Bridge.start({
     source: bootstrap,
@@ -65,36 +77,84 @@ async function bridgeCopy(bootstrap: string, core: QueenCore): Promise<number> {
   return seconds;
 }
 
+/** The reverse bridge from the gateway at `source` to Kafka at `target`, until it has copied every record of `topic`. */
+async function reverseCopy(source: string, target: string, topic: string): Promise<number> {
+  const started = performance.now();
+  const log = pino({ level: 'warn' });
+  const bridge = await Bridge.start({
+    source,
+    sourceOptions: {},
+    topics: new RegExp(topic),
+    groups: null,
+    target: await KafkaTarget.start({ bootstrap: target, options: {}, compression: CompressionCodec.None, log }),
+    refreshIntervalMs: 60_000,
+    log,
+  });
+  while (bridge.progress().copied < RECORDS) await sleep(20);
+  const seconds = (performance.now() - started) / 1000;
+  await bridge.stop();
+  return seconds;
+}
+
+async function produceRecords(bootstrap: string, topic: string): Promise<void> {
+  await createTopic(bootstrap, topic, PARTITIONS);
+  const producer = await connectProducer(bootstrap, { 'compression.codec': 'lz4', 'linger.ms': 20 });
+  const payload = 'x'.repeat(RECORD_BYTES);
+  const records = Array.from({ length: RECORDS }, (_, i) => ({ partition: i % PARTITIONS, key: `key-${i}`, value: `${i}:${payload}`.slice(0, RECORD_BYTES), headers: [['bench', String(i % 10)] as [string, string]], timestamp: Date.now() }));
+  for (let at = 0; at < RECORDS; at += 20_000) expectDelivered(await produceAll(producer, topic, records.slice(at, at + 20_000), { timeoutMs: 300_000 }));
+  await disconnect(producer);
+}
+
+const perSecond = (rates: number[]) => `${Math.round(Math.max(...rates)).toLocaleString('en-US').padStart(7)} records/s  (rounds: ${rates.map((r) => Math.round(r)).join(', ')})`;
+
 const kafka = await startApacheKafka();
 const { database } = await findTestDatabase();
 try {
-  await createTopic(kafka.bootstrap, TOPIC, PARTITIONS);
-  const producer = await connectProducer(kafka.bootstrap, { 'compression.codec': 'lz4', 'linger.ms': 20 });
-  const payload = 'x'.repeat(RECORD_BYTES);
-  const records = Array.from({ length: RECORDS }, (_, i) => ({ partition: i % PARTITIONS, key: `key-${i}`, value: `${i}:${payload}`.slice(0, RECORD_BYTES), headers: [['bench', String(i % 10)] as [string, string]], timestamp: Date.now() }));
-  for (let at = 0; at < RECORDS; at += 20_000) expectDelivered(await produceAll(producer, TOPIC, records.slice(at, at + 20_000), { timeoutMs: 300_000 }));
-  await disconnect(producer);
+  await produceRecords(kafka.bootstrap, TOPIC);
 
+  // The PostgreSQL target is the one a migration uses; the memory one shows what the bridge itself costs beside the source.
+  const targets: { name: string; open(): Promise<Core> }[] = [
+    ...(database ? [{ name: 'postgres', open: () => openCore({ engine: 'postgres', url: database.url, schema: database.freshSchema('bench_bridge') }) }] : []),
+    { name: 'memory', open: () => openCore({ engine: 'memory' }) },
+  ];
   const consumeRates: number[] = [];
-  const bridgeRates: number[] = [];
+  const bridgeRates = new Map<string, number[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     consumeRates.push(RECORDS / (await plainConsume(kafka.bootstrap)));
-    const core = database
-      ? await openCore({ engine: 'postgres', url: database.url, schema: database.freshSchema('bench_bridge') })
-      : await openCore({ engine: 'memory' });
-    try {
-      bridgeRates.push(RECORDS / (await bridgeCopy(kafka.bootstrap, core)));
-    } finally {
-      await core.close();
+    for (const target of targets) {
+      const core = await target.open();
+      try {
+        bridgeRates.get(target.name)!.push(RECORDS / (await bridgeCopy(kafka.bootstrap, core)));
+      } finally {
+        await core.close();
+      }
     }
   }
   const consume = Math.max(...consumeRates);
-  const copy = Math.max(...bridgeRates);
-  const engine = database ? 'postgres' : 'memory';
-  console.log(`bridge bench: ${RECORDS} records of ${RECORD_BYTES} B over ${PARTITIONS} partitions, Apache Kafka ${kafka.version} as the source, ${engine} target`);
-  console.log(`  plain consume (librdkafka, read_committed): ${Math.round(consume).toLocaleString('en-US')} records/s  (rounds: ${consumeRates.map((r) => Math.round(r)).join(', ')})`);
-  console.log(`  bridge copy to the ${engine} core:          ${Math.round(copy).toLocaleString('en-US')} records/s  (rounds: ${bridgeRates.map((r) => Math.round(r)).join(', ')})`);
-  console.log(`  ratio bridge / consume: ${(copy / consume).toFixed(2)}`);
+  console.log(`bridge bench: ${RECORDS.toLocaleString('en-US')} records of ${RECORD_BYTES} B over ${PARTITIONS} partitions (lz4, a header each), Apache Kafka ${kafka.version} as the source`);
+  console.log(`  plain consume (librdkafka, read_committed): ${perSecond(consumeRates)}`);
+  for (const [name, rates] of bridgeRates) {
+    console.log(`  bridge copy to a ${name.padEnd(8)} core:      ${perSecond(rates)}  ratio bridge / consume: ${(Math.max(...rates) / consume).toFixed(2)}`);
+  }
+
+  if (REVERSE) {
+    const gateway = await startGatewayProcess({ engine: { engine: 'memory' }, autoCreateTopics: false });
+    try {
+      const topics = Array.from({ length: ROUNDS }, (_, round) => `bench-reverse-${round}`);
+      for (const topic of topics) await produceRecords(gateway.bootstrap, topic);
+      const gatewayRates: number[] = [];
+      const reverseRates: number[] = [];
+      for (const topic of topics) {
+        gatewayRates.push(RECORDS / (await plainConsume(gateway.bootstrap, topic)));
+        reverseRates.push(RECORDS / (await reverseCopy(gateway.bootstrap, kafka.bootstrap, topic)));
+      }
+      console.log(`reverse (--to-kafka): the same records on a gateway (child process, memory engine) as the source, the same Kafka as the target`);
+      console.log(`  plain consume of the gateway:               ${perSecond(gatewayRates)}`);
+      console.log(`  bridge copy to Kafka (transactions):        ${perSecond(reverseRates)}  ratio bridge / consume: ${(Math.max(...reverseRates) / Math.max(...gatewayRates)).toFixed(2)}`);
+    } finally {
+      await gateway.stop();
+    }
+  }
 } finally {
   await database?.release();
   await kafka.stop();

@@ -14,7 +14,8 @@
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import type { Core } from '../../src/core/core.js';
-import { openPostgresCore, type PostgresCoreOptions } from '../../src/core/engines/postgres/index.js';
+import type { PostgresOpenOptions } from '../../src/core/engines/postgres/index.js';
+import { postgresFront } from '../support/fronts.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { redisServerMissing, startRedis } from '../support/redis.js';
 
@@ -44,7 +45,7 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function coreOptions(transport: Transport, schema: string): PostgresCoreOptions {
+function coreOptions(transport: Transport, schema: string): PostgresOpenOptions {
   const base = { url: database.url, schema, maintenanceIntervalMs: 0, compactionIntervalMs: 0 };
   if (transport === 'none') return { ...base, notifyAppends: false, crossProcessWakeups: false };
   if (transport === 'notify') return base;
@@ -53,8 +54,8 @@ function coreOptions(transport: Transport, schema: string): PostgresCoreOptions 
 
 async function run(transport: Transport): Promise<{ samples: number[]; appendsPerSecond: number }> {
   const schema = database.freshSchema('queen_bench_xwake');
-  const writer = await openPostgresCore(coreOptions(transport, schema));
-  const reader = await openPostgresCore(coreOptions(transport, schema));
+  const writer = await postgresFront(coreOptions(transport, schema));
+  const reader = await postgresFront(coreOptions(transport, schema));
   await writer.createQueue({ name: 'load', partitions: 8, config: { dedupWindowSeconds: 0 } });
   await writer.createQueue({ name: 'probe', partitions: 1, config: { dedupWindowSeconds: 0 } });
   let loading = true;

@@ -17,11 +17,10 @@
  * Not part of `npm test`.
  */
 import { BatchPos } from '../../protocol/records/batch-header.js';
+import { memoryFront, postgresFront } from '../support/fronts.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import type { CompactionSettings, Core } from '../../src/core/core.js';
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
-import { openPostgresCore } from '../../src/core/engines/postgres/index.js';
 import type { CompactionStats } from '../../src/core/rules/compaction.js';
 import { planUpdates, type Update } from '../support/compaction-updates.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -132,8 +131,8 @@ async function bench(name: string, open: () => Promise<BenchCore>): Promise<void
 }
 
 await bench('memory', async () => {
-  const core = new MemoryCore({ maintenanceIntervalMs: 0, compactionIntervalMs: 0, maxStoredBytes: 0 });
-  return { core, runCompaction: () => core.runCompaction() };
+  const core = memoryFront({ maintenanceIntervalMs: 0, compactionIntervalMs: 0, maxStoredBytes: 0 });
+  return { core, runCompaction: () => core.engine.maintenance.runCompaction() };
 });
 
 const found = await findTestDatabase();
@@ -142,8 +141,8 @@ else {
   const database = found.database;
   try {
     await bench(`postgres (${database.source})`, async () => {
-      const core = await openPostgresCore({ url: database.url, schema: database.freshSchema('queen_bench'), maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
-      return { core, runCompaction: () => core.runCompaction() };
+      const core = await postgresFront({ url: database.url, schema: database.freshSchema('queen_bench'), maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+      return { core, runCompaction: () => core.engine.maintenance.runCompaction() };
     });
   } finally {
     await database.release();

@@ -10,9 +10,8 @@
  * ratio to it from the same run.
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
+import { memoryFront, postgresFront } from '../support/fronts.js';
 import type { Core } from '../../src/core/core.js';
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
-import { openPostgresCore } from '../../src/core/engines/postgres/index.js';
 import pg from 'pg';
 import { findTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -66,7 +65,7 @@ function rawPostgresTarget(database: TestDatabase, appenders: () => number): App
     async prepare() {
       const schema = database.freshSchema('queen_bench_raw');
       // Migrating through a core makes the tables; then the core steps aside.
-      await (await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, crossProcessWakeups: false })).close();
+      await (await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0, crossProcessWakeups: false })).close();
       const pool = new pg.Pool({ connectionString: database.url, max: appenders(), options: `-c search_path=${schema}` });
       await pool.query(`INSERT INTO queues (id, name, config, created_at) VALUES (gen_random_uuid(), 'raw', '{}', 0)`);
       const { rows } = await pool.query<{ id: string }>(`INSERT INTO partitions (queue_id, idx, name) SELECT id, 0, '0' FROM queues RETURNING id`);
@@ -102,7 +101,7 @@ const postgresEngines: BenchEngine[] = [];
 if (found.database) {
   const database = found.database;
   const postgresCore = (groupCommit: boolean) => () =>
-    openPostgresCore({ url: database.url, schema: database.freshSchema('queen_bench'), maintenanceIntervalMs: 0, groupCommit });
+    postgresFront({ url: database.url, schema: database.freshSchema('queen_bench'), maintenanceIntervalMs: 0, groupCommit });
   const ceiling = { name: 'raw pg', target: rawPostgresTarget(database, () => currentAppenders) };
   postgresEngines.push(
     { name: 'postgres', engine: coreTarget(postgresCore(true)), ceiling },
@@ -113,7 +112,7 @@ if (found.database) {
 }
 
 const ENGINES: BenchEngine[] = [
-  { name: 'memory', engine: coreTarget(async () => new MemoryCore({ maintenanceIntervalMs: 0 })) },
+  { name: 'memory', engine: coreTarget(async () => memoryFront({ maintenanceIntervalMs: 0 })) },
   // "pg no-group" is the engine with group commit off: the difference is what coalescing gains.
   ...postgresEngines,
 ];

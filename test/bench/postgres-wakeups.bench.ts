@@ -7,8 +7,8 @@
  * src/core/engines/postgres/DRIVER.md.
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
+import { postgresFront } from '../support/fronts.js';
 import type { Core } from '../../src/core/core.js';
-import { openPostgresCore } from '../../src/core/engines/postgres/index.js';
 import { findTestDatabase } from '../support/postgres.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 100);
@@ -29,8 +29,8 @@ function percentile(samples: number[], p: number): number {
 
 async function twoCores(listen: boolean): Promise<{ writer: Core; reader: Core; queue: string }> {
   const schema = database.freshSchema('queen_bench_wake');
-  const writer = await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0 });
-  const reader = await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, crossProcessWakeups: listen });
+  const writer = await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0 });
+  const reader = await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0, crossProcessWakeups: listen });
   const queue = 'wake';
   await writer.createQueue({ name: queue, partitions: 1, config: { dedupWindowSeconds: 0 } });
   return { writer, reader, queue };
@@ -71,9 +71,9 @@ async function latency(mode: 'notify' | 'poll'): Promise<{ samples: number[]; re
 /** Appends per second with and without the NOTIFY in each append transaction. */
 async function appendRate(notifyAppends: boolean, appenders: number): Promise<number> {
   const schema = database.freshSchema('queen_bench_notify');
-  const core = await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, notifyAppends });
+  const core = await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0, notifyAppends });
   // A listener elsewhere, as in production: NOTIFY costs more when someone listens.
-  const listener = await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0 });
+  const listener = await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0 });
   await core.createQueue({ name: 'rate', partitions: 8, config: { dedupWindowSeconds: 0 } });
   let appends = 0;
   const deadline = performance.now() + 2000;

@@ -23,7 +23,7 @@ import { apis, Fetch, Metadata, Produce } from '../../protocol/messages/index.js
 import { decodeRequest, encodeRequestFrame, encodeResponseFrame } from '../../protocol/frames.js';
 import { compileCodec, RUNTIME_NAMES, RUNTIME_VALUES, type MessageCodec } from '../../protocol/codec/compile.js';
 import { generateCodecSource } from '../../protocol/codec/generate.js';
-import { servedRange } from '../../protocol/codec/registry.js';
+import { servedRange } from '../protocol/support/served.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import { Writer } from '../../protocol/primitives/writer.js';
 import { buildBatch, CODEC_NAMES, CompressionCodec, inflationBudget, validateBatches } from '../../protocol/records/index.js';

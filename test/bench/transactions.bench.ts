@@ -20,7 +20,7 @@
 import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
-import type { LibrdKafkaError, Producer, ProducerGlobalConfig } from '@confluentinc/kafka-javascript';
+import type { LibrdKafkaError, ProducerGlobalConfig } from '@confluentinc/kafka-javascript';
 import pg from 'pg';
 import { startApacheKafka } from '../support/apache-kafka.js';
 import { LOCAL_TEST_URL } from '../support/postgres.js';

@@ -750,6 +750,28 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await popping).messages).toEqual([]);
       });
 
+      it('refuses every kind of call with closed once the core is closed, reads and writes alike', async () => {
+        const q = await newQueue();
+        await core.close();
+        const calls: [string, () => Promise<unknown>][] = [
+          ['listQueues', () => core.listQueues()],
+          ['createQueue', () => core.createQueue({ name: uniqueName('q'), partitions: 1 })],
+          ['append', () => core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['late']) }] })],
+          ['commitOffsets', () => core.commitOffsets({ group: 'g', offsets: [{ queue: q, partition: 0, offset: 1, leaderEpoch: -1, metadata: null }] })],
+          ['kvPut', () => core.kvPut({ ns: 'n', key: 'k', value: 1 })],
+          ['push', () => core.push({ items: [{ queue: q, payload: 1 }] })],
+          ['describeTransactions', () => core.describeTransactions({ transactionalIds: ['t'] })],
+          ['listAcls', () => core.listAcls()],
+        ];
+        for (const [name, call] of calls) {
+          const error = await call().then(
+            () => null,
+            (e: unknown) => e as { code?: string },
+          );
+          expect(error?.code, name).toBe('closed');
+        }
+      });
+
       it('finds offsets by timestamp, including latest (-1), earliest (-2) and max (-3)', async () => {
         const q = await newQueue();
         await core.append({ partitions: [{ queue: q, partition: 0, records: recordBatch(['a', 'b'], { timestamp: 1_000 }) }] });

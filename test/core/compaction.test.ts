@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { memoryFront, postgresFront } from '../support/fronts.js';
+import type { CoreFront } from '../../src/core/front.js';
+import type { PostgresEngine } from '../../src/core/engines/postgres/index.js';
 import { BatchAttr, BatchPos } from '../../protocol/records/batch-header.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { buildBatch, decodeBatch, validateBatch } from '../../protocol/records/record-batch.js';
 import type { CompactionSettings, Core } from '../../src/core/core.js';
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
-import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { uniqueName } from './behaviour.js';
 
@@ -318,10 +319,10 @@ function describeCompaction(engine: string, open: () => Promise<Fixture>): void 
 
 describeCompaction('memory', async () => {
   let now = Date.now();
-  const core = new MemoryCore({ clock: () => now, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
+  const core = memoryFront({ clock: () => now, maintenanceIntervalMs: 0, compactionIntervalMs: 0 });
   return {
     core,
-    runCompaction: () => core.runCompaction(),
+    runCompaction: () => core.engine.maintenance.runCompaction(),
     advanceClock: (ms) => {
       now += ms;
     },
@@ -340,11 +341,11 @@ if (found.database === null) {
   describeCompaction(`postgres (${database.source})`, async () => {
     let now = Date.now();
     const schema = database.freshSchema();
-    const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, compactionIntervalMs: 0, poolSize: 4 });
+    const open = (): Promise<CoreFront<PostgresEngine>> => postgresFront({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, compactionIntervalMs: 0, poolSize: 4 });
     let core = await open();
     const fixture: Fixture = {
       core,
-      runCompaction: () => core.runCompaction(),
+      runCompaction: () => core.engine.maintenance.runCompaction(),
       advanceClock: (ms) => {
         now += ms;
       },

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import type { JoinGroupRequest, JoinGroupResult } from '../../src/core/groups/types.js';
 import { assignment, subscription } from '../support/consumer-protocol.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -30,13 +30,13 @@ if (found.database === null) {
   afterAll(() => database.release());
 
   describe(`coordinator leases on PostgreSQL (${database.source})`, () => {
-    const opened: QueenCore[] = [];
+    const opened: Core[] = [];
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((c) => c.close()));
     });
 
     /** A core on `schema` whose clock runs `aheadMs` ahead of the real one. */
-    async function core(schema: string, aheadMs = 0): Promise<QueenCore> {
+    async function core(schema: string, aheadMs = 0): Promise<Core> {
       const opened_ = await openCore({
         engine: 'postgres',
         url: database.url,
@@ -69,7 +69,7 @@ if (found.database === null) {
     }
 
     /** Two members join and sync on `at`; answers their join results (the leader first). */
-    async function formGroup(at: QueenCore, group: string): Promise<JoinGroupResult[]> {
+    async function formGroup(at: Core, group: string): Promise<JoinGroupResult[]> {
       const joined = await Promise.all([at.joinGroup(join(group, 'c0')), at.joinGroup(join(group, 'c1'))]);
       for (const j of joined) expect(j.error).toBeNull();
       const leader = joined.find((j) => j.memberId === j.leader)!;
@@ -88,16 +88,16 @@ if (found.database === null) {
       return [leader, follower];
     }
 
-    async function topic(at: QueenCore): Promise<string> {
+    async function topic(at: Core): Promise<string> {
       const name = uniqueName('orders');
       await at.createQueue({ name, partitions: 2 });
       return name;
     }
 
-    const commit = (at: QueenCore, group: string, member: JoinGroupResult, queue: string, offset: number) =>
+    const commit = (at: Core, group: string, member: JoinGroupResult, queue: string, offset: number) =>
       at.commitGroupOffsets({ group, generationId: member.generationId, memberId: member.memberId, groupInstanceId: null, offsets: [{ queue, partition: 0, offset, leaderEpoch: -1, metadata: null }] });
 
-    const committed = async (at: QueenCore, group: string, queue: string) =>
+    const committed = async (at: Core, group: string, queue: string) =>
       (await at.fetchOffsets({ group, partitions: [{ queue, partition: 0 }] })).offsets[0]!.offset;
 
     it('serves a group on one core: the other answers not_coordinator and names the holder', async () => {

@@ -1,14 +1,15 @@
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
+import { MemoryEngine } from '../../src/core/engines/memory/index.js';
+import { CoreFront } from '../../src/core/front.js';
 import { describeCoreBehaviour } from './behaviour.js';
 
 describeCoreBehaviour('memory', async () => {
   let now = Date.now();
-  const core = new MemoryCore({ clock: () => now, maintenanceIntervalMs: 0 });
+  const engine = new MemoryEngine({ clock: () => now, maintenanceIntervalMs: 0 });
   return {
-    core,
+    core: new CoreFront(engine),
     advanceClock: (ms: number) => {
       now += ms;
     },
-    runMaintenance: () => core.runMaintenance(),
+    runMaintenance: () => engine.maintenance.runMaintenance(),
   };
 });

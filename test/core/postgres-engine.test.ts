@@ -1,6 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { postgresFront } from '../support/fronts.js';
+import type { CoreFront } from '../../src/core/front.js';
+import type { PostgresEngine } from '../../src/core/engines/postgres/index.js';
 import pg from 'pg';
-import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
 import { findTestDatabase, startThrowawayCluster } from '../support/postgres.js';
 import { recordBatch, uniqueName } from './behaviour.js';
 
@@ -18,10 +20,10 @@ if (found.database === null) {
   afterAll(() => database.release());
 
   describe(`postgres engine (${database.source})`, () => {
-    const opened: PostgresCore[] = [];
-    async function openCores(count: number, schema = database.freshSchema()): Promise<PostgresCore[]> {
+    const opened: CoreFront<PostgresEngine>[] = [];
+    async function openCores(count: number, schema = database.freshSchema()): Promise<CoreFront<PostgresEngine>[]> {
       const cores = await Promise.all(
-        Array.from({ length: count }, () => openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, poolSize: 4 })),
+        Array.from({ length: count }, () => postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0, poolSize: 4 })),
       );
       opened.push(...cores);
       return cores;
@@ -146,7 +148,7 @@ if (found.database === null) {
       const cluster = await startThrowawayCluster().catch((e: Error) => e);
       if (cluster instanceof Error) return skip(`no throwaway cluster: ${cluster.message}`);
       try {
-        const core = await openPostgresCore({ url: cluster.url, maintenanceIntervalMs: 0 });
+        const core = await postgresFront({ url: cluster.url, maintenanceIntervalMs: 0 });
         try {
           await core.createQueue({ name: 'throwaway', partitions: 1 });
           const appended = await core.append({ partitions: [{ queue: 'throwaway', partition: 0, records: recordBatch(['a']) }] });
@@ -160,7 +162,7 @@ if (found.database === null) {
     });
 
     it('refuses a schema name that could escape its quoting', async () => {
-      await expect(openPostgresCore({ url: database.url, schema: 'bad"; drop schema public; --' })).rejects.toThrow(/schema name/);
+      await expect(postgresFront({ url: database.url, schema: 'bad"; drop schema public; --' })).rejects.toThrow(/schema name/);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresCore, type PostgresCore, type PostgresCoreOptions } from '../../src/core/engines/postgres/index.js';
-import type { ReadRequest } from '../../src/core/core.js';
+import type { PostgresOpenOptions } from '../../src/core/engines/postgres/index.js';
+import { postgresFront } from '../support/fronts.js';
+import type { Core, ReadRequest } from '../../src/core/core.js';
 import { waitFor } from '../support/eventually.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { redisServerMissing, startRedis, type TestRedis } from '../support/redis.js';
@@ -22,7 +23,7 @@ function longPoll(queue: string, fetchOffset: number): ReadRequest {
 describe.skipIf(found.database === null || missing !== null)(`postgres engine, wake-ups over Redis (${found.skipReason ?? missing ?? 'PostgreSQL and Redis'})`, () => {
   const database = found.database!;
   let redis: TestRedis;
-  const opened: PostgresCore[] = [];
+  const opened: Core[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -36,8 +37,8 @@ describe.skipIf(found.database === null || missing !== null)(`postgres engine, w
     if (!redis.running) await redis.start();
   });
 
-  async function open(schema: string, extra: Partial<PostgresCoreOptions> = {}): Promise<PostgresCore> {
-    const core = await openPostgresCore({ url: database.url, schema, maintenanceIntervalMs: 0, compactionIntervalMs: 0, poolSize: 4, redisUrl: redis.url, redisKeyPrefix: `t-${schema}`, ...extra });
+  async function open(schema: string, extra: Partial<PostgresOpenOptions> = {}): Promise<Core> {
+    const core = await postgresFront({ url: database.url, schema, maintenanceIntervalMs: 0, compactionIntervalMs: 0, poolSize: 4, redisUrl: redis.url, redisKeyPrefix: `t-${schema}`, ...extra });
     opened.push(core);
     return core;
   }

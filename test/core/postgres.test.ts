@@ -1,6 +1,7 @@
 import { afterAll, describe, it } from 'vitest';
 import type { Core } from '../../src/core/core.js';
-import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
+import { openPostgresEngine, type PostgresEngine } from '../../src/core/engines/postgres/index.js';
+import { CoreFront } from '../../src/core/front.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { describeCoreBehaviour } from './behaviour.js';
 
@@ -19,20 +20,22 @@ if (found.database === null) {
   describeCoreBehaviour(`postgres (${database.source})`, async () => {
     let now = Date.now();
     const schema = database.freshSchema();
-    const open = (): Promise<PostgresCore> =>
-      openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
-    let core: PostgresCore = await open();
+    const open = (): Promise<PostgresEngine> =>
+      openPostgresEngine({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+    let engine = await open();
+    let core: Core = new CoreFront(engine);
     return {
       core,
       reopen: async (): Promise<Core> => {
         await core.close();
-        core = await open();
+        engine = await open();
+        core = new CoreFront(engine);
         return core;
       },
       advanceClock: (ms: number) => {
         now += ms;
       },
-      runMaintenance: () => core.runMaintenance(),
+      runMaintenance: () => engine.maintenance.runMaintenance(),
     };
   });
 }

@@ -4,10 +4,10 @@
  * schema, as a restart would), and through the RPC in front of each.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { memoryFront, postgresFront } from '../support/fronts.js';
+import type { CoreFront } from '../../src/core/front.js';
+import type { PostgresEngine } from '../../src/core/engines/postgres/index.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
-import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
-import { withGroupCoordinator } from '../../src/core/queen-core.js';
 import type { Core } from '../../src/core/core.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -17,7 +17,7 @@ import { uniqueName } from './behaviour.js';
 const SECRET = 'transactions-suite-secret';
 
 async function served(engine: Core): Promise<{ client: Core; stop(): Promise<void> }> {
-  const server = new RpcServer({ core: withGroupCoordinator(engine), secret: SECRET });
+  const server = new RpcServer({ core: engine, secret: SECRET });
   const address: RpcAddress = await server.listen({ host: '127.0.0.1', port: 0 });
   const client = await connectCore({ address, secret: SECRET });
   return {
@@ -31,18 +31,18 @@ async function served(engine: Core): Promise<{ client: Core; stop(): Promise<voi
 
 describeTransactionBehaviour('memory', async () => {
   let now = Date.now();
-  const core = new MemoryCore({ clock: () => now, maintenanceIntervalMs: 0 });
-  return { core, advanceClock: (ms) => void (now += ms), runMaintenance: () => core.runMaintenance() };
+  const core = memoryFront({ clock: () => now, maintenanceIntervalMs: 0 });
+  return { core, advanceClock: (ms) => void (now += ms), runMaintenance: () => core.engine.maintenance.runMaintenance() };
 });
 
 describeTransactionBehaviour('memory over RPC', async () => {
   let now = Date.now();
-  const engine = new MemoryCore({ clock: () => now, maintenanceIntervalMs: 0 });
+  const engine = memoryFront({ clock: () => now, maintenanceIntervalMs: 0 });
   const { client, stop } = await served(engine);
   return {
     core: client,
     advanceClock: (ms) => void (now += ms),
-    runMaintenance: () => engine.runMaintenance(),
+    runMaintenance: () => engine.engine.maintenance.runMaintenance(),
     dispose: async () => {
       await stop();
       await engine.close();
@@ -62,8 +62,8 @@ if (found.database === null) {
   describeTransactionBehaviour(`postgres (${database.source})`, async () => {
     let now = Date.now();
     const schema = database.freshSchema();
-    const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
-    let core: PostgresCore = await open();
+    const open = (): Promise<CoreFront<PostgresEngine>> => postgresFront({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+    let core: CoreFront<PostgresEngine> = await open();
     return {
       core,
       reopen: async (): Promise<Core> => {
@@ -72,14 +72,14 @@ if (found.database === null) {
         return core;
       },
       advanceClock: (ms) => void (now += ms),
-      runMaintenance: () => core.runMaintenance(),
+      runMaintenance: () => core.engine.maintenance.runMaintenance(),
     };
   });
 
   describeTransactionBehaviour(`postgres over RPC (${database.source})`, async () => {
     let now = Date.now();
     const schema = database.freshSchema();
-    const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+    const open = (): Promise<CoreFront<PostgresEngine>> => postgresFront({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
     let engine = await open();
     let hop = await served(engine);
     return {
@@ -92,7 +92,7 @@ if (found.database === null) {
         return hop.client;
       },
       advanceClock: (ms) => void (now += ms),
-      runMaintenance: () => engine.runMaintenance(),
+      runMaintenance: () => engine.engine.maintenance.runMaintenance(),
       dispose: async () => {
         await hop.stop();
         await engine.close();
@@ -104,7 +104,7 @@ if (found.database === null) {
     it('sweep the same expired transaction at once and abort it exactly once', async () => {
       let now = Date.now();
       const schema = database.freshSchema();
-      const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+      const open = (): Promise<CoreFront<PostgresEngine>> => postgresFront({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
       const cores = [await open(), await open(), await open()];
       try {
         const [first] = cores;
@@ -116,7 +116,7 @@ if (found.database === null) {
         const records = buildBatch({ records: [{ value: 'abandoned' }], producerId, producerEpoch, baseSequence: 0, isTransactional: true });
         expect((await first!.append({ partitions: [{ queue, partition: 0, records }] })).partitions[0]!.error).toBeNull();
         now += 5_000;
-        await Promise.all(cores.map((c) => c.abortExpiredTransactions()));
+        await Promise.all(cores.map((c) => c.engine.maintenance.abortExpiredTransactions()));
         // One data batch and one abort marker: no core wrote a second marker.
         expect((await first!.offsets({ partitions: [{ queue, partition: 0 }] })).partitions[0]).toMatchObject({ highWatermark: 2, lastStableOffset: 2 });
         expect((await first!.describeTransactions({ transactionalIds: [transactionalId] })).transactions[0]).toMatchObject({ state: 'CompleteAbort', producerEpoch: producerEpoch + 1 });

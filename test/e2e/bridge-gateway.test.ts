@@ -1,17 +1,17 @@
 /**
  * The migration bridge with a second gateway instance as its source (the
  * issue's "the same with a second gateway instance as the source"): the
- * scenario of bridge-scenario.ts, without transactions or compaction, which
- * that source does not have. The target is the PostgreSQL engine when there is
- * one, else memory.
+ * scenario of bridge-scenario.ts as with Apache Kafka (a live compressed topic
+ * with headers through three SIGKILLs, a compacted topic, a topic with aborted
+ * transactions, a group moving mid-stream, checksums per partition). The
+ * source's compactor runs every 100 ms, as Kafka's cleaner is set to there.
+ * The target is the PostgreSQL engine when there is one, else memory.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBroker, type Broker } from '../../src/index.js';
 import { startTarget, type Target } from '../support/bridge.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
-import { createTopic } from '../support/rdkafka.js';
-import { uniqueTopic } from '../support/records.js';
-import { runBridgeScenario } from './bridge-scenario.js';
+import { prepareSourceTopics, runBridgeScenario } from './bridge-scenario.js';
 
 const engines = await engineMatrix();
 const postgres = engines.find((e) => e.name === 'postgres')!;
@@ -29,12 +29,11 @@ describe(`bridge: a gateway as the source, ${engine.name} target`, () => {
     await source?.stop();
   });
 
-  it('copies a live topic offset for offset through three SIGKILLs; a group moves mid-stream without a duplicate or a miss', async () => {
-    source = await startBroker({ autoCreateTopics: false, groups: { initialRebalanceDelayMs: 0 } });
+  it('copies live, compacted and transactional topics offset for offset through three SIGKILLs; a group moves mid-stream without a duplicate or a miss', async () => {
+    source = await startBroker({ autoCreateTopics: false, groups: { initialRebalanceDelayMs: 0 }, compactionIntervalMs: 100 });
     target = await startTarget(engine.fresh());
-    const main = { name: uniqueTopic('bridge-gw'), partitions: 12 };
-    await createTopic(source.bootstrap, main.name, main.partitions);
-    const { report } = await runBridgeScenario({ source: source.bootstrap, target, main, others: [], initialRecords: RECORDS / 2, ongoingRecords: RECORDS / 2 });
+    const { main, others } = await prepareSourceTopics(source.bootstrap);
+    const { report } = await runBridgeScenario({ source: source.bootstrap, target, main, others, initialRecords: RECORDS / 2, ongoingRecords: RECORDS / 2 });
     expect(report).toContain(`group switching-group`);
   }, 900_000);
 });

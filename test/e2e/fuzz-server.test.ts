@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apis } from '../../protocol/messages/index.js';
-import { servedRange } from '../../protocol/codec/registry.js';
+import { servedRange } from '../protocol/support/served.js';
 import { encodeRequestFrame } from '../../protocol/frames.js';
 import { BatchAttr, BatchPos } from '../../protocol/records/batch-header.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';

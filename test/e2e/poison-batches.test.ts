@@ -21,7 +21,9 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
-import { openCore, openMemoryCore, withGroupCoordinator, type MemoryCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
+import type { MemoryEngine } from '../../src/core/engines/memory/index.js';
+import { memoryFront } from '../support/fronts.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
@@ -103,8 +105,8 @@ for (const engine of engines) {
   const title = `what is stored can be read, ${engine.name} engine` + (engine.skipReason ? ` (skipped: ${engine.skipReason})` : '');
   describe.skipIf(engine.skipReason !== null)(title, () => {
     let broker: Broker;
-    let core: QueenCore;
-    let memory: MemoryCore | null = null;
+    let core: Core;
+    let memory: MemoryEngine | null = null;
     let database: { url: string; schema: string } | null = null;
     const logs = new LogCapture();
     let producer: Producer;
@@ -114,8 +116,9 @@ for (const engine of engines) {
     beforeAll(async () => {
       const choice = engine.fresh();
       if (choice.engine === 'memory') {
-        memory = await openMemoryCore();
-        core = withGroupCoordinator(memory, { initialRebalanceDelayMs: 0 });
+        const front = memoryFront({}, { initialRebalanceDelayMs: 0 });
+        memory = front.engine;
+        core = front;
       } else {
         database = { url: choice.url, schema: choice.schema };
         core = await openCore({ engine: 'postgres', url: choice.url, schema: choice.schema, groups: { initialRebalanceDelayMs: 0 } });
@@ -236,7 +239,7 @@ for (const engine of engines) {
         return resign(copy);
       };
       if (memory) {
-        const internals = memory as unknown as { queues: Map<string, { partitions: { log: { batches: { baseOffset: number; bytes: Buffer }[] } }[] }> };
+        const internals = (memory as unknown as { store: { queues: Map<string, { partitions: { log: { batches: { baseOffset: number; bytes: Buffer }[] } }[] }> } }).store;
         const stored = internals.queues.get(topic)!.partitions[0]!.log.batches.find((b) => b.baseOffset === offset)!;
         stored.bytes = garble(stored.bytes);
         return;

@@ -18,7 +18,7 @@ import kafkajs from 'kafkajs';
 import rdkafka from '@confluentinc/kafka-javascript';
 import { pino, type Logger } from 'pino';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import type { ApiHandler } from '../../src/gateway/handler.js';
 import { handlers } from '../../src/gateway/handlers/index.js';
 import { buildSasl, type BuiltSasl } from '../../src/gateway/sasl/settings.js';
@@ -51,7 +51,7 @@ function capture(): { logs: LogCapture; logger: Logger } {
   return { logs, logger };
 }
 
-async function addScramUser(core: QueenCore, user: string, password: string): Promise<void> {
+async function addScramUser(core: Core, user: string, password: string): Promise<void> {
   for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
     const salt = randomBytes(16);
     await core.alterScramCredentials({ deletions: [], upsertions: [{ user, mechanism, iterations: 4096, salt, ...(await scramKeysFromPassword(mechanism, password, salt, 4096)) }] });
@@ -236,7 +236,7 @@ describe('SASL_SSL with kafkajs, librdkafka and kcat', () => {
 });
 
 describe('SASL_PLAINTEXT on the wire: the v0 handshake, limits before authentication, sessions', () => {
-  let core: QueenCore;
+  let core: Core;
   let built: BuiltSasl;
   let gateway: GatewayServer;
   let logs: LogCapture;
@@ -251,7 +251,7 @@ describe('SASL_PLAINTEXT on the wire: the v0 handshake, limits before authentica
     built = buildSasl({ maxReauthMs: REAUTH_MS }, core, captured.logger);
     gateway = new GatewayServer({
       core,
-      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10, appendRequestIds: false },
+      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10 },
       log: captured.logger,
       sasl: built.settings,
       limits: { saslMaxReceiveBytes: 4096, authenticationTimeoutMs: 1_000 },
@@ -356,7 +356,7 @@ describe('SASL_PLAINTEXT on the wire: the v0 handshake, limits before authentica
 
 describe('principals on the connection: SASL users and TLS client certificates', () => {
   let pki: TestPki;
-  let core: QueenCore;
+  let core: Core;
   let built: BuiltSasl;
   let gateway: GatewayServer;
   let tls: TlsCredentials;
@@ -385,7 +385,7 @@ describe('principals on the connection: SASL users and TLS client certificates',
     tls = new TlsCredentials({ certFile: join(pki.dir, 'live.pem'), keyFile: join(pki.dir, 'live.key'), caFile: pki.caCert, clientAuth: 'requested' }, logger);
     gateway = new GatewayServer({
       core,
-      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10, appendRequestIds: false },
+      settings: { clusterId: 'c', advertised: { nodeId: 0, host: '127.0.0.1', port: 0, rack: null }, autoCreateTopics: true, defaultPartitions: 1, fetchMaxBytes: 1 << 20, maxFetchSessions: 10 },
       log: logger,
       sasl: built.settings,
       tls,

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompressionTypes, type Admin } from 'kafkajs';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { connectCore, RpcServer, type RpcCore, type RpcFaults } from '../../src/rpc/index.js';
 import { engineMatrix, releaseEngines, type EngineChoice } from '../support/engines.js';
@@ -30,7 +30,7 @@ const GROUPS = { initialRebalanceDelayMs: 0 };
 
 interface SplitLayout {
   bootstrap: string;
-  core: QueenCore;
+  core: Core;
   stop(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@
  * RPC, are in test/e2e/cluster.test.ts.)
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker, type StartBrokerOptions } from '../../src/index.js';
 import { derivedNodeId, partitionLeader } from '../../src/cluster/leadership.js';
 import { waitFor } from '../support/eventually.js';
@@ -22,7 +22,7 @@ const TTL_MS = 900;
 
 describe.skipIf(missing !== null)('gateways registered in Redis', () => {
   let redis: TestRedis;
-  let core: QueenCore;
+  let core: Core;
   const running: Broker[] = [];
   let prefixCounter = 0;
 

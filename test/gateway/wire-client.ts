@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import type { Message } from '../../protocol/codec/compile.js';
 import { decodeResponse, encodeRequestFrame } from '../../protocol/frames.js';
-import { FrameReader } from '../../src/gateway/frame-reader.js';
+import { FrameSplitter } from '../../protocol/frame-splitter.js';
 
 export interface Arrived {
   correlationId: number;
@@ -22,7 +22,7 @@ export class WireClient {
   readonly closed: Promise<void>;
 
   private constructor(private readonly socket: Socket) {
-    const frames = new FrameReader(1 << 30, (frame) => {
+    const frames = new FrameSplitter(1 << 30, (frame) => {
       this.arrived.push({ correlationId: frame.readInt32BE(0), frame });
       this.wake?.();
     });

@@ -9,7 +9,7 @@
  * stops answering.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { buildHttpApi } from '../../src/http/index.js';
 import { connectCore, RpcServer, type RpcCore } from '../../src/rpc/index.js';
 import { httpEngines, releaseHttpEngines, type HttpRig } from './support.js';
@@ -77,7 +77,7 @@ for (const engine of engines) {
 
 describe('when the core does not answer (core behind the RPC)', () => {
   const SECRET = 'idempotency-test-secret-0123456789';
-  let core: QueenCore;
+  let core: Core;
   let server: RpcServer;
   let rpc: RpcCore;
   /** The core method whose next answer is lost: the call takes effect, and the connection drops before its answer goes out. */

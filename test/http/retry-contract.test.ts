@@ -12,8 +12,7 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { openCore, type QueenCore } from '../../src/core/index.js';
-import type { Core } from '../../src/core/core.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { buildHttpApi, startHttpServer, type HttpServer } from '../../src/http/index.js';
 import { httpEngines, releaseHttpEngines, type HttpRig } from './support.js';
 
@@ -21,7 +20,7 @@ const engines = await httpEngines();
 afterAll(() => releaseHttpEngines());
 
 /** The core as a gateway sees it that stops after each effect, before recording its answer. */
-function answerNeverRecorded(core: QueenCore): Core {
+function answerNeverRecorded(core: Core): Core {
   return new Proxy(core, {
     get(target, property) {
       if (property === 'kvPut') {
@@ -208,7 +207,7 @@ for (const engine of engines) {
 }
 
 describe('load shedding (a real socket)', () => {
-  let core: QueenCore;
+  let core: Core;
   let server: HttpServer;
   beforeEach(async () => {
     core = await openCore({ engine: 'memory' });

@@ -5,13 +5,13 @@
  * database harness; without one, its runs report themselves skipped.
  */
 import type { FastifyInstance } from 'fastify';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { buildHttpApi } from '../../src/http/index.js';
 import { QueenClient } from '../../src/client/index.js';
 import { findTestDatabase, type TestDatabaseLookup } from '../support/postgres.js';
 
 export interface HttpRig {
-  core: QueenCore;
+  core: Core;
   app: FastifyInstance;
   client: QueenClient;
   /** Moves the core's clock forward. */
@@ -46,7 +46,7 @@ export interface EngineRigFactory {
 export async function httpEngines(): Promise<EngineRigFactory[]> {
   lookup ??= findTestDatabase();
   const found = await lookup;
-  const rig = async (core: QueenCore, clock: { now: number }): Promise<HttpRig> => {
+  const rig = async (core: Core, clock: { now: number }): Promise<HttpRig> => {
     const app = await buildHttpApi({ core });
     return {
       core,

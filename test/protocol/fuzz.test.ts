@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apis } from '../../protocol/messages/index.js';
-import { servedRange } from '../../protocol/codec/registry.js';
+import { servedRange } from './support/served.js';
 import { decodeRequest, encodeRequestFrame } from '../../protocol/frames.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { messageArbitrary } from './support/arbitrary.js';

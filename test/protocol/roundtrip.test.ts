@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apis } from '../../protocol/messages/index.js';
-import { requestCodec, responseCodec, servedRange } from '../../protocol/codec/registry.js';
+import { requestCodec, responseCodec } from '../../protocol/codec/registry.js';
+import { servedRange } from './support/served.js';
 import { decodeRequest, decodeResponse, encodeRequestFrame, encodeResponseFrame } from '../../protocol/frames.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import { Writer } from '../../protocol/primitives/writer.js';

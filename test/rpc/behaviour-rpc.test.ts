@@ -6,9 +6,10 @@
  * PostgreSQL runs too when the test-database harness finds a server.
  */
 import { afterAll, describe, it } from 'vitest';
-import { MemoryCore } from '../../src/core/engines/memory/index.js';
-import { openPostgresCore, type PostgresCore } from '../../src/core/engines/postgres/index.js';
-import { withGroupCoordinator } from '../../src/core/queen-core.js';
+import { MemoryEngine } from '../../src/core/engines/memory/index.js';
+import { openPostgresEngine, type PostgresEngine } from '../../src/core/engines/postgres/index.js';
+import { CoreFront } from '../../src/core/front.js';
+import type { Engine } from '../../src/core/engine.js';
 import type { Core } from '../../src/core/core.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -16,9 +17,10 @@ import { describeCoreBehaviour } from '../core/behaviour.js';
 
 const SECRET = 'behaviour-suite-secret';
 
-/** Serves `engine` on a free loopback port and connects a client to it. */
-async function served(engine: Core): Promise<{ client: Core; stop(): Promise<void> }> {
-  const server = new RpcServer({ core: withGroupCoordinator(engine), secret: SECRET });
+/** Serves `engine` behind a core front on a free loopback port and connects a client to it; stop() closes all three. */
+async function served(engine: Engine): Promise<{ client: Core; stop(): Promise<void> }> {
+  const front = new CoreFront(engine);
+  const server = new RpcServer({ core: front, secret: SECRET });
   const address: RpcAddress = await server.listen({ host: '127.0.0.1', port: 0 });
   const client = await connectCore({ address, secret: SECRET });
   return {
@@ -26,23 +28,23 @@ async function served(engine: Core): Promise<{ client: Core; stop(): Promise<voi
     stop: async () => {
       await client.close();
       await server.close();
+      await front.close();
     },
   };
 }
 
 describeCoreBehaviour('memory over RPC (loopback TCP)', async () => {
   let now = Date.now();
-  const engine = new MemoryCore({ clock: () => now, maintenanceIntervalMs: 0 });
+  const engine = new MemoryEngine({ clock: () => now, maintenanceIntervalMs: 0 });
   const { client, stop } = await served(engine);
   return {
     core: client,
     advanceClock: (ms: number) => {
       now += ms;
     },
-    runMaintenance: () => engine.runMaintenance(),
+    runMaintenance: () => engine.maintenance.runMaintenance(),
     dispose: async () => {
       await stop();
-      await engine.close();
     },
   };
 });
@@ -59,14 +61,13 @@ if (found.database === null) {
   describeCoreBehaviour(`postgres over RPC (${database.source})`, async () => {
     let now = Date.now();
     const schema = database.freshSchema();
-    const open = (): Promise<PostgresCore> => openPostgresCore({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
+    const open = (): Promise<PostgresEngine> => openPostgresEngine({ url: database.url, schema, clock: () => now, maintenanceIntervalMs: 0, poolSize: 4 });
     let engine = await open();
     let hop = await served(engine);
     return {
       core: hop.client,
       reopen: async (): Promise<Core> => {
         await hop.stop();
-        await engine.close();
         engine = await open();
         hop = await served(engine);
         return hop.client;
@@ -74,10 +75,9 @@ if (found.database === null) {
       advanceClock: (ms: number) => {
         now += ms;
       },
-      runMaintenance: () => engine.runMaintenance(),
+      runMaintenance: () => engine.maintenance.runMaintenance(),
       dispose: async () => {
         await hop.stop();
-        await engine.close();
       },
     };
   });

@@ -11,11 +11,13 @@ import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
 import { HELLO_MAGIC, PAKE_VALUE_BYTES, RPC_VERSION } from '../../src/rpc/handshake.js';
 import { METHOD_FINGERPRINT } from '../../src/rpc/methods.js';
 import { LogCapture } from '../support/gateway.js';
+import { makeTestPki } from '../support/certificates.js';
+import { TlsCredentials } from '../../src/tls/credentials.js';
 import { waitFor } from '../support/eventually.js';
 
 const SECRET = 'a-weak-secret-16';
@@ -24,7 +26,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!().catch(() => {});
 });
 
-async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: QueenCore }> {
+async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number; tls?: TlsCredentials } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: Core }> {
   const core = await openCore({ engine: 'memory' });
   cleanups.push(() => core.close());
   const logs = new LogCapture();
@@ -106,5 +108,24 @@ describe('the RPC handshake against peers without the secret', () => {
     cleanups.push(() => gateway.close());
     await core.createQueue({ name: 'after-cap', partitions: 1 });
     expect((await gateway.listQueues()).map((q) => q.name)).toContain('after-cap');
+  });
+
+  it('counts a TLS connection from its TCP accept: peers stuck before the TLS handshake are capped and closed at the deadline', async () => {
+    const pki = makeTestPki();
+    cleanups.push(async () => pki.remove());
+    const tls = new TlsCredentials({ certFile: pki.serverCert, keyFile: pki.serverKey, caFile: pki.caCert, clientAuth: 'required' });
+    const { address, logs } = await serve({ tls, maxUnauthenticated: 2, handshakeTimeoutMs: 1_500 });
+    // Plain TCP connections that never start TLS.
+    const idle = await Promise.all([0, 1].map(() => open(address)));
+    const extra = await open(address);
+    await extra.closed;
+    await waitFor(() => logs.matching('too many are still in their handshake').length === 1, { what: 'the cap in the log', timeoutMs: 5_000 });
+    await Promise.all(idle.map((p) => p.closed));
+    expect(logs.matching('the handshake did not finish in time').length).toBe(2);
+    // Room again: a gateway with a certificate gets in.
+    const client = pki.client('gateway', '/CN=gateway');
+    const gateway = await connectCore({ address, secret: SECRET, tls: new TlsCredentials({ certFile: client.cert, keyFile: client.key, caFile: pki.caCert }), connectTimeoutMs: 5_000 });
+    cleanups.push(() => gateway.close());
+    expect(Array.isArray(await gateway.listQueues())).toBe(true);
   });
 });

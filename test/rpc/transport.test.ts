@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress, type RpcCore, type RpcFaults } from '../../src/rpc/index.js';
 import { decodeValue, encodeValue, ValueDecodeError } from '../../src/rpc/values.js';
 import { RPC_VERSION } from '../../src/rpc/handshake.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(core: QueenCore, options: { faults?: RpcFaults; address?: RpcAddress; secret?: string } = {}) {
+async function serve(core: Core, options: { faults?: RpcFaults; address?: RpcAddress; secret?: string } = {}) {
   const server = new RpcServer({ core, secret: options.secret ?? SECRET, ...(options.faults ? { faults: options.faults } : {}) });
   const address = await server.listen(options.address ?? { host: '127.0.0.1', port: 0 });
   cleanups.push(() => server.close());
@@ -36,7 +36,7 @@ async function client(address: RpcAddress, options: { secret?: string; callTimeo
   return core;
 }
 
-async function memoryCore(): Promise<QueenCore> {
+async function memoryCore(): Promise<Core> {
   const core = await openCore({ engine: 'memory', groups: { initialRebalanceDelayMs: 0 } });
   cleanups.push(() => core.close());
   return core;
@@ -145,7 +145,7 @@ describe('calls over the RPC', () => {
   });
 
   it('fails a call the core does not answer within the deadline, with a sentence that says so', async () => {
-    const hanging = new Proxy({}, { get: (_t, name) => (name === 'close' ? async () => {} : () => new Promise(() => {})) }) as QueenCore;
+    const hanging = new Proxy({}, { get: (_t, name) => (name === 'close' ? async () => {} : () => new Promise(() => {})) }) as Core;
     const { address } = await serve(hanging);
     const rpc = await client(address, { callTimeoutMs: 200 });
     const error = await rejection(rpc.listQueues());
@@ -161,6 +161,41 @@ describe('calls over the RPC', () => {
     const remote = await rejection(rpc.createQueue({ name: 'bad name!', partitions: 1 }));
     expect(remote).toMatchObject({ name: 'CoreError', code: direct.code, message: direct.message });
     expect(remote.constructor).toBe(direct.constructor);
+  });
+
+  it('carries large values both ways, arriving in many chunks, byte for byte', async () => {
+    const core = await memoryCore();
+    const { address } = await serve(core);
+    const rpc = await client(address);
+    await rpc.createQueue({ name: 'large', partitions: 1 });
+    // A 900 KiB record (under the core's message limit): a frame many socket reads long, so both splitters assemble it from pieces.
+    const value = Array.from({ length: 900 * 1024 }, (_, i) => String.fromCharCode(33 + ((i * 31) % 94))).join('');
+    const records = recordBatch([value]);
+    const appended = await rpc.append({ partitions: [{ queue: 'large', partition: 0, records }] });
+    expect(appended.partitions[0]).toMatchObject({ error: null, baseOffset: 0 });
+    const read = await rpc.read({ partitions: [{ queue: 'large', partition: 0, fetchOffset: 0, maxBytes: 1 }], minBytes: 1, maxWaitMs: 0, maxBytes: 1, isolation: 'read_uncommitted' });
+    const stored = read.partitions[0]!.batches;
+    // Stored verbatim but for the base offset and leader epoch the core assigns (before the CRC'd part).
+    expect(Buffer.concat(stored).subarray(21).equals(records.subarray(21))).toBe(true);
+  });
+
+  it('closes a connection whose frame, once authenticated, is larger than the maximum', async () => {
+    const core = await memoryCore();
+    const server = new RpcServer({ core, secret: SECRET, maxFrameBytes: 1024 * 1024 });
+    const address = await server.listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => server.close());
+    const rpc = await client(address);
+    await rpc.createQueue({ name: 'capped', partitions: 1 });
+    // An idempotent producer's batch, so the client reports the lost call rather than repeating it.
+    const { producerId, producerEpoch } = await rpc.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+    const records = recordBatch(['x'.repeat(2 * 1024 * 1024)], { producerId, producerEpoch, baseSequence: 0 });
+    const error = await rejection(rpc.append({ partitions: [{ queue: 'capped', partition: 0, records }] }));
+    // The client cannot know the outcome; the core never saw the call and holds nothing of it.
+    expect(error).toMatchObject({ name: 'RpcError', code: 'connection_lost' });
+    const offsets = await core.offsets({ partitions: [{ queue: 'capped', partition: 0 }] });
+    expect(offsets.partitions[0]!.highWatermark).toBe(0);
+    // The client dials again and small calls go on working.
+    expect((await rpc.describeQueue({ name: 'capped' }))!.name).toBe('capped');
   });
 
   it('works over a Unix socket', async () => {
@@ -283,13 +318,32 @@ describe('exactly once across the hop', () => {
     expect(offsets.partitions[0]!.highWatermark).toBe(1);
   });
 
-  it('does not repeat an append without a requestId: its outcome is reported unknown', async () => {
+  it('keys an append from a producer without an id itself, so its retry after a lost reply appends once', async () => {
+    const core = await memoryCore();
+    const faults = dropFirstAppendReply();
+    const { address } = await serve(core, { faults });
+    const rpc = await client(address);
+    await rpc.createQueue({ name: 'keyed-here', partitions: 1 });
+    // The caller gives no requestId: whether the core is across the RPC is none of its business.
+    const result = await rpc.append({ partitions: [{ queue: 'keyed-here', partition: 0, records: recordBatch(['only once']) }] });
+    expect(faults.dropped).toBe(1);
+    expect(result.partitions[0]).toMatchObject({ error: null, baseOffset: 0 });
+    const offsets = await core.offsets({ partitions: [{ queue: 'keyed-here', partition: 0 }] });
+    expect(offsets.partitions[0]!.highWatermark).toBe(1);
+    // The next append is a call of its own with a key of its own: it is appended, not answered from the ledger.
+    const next = await rpc.append({ partitions: [{ queue: 'keyed-here', partition: 0, records: recordBatch(['second']) }] });
+    expect(next.partitions[0]).toMatchObject({ error: null, baseOffset: 1 });
+  });
+
+  it("does not repeat an idempotent producer's append (keyed by its sequence, not by the ledger): its outcome is reported unknown", async () => {
     const core = await memoryCore();
     const faults = dropFirstAppendReply();
     const { address } = await serve(core, { faults });
     const rpc = await client(address);
     await rpc.createQueue({ name: 'unknown', partitions: 1 });
-    const error = await rejection(rpc.append({ partitions: [{ queue: 'unknown', partition: 0, records: recordBatch(['maybe']) }] }));
+    const { producerId, producerEpoch } = await rpc.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+    const batch = recordBatch(['maybe'], { producerId, producerEpoch, baseSequence: 0 });
+    const error = await rejection(rpc.append({ partitions: [{ queue: 'unknown', partition: 0, records: batch }] }));
     expect(error).toMatchObject({ name: 'RpcError', code: 'connection_lost' });
     expect(error.message).toMatch(/may or may not have taken effect/);
     const offsets = await core.offsets({ partitions: [{ queue: 'unknown', partition: 0 }] });

@@ -8,22 +8,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import KafkaJavascript from '@confluentinc/kafka-javascript';
 import type { Message } from '@confluentinc/kafka-javascript';
-import { openCore, type QueenCore } from '../../src/core/index.js';
+import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { formatRpcAddress, RpcServer } from '../../src/rpc/index.js';
 import type { EngineChoice } from './engines.js';
-import { connectConsumer, disconnect, fromHeaders } from './rdkafka.js';
+import { connectConsumer, disconnect, fromHeaders, OFFSET_BEGINNING, type ConsumerConfig } from './rdkafka.js';
 import { sleep, waitFor } from './eventually.js';
 import { LogCapture } from './gateway.js';
 
-const { CODES } = KafkaJavascript;
 const CLI = fileURLToPath(new URL('../../bin/queen-gateway.js', import.meta.url));
 export const BRIDGE_SECRET = 'bridge-test-rpc-secret';
 
 export interface Target {
-  core: QueenCore;
+  core: Core;
   /** The core's RPC address, for the bridge's --core. */
   rpc: string;
   /** A gateway on the same core (same group coordinator), for the consumers that move. */
@@ -106,15 +104,22 @@ export async function startBridgeProcess(args: string[]): Promise<BridgeProcess>
 }
 
 export interface PartitionLog {
+  /** The partition's log start offset: above 0 once retention or DeleteRecords removed its first records. */
+  start: number;
   /** Where the partition ends (librdkafka's end-of-partition offset). */
   end: number;
   records: { offset: number; key: string | null; value: string; headers: [string, string][]; timestamp: number }[];
 }
 
-/** Every partition of `topic` read from its start to its end as it is now, read_committed. */
-export async function readLogs(bootstrap: string, topic: string, partitions: number, timeoutMs = 120_000): Promise<PartitionLog[]> {
-  const consumer = await connectConsumer(bootstrap, { 'isolation.level': 'read_committed', 'fetch.wait.max.ms': 50 }, topic);
-  const logs: PartitionLog[] = Array.from({ length: partitions }, () => ({ end: -1, records: [] }));
+/**
+ * Every partition of `topic` read from its log start to its end as it is now,
+ * read_committed; `config` adds librdkafka settings (a secured listener's).
+ * The start is read too and is part of each partition's checksum, so a log
+ * whose first records are gone (retention) reads as such, not as an empty one.
+ */
+export async function readLogs(bootstrap: string, topic: string, partitions: number, timeoutMs = 120_000, config: ConsumerConfig = {}): Promise<PartitionLog[]> {
+  const consumer = await connectConsumer(bootstrap, { 'isolation.level': 'read_committed', 'fetch.wait.max.ms': 50, 'auto.offset.reset': 'earliest', ...config }, topic);
+  const logs: PartitionLog[] = Array.from({ length: partitions }, () => ({ start: -1, end: -1, records: [] }));
   const open = new Set(Array.from({ length: partitions }, (_, i) => i));
   consumer.on('partition.eof', (e) => {
     logs[e.partition]!.end = e.offset;
@@ -125,12 +130,17 @@ export async function readLogs(bootstrap: string, topic: string, partitions: num
     logs[m.partition]!.records.push({ offset: m.offset, key: m.key === null || m.key === undefined ? null : m.key.toString(), value: m.value?.toString() ?? '', headers: fromHeaders(m.headers), timestamp: m.timestamp ?? -1 });
   });
   try {
-    consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: 0 })));
+    consumer.assign(Array.from({ length: partitions }, (_, partition) => ({ topic, partition, offset: OFFSET_BEGINNING })));
     const deadline = Date.now() + timeoutMs;
     while (open.size > 0) {
       if (Date.now() > deadline) throw new Error(`reading ${topic} from ${bootstrap} to its end took over ${timeoutMs} ms; partitions still open: ${[...open].join(', ')}`);
-      await new Promise<void>((resolve) => consumer.consume(2000, (err) => (err && err.code !== CODES.ERRORS.ERR__PARTITION_EOF ? resolve() : resolve())));
+      await new Promise<void>((resolve) => consumer.consume(2000, () => resolve()));
       await sleep(1);
+    }
+    for (const [partition, log] of logs.entries()) {
+      log.start = await new Promise<number>((resolve, reject) =>
+        consumer.queryWatermarkOffsets(topic, partition, 10_000, (err, offsets) => (err ? reject(new Error(`the log start of ${topic}/${partition} at ${bootstrap}: ${err.message}`)) : resolve(offsets.lowOffset))),
+      );
     }
     return logs;
   } finally {
@@ -138,16 +148,16 @@ export async function readLogs(bootstrap: string, topic: string, partitions: num
   }
 }
 
-/** One line per partition: its end, its record count and a SHA-256 over every record's offset, key, value, headers and timestamp. */
+/** One line per partition: its start and end, its record count and a SHA-256 over every record's offset, key, value, headers and timestamp. */
 export function checksums(logs: PartitionLog[]): string[] {
   return logs.map((log, partition) => {
     const hash = createHash('sha256');
     for (const r of log.records) hash.update(JSON.stringify([r.offset, r.key, r.value, r.headers, r.timestamp])).update('\n');
-    return `p${partition} end=${log.end} records=${log.records.length} sha256=${hash.digest('hex').slice(0, 16)}`;
+    return `p${partition} start=${log.start} end=${log.end} records=${log.records.length} sha256=${hash.digest('hex').slice(0, 16)}`;
   });
 }
 
-/** Offsets within [0, end) that hold no record: the gaps a copy must keep. */
+/** Offsets within [start, end) that hold no record: the gaps a copy must keep. */
 export function gapCount(log: PartitionLog): number {
-  return log.end - log.records.length;
+  return log.end - log.start - log.records.length;
 }

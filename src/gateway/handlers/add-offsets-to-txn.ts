@@ -12,7 +12,7 @@ import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
 
-export const addOffsetsToTxn: ApiHandler = {
+export const addOffsetsToTxn: ApiHandler<typeof AddOffsetsToTxn> = {
   api: AddOffsetsToTxn,
   versions: '0-4',
   async handle(request, ctx) {

@@ -20,16 +20,14 @@
 // OPERATION_NOT_ATTEMPTED, and nothing is added).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AddPartitionsToTxn } from '../../../protocol/messages/index.js';
-import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/core.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { coreErrorCode, NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
 
-interface TopicPartitions {
-  name: string;
-  partitions: number[];
-}
+type TopicPartitions = RequestOf<typeof AddPartitionsToTxn>['transactions'][number]['topics'][number];
 
 interface TopicResult {
   name: string;
@@ -75,7 +73,7 @@ async function addForTransaction(
   });
 }
 
-export const addPartitionsToTxn: ApiHandler = {
+export const addPartitionsToTxn: ApiHandler<typeof AddPartitionsToTxn> = {
   api: AddPartitionsToTxn,
   versions: '0-5',
   async handle(request, ctx) {
@@ -89,7 +87,7 @@ export const addPartitionsToTxn: ApiHandler = {
       });
       return { throttleTimeMs: 0, resultsByTopicV3AndBelow: results };
     }
-    const transactions = request.transactions as { transactionalId: string; producerId: bigint; producerEpoch: number; verifyOnly: boolean; topics: TopicPartitions[] }[];
+    const transactions = request.transactions;
     const resultsByTransaction = await Promise.all(
       transactions.map(async (t) => ({ transactionalId: t.transactionalId, topicResults: await addForTransaction(ctx, t) })),
     );

@@ -13,26 +13,22 @@
 // Versions: v1 flexible.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterClientQuotas } from '../../../protocol/messages/index.js';
-import type { AlterClientQuotasRequest } from '../../core/core.js';
-import { isCoreError } from '../../core/errors.js';
-import { checkQuotaAlterations } from '../../core/rules/quotas.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import { type AlterClientQuotasRequest, checkQuotaAlterations, isCoreError } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { entityFromWire } from '../quota-entities.js';
 
-interface WireEntry {
-  entity: { entityType: string; entityName: string | null }[];
-  ops: { key: string; value: number; remove: boolean }[];
-}
+type WireEntry = RequestOf<typeof AlterClientQuotas>['entries'][number];
 
 type Alteration = AlterClientQuotasRequest['alterations'][number];
 
-export const alterClientQuotas: ApiHandler = {
+export const alterClientQuotas: ApiHandler<typeof AlterClientQuotas> = {
   api: AlterClientQuotas,
   versions: '0-1',
   async handle(request, ctx) {
-    const asked = request.entries as WireEntry[];
+    const asked = request.entries;
     const answer = (e: WireEntry, errorCode: number, errorMessage: string | null) => ({ errorCode, errorMessage, entity: e.entity });
     if (!ctx.access.allows('ALTER_CONFIGS', 'CLUSTER', CLUSTER_NAME)) {
       return { throttleTimeMs: 0, entries: asked.map((e) => answer(e, DENIED_CODE.CLUSTER, 'Not authorized: altering client quotas needs ALTER_CONFIGS on the cluster.')) };

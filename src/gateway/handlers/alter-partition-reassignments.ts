@@ -17,6 +17,7 @@
 // ACLs: ALTER on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterPartitionReassignments } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
@@ -24,12 +25,9 @@ import { listedBrokers } from '../brokers.js';
 import { replicaListProblem } from '../replica-assignments.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
 
-interface ReassignableTopic {
-  name: string;
-  partitions: { partitionIndex: number; replicas: number[] | null }[];
-}
+type ReassignableTopic = RequestOf<typeof AlterPartitionReassignments>['topics'][number];
 
-export const alterPartitionReassignments: ApiHandler = {
+export const alterPartitionReassignments: ApiHandler<typeof AlterPartitionReassignments> = {
   api: AlterPartitionReassignments,
   versions: '0',
   async handle(request, ctx) {

@@ -13,23 +13,16 @@
 // user's are refused.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterUserScramCredentials } from '../../../protocol/messages/index.js';
-import type { ScramCredential, ScramCredentialRef, ScramMechanism } from '../../core/core.js';
-import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from '../../core/rules/scram-credentials.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramCredentialRef, type ScramMechanism } from '../../core/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramKeysFromSaltedPassword } from '../sasl/scram.js';
-import { scramMechanismOf } from './scram-mechanisms.js';
+import { scramMechanismOf } from '../sasl/scram-mechanisms.js';
 
-interface Deletion {
-  name: string;
-  mechanism: number;
-}
+type Deletion = RequestOf<typeof AlterUserScramCredentials>['deletions'][number];
 
-interface Upsertion extends Deletion {
-  iterations: number;
-  salt: Buffer;
-  saltedPassword: Buffer;
-}
+type Upsertion = RequestOf<typeof AlterUserScramCredentials>['upsertions'][number];
 
 type Refusal = { errorCode: number; errorMessage: string };
 
@@ -46,12 +39,12 @@ function problemOf(change: Deletion | Upsertion, mechanism: ScramMechanism | nul
   return null;
 }
 
-export const alterUserScramCredentials: ApiHandler = {
+export const alterUserScramCredentials: ApiHandler<typeof AlterUserScramCredentials> = {
   api: AlterUserScramCredentials,
   versions: '0',
   async handle(request, ctx) {
-    const deletions = request.deletions as Deletion[];
-    const upsertions = request.upsertions as Upsertion[];
+    const deletions = request.deletions;
+    const upsertions = request.upsertions;
     const users: string[] = [];
     const refusals = new Map<string, Refusal>();
     const refuse = (user: string, refusal: Refusal) => {

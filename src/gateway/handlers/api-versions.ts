@@ -22,7 +22,7 @@ import { NONE } from '../kafka-errors.js';
 /** KIP-511's rule for ClientSoftwareName and ClientSoftwareVersion. */
 const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?$/;
 
-export const apiVersions: ApiHandler = {
+export const apiVersions: ApiHandler<typeof ApiVersions> = {
   api: ApiVersions,
   versions: '0-4',
   async handle(request, ctx) {

@@ -13,16 +13,16 @@
 //
 // Versions: v0 has no pattern type (LITERAL); v2+ flexible.
 import { CreateAcls } from '../../../protocol/messages/index.js';
-import type { AclBinding } from '../../core/core.js';
+import type { AclBinding } from '../../core/index.js';
 import { aclApiRefusal, bindingFromWire, WireAclError, type WireBinding } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
-export const createAcls: ApiHandler = {
+export const createAcls: ApiHandler<typeof CreateAcls> = {
   api: CreateAcls,
   versions: '0-3',
   async handle(request, ctx) {
-    const creations = (request.creations as (Omit<WireBinding, 'patternType'> & { resourcePatternType: number })[]).map((c) => ({ ...c, patternType: c.resourcePatternType }));
+    const creations = request.creations.map((c) => ({ ...c, patternType: c.resourcePatternType }));
     const refusal = aclApiRefusal(ctx, 'ALTER');
     if (refusal) return { throttleTimeMs: 0, results: creations.map(() => refusal) };
 

@@ -16,20 +16,16 @@
 // ACLs: ALTER on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreatePartitions } from '../../../protocol/messages/index.js';
-import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import { MAX_PARTITIONS } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { listedBrokers } from '../brokers.js';
 import { replicaListProblem } from '../replica-assignments.js';
-import { topicNameProblem } from '../topics.js';
-import { repeatedNames } from './create-topics.js';
+import { repeatedNames, topicNameProblem } from '../topics.js';
 
-interface PartitionsRequest {
-  name: string;
-  count: number;
-  assignments: { brokerIds: number[] }[] | null;
-}
+type PartitionsRequest = RequestOf<typeof CreatePartitions>['topics'][number];
 
 interface PartitionsResult {
   name: string;
@@ -76,7 +72,7 @@ async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicat
   }
 }
 
-export const createPartitions: ApiHandler = {
+export const createPartitions: ApiHandler<typeof CreatePartitions> = {
   api: CreatePartitions,
   versions: '0-3',
   async handle(request, ctx) {

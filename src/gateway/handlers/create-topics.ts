@@ -30,30 +30,17 @@
 // as Kafka does); topic ids from v7.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreateTopics } from '../../../protocol/messages/index.js';
-import type { QueueConfig, QueueInfo } from '../../core/core.js';
-import { DEFAULT_QUEUE_CONFIG } from '../../core/core.js';
-import { MAX_PARTITIONS } from '../../core/rules/arguments.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import { DEFAULT_QUEUE_CONFIG, MAX_PARTITIONS, type QueueConfig, type QueueInfo } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { listedBrokers } from '../brokers.js';
 import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
 import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
-import { describeTopics, KAFKA_QUEUE_CONFIG, topicNameProblem, ZERO_UUID } from '../topics.js';
+import { describeTopics, KAFKA_QUEUE_CONFIG, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
 
-interface CreatableTopic {
-  name: string;
-  numPartitions: number;
-  replicationFactor: number;
-  assignments: { partitionIndex: number; brokerIds: number[] }[];
-  configs: { name: string; value: string | null }[];
-}
-
-/** Names given more than once in one request (CreateTopics, CreatePartitions answer each such entry INVALID_REQUEST). */
-export function repeatedNames(names: readonly string[]): Set<string> {
-  const seen = new Set<string>();
-  return new Set(names.filter((name) => seen.has(name) || !seen.add(name)));
-}
+type CreatableTopic = RequestOf<typeof CreateTopics>['topics'][number];
 
 class Refusal {
   constructor(
@@ -134,7 +121,7 @@ function answer(ctx: HandlerContext, name: string, outcome: Refusal | { queue: Q
   };
 }
 
-export const createTopics: ApiHandler = {
+export const createTopics: ApiHandler<typeof CreateTopics> = {
   api: CreateTopics,
   versions: '0-7',
   async handle(request, ctx) {

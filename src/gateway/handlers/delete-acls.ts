@@ -9,26 +9,16 @@
 //
 // Versions: v0 has no pattern type filter (LITERAL); v2+ flexible.
 import { DeleteAcls } from '../../../protocol/messages/index.js';
-import type { AclBinding, AclBindingFilter } from '../../core/core.js';
+import type { AclBinding, AclBindingFilter } from '../../core/index.js';
 import { aclApiRefusal, bindingToWire, filterFromWire, WireAclError, type WireBinding } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
-interface WireFilter {
-  resourceTypeFilter: number;
-  resourceNameFilter: string | null;
-  patternTypeFilter: number;
-  principalFilter: string | null;
-  hostFilter: string | null;
-  operation: number;
-  permissionType: number;
-}
-
-export const deleteAcls: ApiHandler = {
+export const deleteAcls: ApiHandler<typeof DeleteAcls> = {
   api: DeleteAcls,
   versions: '0-3',
   async handle(request, ctx) {
-    const asked = request.filters as WireFilter[];
+    const asked = request.filters;
     const refusal = aclApiRefusal(ctx, 'ALTER');
     if (refusal) return { throttleTimeMs: 0, filterResults: asked.map(() => ({ ...refusal, matchingAcls: [] })) };
 

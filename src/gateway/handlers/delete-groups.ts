@@ -8,7 +8,7 @@ import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
-export const deleteGroups: ApiHandler = {
+export const deleteGroups: ApiHandler<typeof DeleteGroups> = {
   api: DeleteGroups,
   versions: '0-2',
   async handle(request, ctx) {

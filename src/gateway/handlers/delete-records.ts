@@ -16,7 +16,7 @@
 // ACLs: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED (before its existence is looked at).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteRecords } from '../../../protocol/messages/index.js';
-import { isCoreError } from '../../core/errors.js';
+import { isCoreError } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
@@ -42,12 +42,12 @@ async function deleteBefore(ctx: HandlerContext, topic: string, partition: numbe
   }
 }
 
-export const deleteRecords: ApiHandler = {
+export const deleteRecords: ApiHandler<typeof DeleteRecords> = {
   api: DeleteRecords,
   versions: '0-2',
   async handle(request, ctx) {
     const topics = await Promise.all(
-      request.topics.map(async (t: { name: string; partitions: { partitionIndex: number; offset: bigint }[] }) => ({
+      request.topics.map(async (t) => ({
         name: t.name,
         partitions: await Promise.all(
           t.partitions.map(async (p) => ({

@@ -66,7 +66,7 @@ async function deleteTopic(ctx: HandlerContext, asked: DeletableTopic, namesById
   }
 }
 
-export const deleteTopics: ApiHandler = {
+export const deleteTopics: ApiHandler<typeof DeleteTopics> = {
   api: DeleteTopics,
   versions: '0-6',
   async handle(request, ctx) {

@@ -8,12 +8,12 @@
 //
 // Versions: v0 has no pattern type filter (LITERAL); v2+ flexible.
 import { DescribeAcls } from '../../../protocol/messages/index.js';
-import { filterMatches } from '../../core/rules/acls.js';
+import { filterMatches } from '../../core/index.js';
 import { aclApiRefusal, bindingToWire, filterFromWire, WireAclError } from '../acl-bindings.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
-export const describeAcls: ApiHandler = {
+export const describeAcls: ApiHandler<typeof DescribeAcls> = {
   api: DescribeAcls,
   versions: '0-3',
   async handle(request, ctx) {

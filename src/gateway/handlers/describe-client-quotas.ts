@@ -11,7 +11,7 @@
 // Versions: v1 flexible.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeClientQuotas } from '../../../protocol/messages/index.js';
-import type { QuotaEntity } from '../../core/core.js';
+import type { QuotaEntity } from '../../core/index.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
@@ -21,19 +21,13 @@ const EXACT = 0;
 const DEFAULT = 1;
 const SPECIFIED = 2;
 
-interface Component {
-  entityType: string;
-  matchType: number;
-  match: string | null;
-}
-
-export const describeClientQuotas: ApiHandler = {
+export const describeClientQuotas: ApiHandler<typeof DescribeClientQuotas> = {
   api: DescribeClientQuotas,
   versions: '0-1',
   async handle(request, ctx) {
     const refused = (errorCode: number, errorMessage: string) => ({ throttleTimeMs: 0, errorCode, errorMessage, entries: null });
     if (!ctx.access.allows('DESCRIBE_CONFIGS', 'CLUSTER', CLUSTER_NAME)) return refused(DENIED_CODE.CLUSTER, 'Not authorized: describing client quotas needs DESCRIBE_CONFIGS on the cluster.');
-    const components = request.components as Component[];
+    const components = request.components;
     const keys: (keyof QuotaEntity)[] = [];
     for (const c of components) {
       const key = entityComponentOf(c.entityType);

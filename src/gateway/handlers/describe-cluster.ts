@@ -23,7 +23,7 @@ const BROKER_ENDPOINT = 1;
 
 const CONTROLLER_ENDPOINT = 2;
 
-export const describeCluster: ApiHandler = {
+export const describeCluster: ApiHandler<typeof DescribeCluster> = {
   api: DescribeCluster,
   versions: '0-1',
   async handle(request, ctx) {

@@ -26,17 +26,14 @@
 // for broker configs, on the cluster (else CLUSTER_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeConfigs } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import { configsDenied } from '../config-resources.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { configsDenied } from './alter-configs.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../topic-configs.js';
 import { topicNameProblem } from '../topics.js';
 
-interface ConfigsResource {
-  resourceType: number;
-  resourceName: string;
-  configurationKeys: string[] | null;
-}
+type ConfigsResource = RequestOf<typeof DescribeConfigs>['resources'][number];
 
 interface BrokerConfig {
   name: string;
@@ -114,7 +111,7 @@ async function describeResource(ctx: HandlerContext, resource: ConfigsResource, 
   }
 }
 
-export const describeConfigs: ApiHandler = {
+export const describeConfigs: ApiHandler<typeof DescribeConfigs> = {
   api: DescribeConfigs,
   versions: '0-4',
   async handle(request, ctx) {

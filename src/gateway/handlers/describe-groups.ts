@@ -15,7 +15,7 @@ import { authorizedOperations, DENIED_CODE } from '../acl-operations.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
 
-export const describeGroups: ApiHandler = {
+export const describeGroups: ApiHandler<typeof DescribeGroups> = {
   api: DescribeGroups,
   versions: '0-5',
   async handle(request, ctx) {

@@ -33,12 +33,12 @@ async function describePartition(ctx: HandlerContext, topic: string, partitionIn
   }
 }
 
-export const describeProducers: ApiHandler = {
+export const describeProducers: ApiHandler<typeof DescribeProducers> = {
   api: DescribeProducers,
   versions: '0',
   async handle(request, ctx) {
     const topics = await Promise.all(
-      request.topics.map(async (t: { name: string; partitionIndexes: number[] }) => ({
+      request.topics.map(async (t) => ({
         name: t.name,
         partitions: await Promise.all(t.partitionIndexes.map((p) => describePartition(ctx, t.name, p))),
       })),

@@ -24,7 +24,7 @@
 // - TopicAuthorizedOperations is what the principal may do on each topic.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
-import type { PartitionInfo, QueueInfo } from '../../core/core.js';
+import type { PartitionInfo, QueueInfo } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
@@ -56,11 +56,11 @@ async function topicsByName(ctx: HandlerContext, asked: string[]): Promise<Map<s
   return new Map(asked.map((name) => [name, found.get(name) ?? null]));
 }
 
-export const describeTopicPartitions: ApiHandler = {
+export const describeTopicPartitions: ApiHandler<typeof DescribeTopicPartitions> = {
   api: DescribeTopicPartitions,
   versions: '0',
   async handle(request, ctx) {
-    const asked: string[] = request.topics.map((t: { name: string }) => t.name);
+    const asked: string[] = request.topics.map((t) => t.name);
     const cursor: Cursor | null = request.cursor;
     const queues = await topicsByName(ctx, asked);
     const names = [...queues.keys()].filter((name) => byName(name, cursor?.topicName ?? '') >= 0).sort(byName);

@@ -7,7 +7,7 @@
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED and nothing of it), as Kafka's.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTransactions } from '../../../protocol/messages/index.js';
-import type { PartitionRef } from '../../core/core.js';
+import type { PartitionRef } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
@@ -22,11 +22,11 @@ function topicsOf(partitions: PartitionRef[]): { topic: string; partitions: numb
   return [...topics].map(([topic, list]) => ({ topic, partitions: list.sort((a, b) => a - b) }));
 }
 
-export const describeTransactions: ApiHandler = {
+export const describeTransactions: ApiHandler<typeof DescribeTransactions> = {
   api: DescribeTransactions,
   versions: '0',
   async handle(request, ctx) {
-    const ids = request.transactionalIds as string[];
+    const ids = request.transactionalIds;
     const unknown = (transactionalId: string, errorCode: number) => ({
       errorCode,
       transactionalId,

@@ -8,13 +8,13 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeUserScramCredentials } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
-import { scramTypeOf } from './scram-mechanisms.js';
+import { scramTypeOf } from '../sasl/scram-mechanisms.js';
 
-export const describeUserScramCredentials: ApiHandler = {
+export const describeUserScramCredentials: ApiHandler<typeof DescribeUserScramCredentials> = {
   api: DescribeUserScramCredentials,
   versions: '0',
   async handle(request, ctx) {
-    const asked = (request.users as Array<{ name: string }> | null)?.map((u) => u.name) ?? [];
+    const asked = request.users?.map((u) => u.name) ?? [];
     const counts = new Map<string, number>();
     for (const name of asked) counts.set(name, (counts.get(name) ?? 0) + 1);
     const lookUp = asked.length === 0 ? null : [...counts.keys()].filter((n) => n !== '' && counts.get(n) === 1);

@@ -19,7 +19,7 @@ import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
 
-export const endTxn: ApiHandler = {
+export const endTxn: ApiHandler<typeof EndTxn> = {
   api: EndTxn,
   versions: '0-5',
   async handle(request, ctx) {

@@ -44,7 +44,7 @@
 // followers, no rack-aware reads (PreferredReadReplica is always -1).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Fetch } from '../../../protocol/messages/index.js';
-import type { ReadPartitionResult } from '../../core/core.js';
+import type { ReadPartitionResult } from '../../core/index.js';
 import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
@@ -96,7 +96,7 @@ function hasNews(p: SessionPartition, a: PartitionAnswer): boolean {
   );
 }
 
-export const fetch: ApiHandler = {
+export const fetch: ApiHandler<typeof Fetch> = {
   api: Fetch,
   versions: '4-17',
   async handle(request, ctx) {
@@ -107,7 +107,7 @@ export const fetch: ApiHandler = {
     const session = lookup.kind === 'sessionless' ? null : lookup.session;
 
     const names = byId
-      ? await topicNamesById(ctx, [...request.topics, ...request.forgottenTopicsData].map((t: { topicId: string }) => t.topicId))
+      ? await topicNamesById(ctx, [...request.topics, ...request.forgottenTopicsData].map((t) => t.topicId))
       : null;
     const nameOf = (t: { topic?: string; topicId?: string }): string | undefined => (byId ? names!.get(t.topicId!) : t.topic);
 

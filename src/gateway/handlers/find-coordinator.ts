@@ -27,7 +27,7 @@ import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 /** Kafka's CoordinatorType ids: group, transaction, share. */
 const KEY_TYPES: ReadonlySet<number> = new Set([0, 1, 2]);
 
-export const findCoordinator: ApiHandler = {
+export const findCoordinator: ApiHandler<typeof FindCoordinator> = {
   api: FindCoordinator,
   versions: '0-6',
   async handle(request, ctx) {

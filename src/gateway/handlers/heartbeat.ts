@@ -8,7 +8,7 @@ import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
-export const heartbeat: ApiHandler = {
+export const heartbeat: ApiHandler<typeof Heartbeat> = {
   api: Heartbeat,
   versions: '0-4',
   async handle(request, ctx) {

@@ -8,15 +8,16 @@
 //   throttled-replica lists), from the current value or the default; on any
 //   other key they answer INVALID_CONFIG.
 // - Keys, values, resource types and ValidateOnly behave as in AlterConfigs
-//   (./alter-configs.ts), whose per-resource loop this handler shares.
+//   (./alter-configs.ts), whose per-resource loop (../config-resources.ts)
+//   this handler shares.
 //
 // Versions: 0-1 differ only in encoding (flexible from v1).
 import { IncrementalAlterConfigs } from '../../../protocol/messages/index.js';
+import { alterResources } from '../config-resources.js';
 import type { ApiHandler } from '../handler.js';
 import { incrementalTopicConfig, type ConfigChange } from '../topic-configs.js';
-import { alterResources } from './alter-configs.js';
 
-export const incrementalAlterConfigs: ApiHandler = {
+export const incrementalAlterConfigs: ApiHandler<typeof IncrementalAlterConfigs> = {
   api: IncrementalAlterConfigs,
   versions: '0-1',
   handle(request, ctx) {

@@ -23,7 +23,7 @@ import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
 
-export const initProducerId: ApiHandler = {
+export const initProducerId: ApiHandler<typeof InitProducerId> = {
   api: InitProducerId,
   versions: '0-5',
   async handle(request, ctx) {

@@ -20,7 +20,7 @@ import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
-export const joinGroup: ApiHandler = {
+export const joinGroup: ApiHandler<typeof JoinGroup> = {
   api: JoinGroup,
   versions: '0-9',
   async handle(request, ctx) {
@@ -38,7 +38,7 @@ export const joinGroup: ApiHandler = {
         sessionTimeoutMs: request.sessionTimeoutMs,
         rebalanceTimeoutMs: version >= 1 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs,
         protocolType: request.protocolType,
-        protocols: (request.protocols as { name: string; metadata: Buffer }[]).map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
+        protocols: (request.protocols).map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
         requireKnownMemberId: version >= 4,
         skipAssignmentSupported: version >= 9,
         reason: request.reason ?? null,

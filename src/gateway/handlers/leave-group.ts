@@ -7,24 +7,21 @@
 //
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { LeaveGroup } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 
-interface LeavingMember {
-  memberId: string;
-  groupInstanceId: string | null;
-  reason: string | null;
-}
+type LeavingMember = RequestOf<typeof LeaveGroup>['members'][number];
 
-export const leaveGroup: ApiHandler = {
+export const leaveGroup: ApiHandler<typeof LeaveGroup> = {
   api: LeaveGroup,
   versions: '0-5',
   async handle(request, ctx) {
     const batched = ctx.header.apiVersion >= 3;
     if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, members: [] };
     const members: LeavingMember[] = batched
-      ? (request.members as LeavingMember[]).map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, reason: m.reason ?? null }))
+      ? request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId ?? null, reason: m.reason ?? null }))
       : [{ memberId: request.memberId, groupInstanceId: null, reason: null }];
     for (const m of members) {
       if (m.reason) ctx.log.info({ group: request.groupId, memberId: m.memberId, reason: m.reason }, 'member leaving group');

@@ -11,13 +11,13 @@ import { CLUSTER_NAME } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
-export const listGroups: ApiHandler = {
+export const listGroups: ApiHandler<typeof ListGroups> = {
   api: ListGroups,
   versions: '0-5',
   async handle(request, ctx) {
-    const types = (request.typesFilter as string[]).map((t) => t.toLowerCase());
+    const types = request.typesFilter.map((t) => t.toLowerCase());
     if (types.length > 0 && !types.includes('classic')) return { throttleTimeMs: 0, errorCode: NONE, groups: [] };
-    const states = new Set((request.statesFilter as string[]).map((s) => s.trim().toLowerCase()));
+    const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
     const { groups: all } = await ctx.core.listGroupStates({});
     const everyGroup = ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME);
     const groups = everyGroup ? all : all.filter((g) => ctx.access.allows('DESCRIBE', 'GROUP', g.group));

@@ -16,7 +16,7 @@
 // ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ListOffsets } from '../../../protocol/messages/index.js';
-import { EARLIEST_TIMESTAMP } from '../../core/core.js';
+import { EARLIEST_TIMESTAMP } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
@@ -42,13 +42,13 @@ async function findOffset(ctx: HandlerContext, topic: string, partition: number,
   }
 }
 
-export const listOffsets: ApiHandler = {
+export const listOffsets: ApiHandler<typeof ListOffsets> = {
   api: ListOffsets,
   versions: '0-10',
   async handle(request, ctx) {
     const readCommitted = request.isolationLevel === 1;
     const topics = await Promise.all(
-      request.topics.map(async (t: { name: string; partitions: { partitionIndex: number; timestamp: bigint; maxNumOffsets: number }[] }) => ({
+      request.topics.map(async (t) => ({
         name: t.name,
         partitions: await Promise.all(
           t.partitions.map(async (p) => {

@@ -15,7 +15,7 @@ import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
-export const listPartitionReassignments: ApiHandler = {
+export const listPartitionReassignments: ApiHandler<typeof ListPartitionReassignments> = {
   api: ListPartitionReassignments,
   versions: '0',
   async handle(_request, ctx) {

@@ -6,17 +6,17 @@
 //
 // ACLs: only the ids the principal may DESCRIBE are listed, as Kafka's.
 import { ListTransactions } from '../../../protocol/messages/index.js';
-import type { KafkaTxnState } from '../../core/core.js';
+import type { KafkaTxnState } from '../../core/index.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
 const STATES = new Set<string>(['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort', 'Dead', 'PrepareEpochFence']);
 
-export const listTransactions: ApiHandler = {
+export const listTransactions: ApiHandler<typeof ListTransactions> = {
   api: ListTransactions,
   versions: '0-1',
   async handle(request, ctx) {
-    const filters = request.stateFilters as string[];
+    const filters = request.stateFilters;
     const unknownStateFilters = filters.filter((s) => !STATES.has(s));
     if (filters.length > 0 && unknownStateFilters.length === filters.length) {
       return { throttleTimeMs: 0, errorCode: NONE, unknownStateFilters, transactionStates: [] };
@@ -24,7 +24,7 @@ export const listTransactions: ApiHandler = {
     try {
       const { transactions } = await ctx.core.listTransactions({
         states: filters.filter((s) => STATES.has(s)) as KafkaTxnState[],
-        producerIds: (request.producerIdFilters as bigint[]).map(Number),
+        producerIds: request.producerIdFilters.map(Number),
         minDurationMs: ctx.header.apiVersion >= 1 ? Number(request.durationFilter) : -1,
       });
       return {

@@ -31,8 +31,7 @@
 //   client reconnects.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
-import type { QueueInfo } from '../../core/core.js';
-import { isCoreError } from '../../core/errors.js';
+import { isCoreError, type QueueInfo } from '../../core/index.js';
 import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import { clusterOperations } from '../authorizer.js';
 import type { ApiHandler, BrokerAddress, HandlerContext } from '../handler.js';
@@ -79,7 +78,7 @@ async function answerNamedTopic(ctx: HandlerContext, brokerIds: readonly number[
   }
 }
 
-export const metadata: ApiHandler = {
+export const metadata: ApiHandler<typeof Metadata> = {
   api: Metadata,
   versions: '0-12',
   async handle(request, ctx) {

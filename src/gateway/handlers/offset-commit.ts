@@ -33,24 +33,17 @@ import { describeTopics, topicNameProblem } from '../topics.js';
 
 const MAX_METADATA_BYTES = 4096;
 
-interface CommitPartition {
-  partitionIndex: number;
-  committedOffset: bigint;
-  committedLeaderEpoch: number;
-  committedMetadata: string | null;
-}
-
 /** Whether the group has members or committed offsets: DescribeGroups answers any other group Dead. */
 async function groupExists(ctx: HandlerContext, group: string): Promise<boolean> {
   const { groups } = await ctx.core.describeGroups({ groups: [group] });
   return groups[0]?.state !== 'Dead';
 }
 
-export const offsetCommit: ApiHandler = {
+export const offsetCommit: ApiHandler<typeof OffsetCommit> = {
   api: OffsetCommit,
   versions: '0-9',
   async handle(request, ctx) {
-    const topics = request.topics as { name: string; partitions: CommitPartition[] }[];
+    const topics = request.topics;
     if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
       return { throttleTimeMs: 0, topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: DENIED_CODE.GROUP })) })) };
     }

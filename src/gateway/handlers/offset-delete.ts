@@ -13,11 +13,11 @@ import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
 
-export const offsetDelete: ApiHandler = {
+export const offsetDelete: ApiHandler<typeof OffsetDelete> = {
   api: OffsetDelete,
   versions: '0',
   async handle(request, ctx) {
-    const topics = request.topics as { name: string; partitions: { partitionIndex: number }[] }[];
+    const topics = request.topics;
     if (!ctx.access.allows('DELETE', 'GROUP', request.groupId)) return { errorCode: DENIED_CODE.GROUP, throttleTimeMs: 0, topics: [] };
     const readable = (name: string) => ctx.access.allows('READ', 'TOPIC', name);
     const known = await describeTopics(ctx, topics.map((t) => t.name).filter((name) => topicNameProblem(name) === null && readable(name)));

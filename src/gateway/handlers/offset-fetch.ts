@@ -18,14 +18,12 @@
 // partition; asked for every topic, those are left out.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetFetch } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 
-interface TopicPartitions {
-  name: string;
-  partitionIndexes: number[];
-}
+type TopicPartitions = NonNullable<RequestOf<typeof OffsetFetch>['groups'][number]['topics']>[number];
 
 async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartitions[] | null, requireStable: boolean) {
   if (!ctx.access.allows('DESCRIBE', 'GROUP', group)) return { errorCode: DENIED_CODE.GROUP, topics: [] };
@@ -56,12 +54,12 @@ async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartit
   }
 }
 
-export const offsetFetch: ApiHandler = {
+export const offsetFetch: ApiHandler<typeof OffsetFetch> = {
   api: OffsetFetch,
   versions: '0-9',
   async handle(request, ctx) {
     if (ctx.header.apiVersion >= 8) {
-      const groups = request.groups as { groupId: string; topics: TopicPartitions[] | null }[];
+      const groups = request.groups;
       return {
         throttleTimeMs: 0,
         groups: await Promise.all(

@@ -21,7 +21,8 @@
 // ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetForLeaderEpoch } from '../../../protocol/messages/index.js';
-import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/core.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
+import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE, readErrorCode } from '../kafka-errors.js';
@@ -30,11 +31,7 @@ import { topicNameProblem } from '../topics.js';
 const CURRENT_EPOCH = 0;
 const UNDEFINED_EPOCH = -1;
 
-interface EpochRequest {
-  partition: number;
-  currentLeaderEpoch: number;
-  leaderEpoch: number;
-}
+type EpochRequest = RequestOf<typeof OffsetForLeaderEpoch>['topics'][number]['partitions'][number];
 
 function endOfEpoch(asked: EpochRequest, offsets: (PartitionOffsets & { error: ReadError | null }) | undefined) {
   const answer = (errorCode: number, leaderEpoch = UNDEFINED_EPOCH, endOffset = -1) => ({ errorCode, partition: asked.partition, leaderEpoch, endOffset });
@@ -49,7 +46,7 @@ function endOfEpoch(asked: EpochRequest, offsets: (PartitionOffsets & { error: R
 
 const slot = (queue: string, partition: number) => `${partition}:${queue}`;
 
-export const offsetForLeaderEpoch: ApiHandler = {
+export const offsetForLeaderEpoch: ApiHandler<typeof OffsetForLeaderEpoch> = {
   api: OffsetForLeaderEpoch,
   versions: '0-4',
   async handle(request, ctx) {

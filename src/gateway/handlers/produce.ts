@@ -28,14 +28,12 @@
 // - The idempotent producer's rules live in the core: an exact resend answers
 //   success with the original base offset (never DUPLICATE_SEQUENCE_NUMBER,
 //   which kafkajs treats as fatal); a gap answers OUT_OF_ORDER_SEQUENCE_NUMBER.
-// - Exactly once across the internal RPC: an idempotent producer's batches are
-//   keyed by their sequence already; when any batch comes from a producer
-//   without an id, the core call carries a fresh requestId, so the RPC client
-//   may repeat the call after a lost connection and the core's ledger answers
-//   the repeat with the first result instead of appending again. With the core
-//   in this process (`serve`) no call is repeated, so none is attached.
+// - Exactly once across the internal RPC is the RPC's business: its client
+//   keys an append from a producer without an id for the core's ledger
+//   (src/rpc/methods.ts), so this handler calls the core the same way wherever
+//   it runs.
 // - The records are handed over to the core (recordsHandedOver): frames are
-//   never reused (frame-reader.ts), so the core writes offsets into the
+//   never reused (protocol/frame-splitter.ts), so the core writes offsets into the
 //   batches where they lie and keeps them instead of copying each one.
 // - ACLs, as Kafka's broker: a transactional produce needs WRITE on its
 //   transactional id (else every partition answers
@@ -59,14 +57,13 @@
 //   an older epoch of its transactional id with INVALID_PRODUCER_EPOCH
 //   (fenced), and one for a partition not added to the open transaction with
 //   INVALID_TXN_STATE, as Kafka 3.6+ does.
-import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
 import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
-import type { AppendError, AppendPartition } from '../../core/core.js';
+import type { AppendError, AppendPartition } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
@@ -149,7 +146,7 @@ function oneBatchRefusal(records: Buffer, version: number): { errorCode: number;
   return null;
 }
 
-export const produce: ApiHandler = {
+export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
   versions: '0-11',
   async handle(request, ctx) {
@@ -198,10 +195,8 @@ export const produce: ApiHandler = {
 
     if (appends.length > 0) {
       try {
-        const unkeyed = ctx.settings.appendRequestIds && appends.some((a) => a.records.readBigInt64BE(BatchPos.ProducerId) < 0n);
         // The frame is never reused, so the core may keep the batches where they lie.
-        const request = { partitions: appends, recordsHandedOver: true };
-        const result = await ctx.core.append(unkeyed ? { ...request, requestId: randomUUID() } : request);
+        const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);
@@ -225,7 +220,7 @@ export const produce: ApiHandler = {
       return null;
     }
     return {
-      responses: request.topicData.map((topic: { name: string }) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
+      responses: request.topicData.map((topic) => ({ name: topic.name, partitionResponses: answers.get(topic) })),
       throttleTimeMs,
     };
   },

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { SaslAuthenticate } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 
-export const saslAuthenticate: ApiHandler = {
+export const saslAuthenticate: ApiHandler<typeof SaslAuthenticate> = {
   api: SaslAuthenticate,
   versions: '0-2',
   async handle(request, ctx) {
@@ -18,6 +18,6 @@ export const saslAuthenticate: ApiHandler = {
     if (!sasl) {
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'This listener does not use SASL.', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n };
     }
-    return sasl.authenticate(request.authBytes as Buffer, Date.now);
+    return sasl.authenticate(request.authBytes, Date.now);
   },
 };

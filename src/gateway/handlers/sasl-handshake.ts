@@ -11,12 +11,12 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { SaslHandshake } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 
-export const saslHandshake: ApiHandler = {
+export const saslHandshake: ApiHandler<typeof SaslHandshake> = {
   api: SaslHandshake,
   versions: '0-1',
   async handle(request, ctx) {
     const sasl = ctx.connection.sasl;
     if (!sasl) return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
-    return sasl.handshake(request.mechanism as string, ctx.header.apiVersion);
+    return sasl.handshake(request.mechanism, ctx.header.apiVersion);
   },
 };

@@ -11,7 +11,7 @@ import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
-export const syncGroup: ApiHandler = {
+export const syncGroup: ApiHandler<typeof SyncGroup> = {
   api: SyncGroup,
   versions: '0-5',
   async handle(request, ctx) {
@@ -26,7 +26,7 @@ export const syncGroup: ApiHandler = {
         groupInstanceId: request.groupInstanceId ?? null,
         protocolType: request.protocolType ?? null,
         protocolName: request.protocolName ?? null,
-        assignments: (request.assignments as { memberId: string; assignment: Buffer }[]).map((a) => ({
+        assignments: (request.assignments).map((a) => ({
           memberId: a.memberId,
           // Copied: the request frame's buffer is not kept beyond this call.
           assignment: Buffer.from(a.assignment),

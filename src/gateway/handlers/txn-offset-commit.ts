@@ -26,16 +26,11 @@ import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';
 
-interface TopicOffsets {
-  name: string;
-  partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[];
-}
-
-export const txnOffsetCommit: ApiHandler = {
+export const txnOffsetCommit: ApiHandler<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,
   versions: '0-4',
   async handle(request, ctx) {
-    const topics = request.topics as TopicOffsets[];
+    const topics = request.topics;
     const answerAll = (code: (topic: string) => number) => ({
       throttleTimeMs: 0,
       topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name) })) })),

@@ -16,8 +16,7 @@
  */
 import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Core, ScramCredential, ScramMechanism } from '../../core/core.js';
-import { MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from '../../core/rules/scram-credentials.js';
+import { type Core, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramMechanism } from '../../core/index.js';
 import type { SaslExchange, SaslMechanism, SaslStep } from './mechanism.js';
 
 const pbkdf2Async = promisify(pbkdf2);

@@ -4,8 +4,7 @@
  * how long sessions last.
  */
 import type { Logger } from 'pino';
-import type { Core } from '../../core/core.js';
-import { SCRAM_MECHANISMS } from '../../core/rules/scram-credentials.js';
+import { type Core, SCRAM_MECHANISMS } from '../../core/index.js';
 import type { SaslSettings } from './authenticator.js';
 import type { SaslMechanism } from './mechanism.js';
 import { OAuthBearerKeys, oauthBearerMechanism, type OAuthBearerOptions } from './oauthbearer.js';

@@ -22,7 +22,7 @@ import { decodeRequest, encodeResponseFrame } from '../../../protocol/frames.js'
 import { decodeRequestHeader } from '../../../protocol/headers.js';
 import { Reader } from '../../../protocol/primitives/reader.js';
 import { BatchPos, BATCH_LENGTH_PREFIX } from '../../../protocol/records/batch-header.js';
-import { FrameReader } from '../../../src/gateway/frame-reader.js';
+import { FrameSplitter } from '../../../protocol/frame-splitter.js';
 import { handlers } from '../../../src/gateway/handlers/index.js';
 import { HandlerRegistry } from '../../../src/gateway/registry.js';
 import { CaptureWriter, type CapturedPartition } from './capture.js';
@@ -113,7 +113,7 @@ function answer(apiKey: number, version: number, body: Body): Body | null {
 
 function serve(socket: Socket): void {
   socket.setNoDelay(true);
-  const frames = new FrameReader(100 << 20, (frame) => {
+  const frames = new FrameSplitter(100 << 20, (frame) => {
     const asked = decodeRequestHeader(new Reader(frame));
     // As the gateway does: an ApiVersions newer than ours (the Java client's v5) gets the v0 answer
     // UNSUPPORTED_VERSION with our list, and the client asks again at a version from it.

@@ -529,7 +529,7 @@ describe('an empty group id', () => {
   // isGroupIdNotEmpty), as it does on JoinGroup (tested above). The core's
   // coordinator checks the id on joins only and answers these as an unknown
   // member or group. The fix belongs in the core (src/core/groups/coordinator.ts
-  // and queen-core.ts's deleteGroupOffsets), where JoinGroup's check already is,
+  // and front.ts's deleteGroupOffsets), where JoinGroup's check already is,
   // not in four copies of it in the handlers.
   const refusals: [string, () => Promise<number>][] = [
     ['SyncGroup', async () => (await sync({ group: '', memberId: 'member-1', generationId: 1 })).errorCode],

@@ -15,10 +15,11 @@ import { errorName } from '../../../protocol/error-codes.js';
 import type { RequestHeader } from '../../../protocol/headers.js';
 import { Reader } from '../../../protocol/primitives/reader.js';
 import { Writer } from '../../../protocol/primitives/writer.js';
-import { openCore, type CoordinatorOptions, type QueenCore } from '../../../src/core/index.js';
+import { openCore, type CoordinatorOptions, type Core } from '../../../src/core/index.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from '../../../src/gateway/handler.js';
 import { handlers as allHandlers } from '../../../src/gateway/handlers/index.js';
-import { Authorizer, AUTHORIZATION_OFF } from '../../../src/gateway/authorizer.js';
+import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from '../../../src/gateway/authorizer.js';
+import { SaslAuthenticator, type SaslSettings } from '../../../src/gateway/sasl/authenticator.js';
 import { DEFAULT_QUOTA_SETTINGS, QuotaManager } from '../../../src/gateway/quotas.js';
 import { HandlerRegistry } from '../../../src/gateway/registry.js';
 
@@ -28,6 +29,8 @@ export interface InProcessOptions {
   /** Group coordinator settings; the core's defaults otherwise. */
   groups?: Partial<CoordinatorOptions>;
   handlers?: readonly ApiHandler[];
+  /** The authorizer's settings over the CLI's default (off); e.g. `{ enabled: true, superUsers: ['User:admin'] }`. */
+  authorization?: Partial<AuthorizationSettings>;
 }
 
 /** What `serve` starts with when given no flags: node 0, auto-create on, one partition, 55 MiB fetches, 1000 sessions. */
@@ -40,7 +43,6 @@ function defaultSettings(): GatewaySettings {
     fetchMaxBytes: 55 * 1024 * 1024,
     maxFetchSessions: 1000,
     // The core is in this process, as with `serve`.
-    appendRequestIds: false,
   };
 }
 
@@ -49,6 +51,9 @@ export class InProcessConnection {
   readonly state: ConnectionState;
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
+
+  /** What the connection's SASL exchange reported, in order: "authenticated User:x" or "failed <reason>". */
+  readonly authentications: string[] = [];
 
   constructor(id: number, remoteHost = '127.0.0.1') {
     this.state = {
@@ -62,6 +67,25 @@ export class InProcessConnection {
       listener: 'PLAINTEXT',
       sasl: null,
     };
+  }
+
+  /** Authenticated as `principal` (as a SASL or TLS listener would have set it). */
+  as(principal: string): this {
+    this.state.principal = principal;
+    return this;
+  }
+
+  /** A SASL listener's connection: SaslHandshake and SaslAuthenticate run `settings`' mechanisms and set the principal as connection.ts does. */
+  withSasl(settings: SaslSettings): this {
+    this.state.sasl = new SaslAuthenticator(settings, {
+      authenticated: (principal) => {
+        this.state.principal = principal;
+        this.authentications.push(`authenticated ${principal}`);
+      },
+      failed: (reason) => void this.authentications.push(`failed ${reason}`),
+      refused: (reason) => void this.authentications.push(`refused ${reason}`),
+    });
+    return this;
   }
 
   /** The client went away: held calls (JoinGroup, Fetch) are released. */
@@ -98,20 +122,23 @@ export class InProcessGateway {
   private readonly quotas: QuotaManager;
 
   private constructor(
-    readonly core: QueenCore,
+    readonly core: Core,
     readonly settings: GatewaySettings,
     handlers: readonly ApiHandler[],
+    authorization: Partial<AuthorizationSettings> = {},
   ) {
     this.registry = new HandlerRegistry(handlers);
     this.connection = new InProcessConnection(1);
-    // As a gateway started without --authorizer: no ACLs, no quotas set.
-    this.authorizer = new Authorizer(core, AUTHORIZATION_OFF, this.log);
+    // As a gateway started without --authorizer unless the test turns it on; no quotas set.
+    this.authorizer = new Authorizer(core, { ...AUTHORIZATION_OFF, ...authorization }, this.log);
     this.quotas = new QuotaManager(core, DEFAULT_QUOTA_SETTINGS, this.log);
   }
 
   static async open(options: InProcessOptions = {}): Promise<InProcessGateway> {
     const core = await openCore({ engine: 'memory', ...(options.groups ? { groups: options.groups } : {}) });
-    return new InProcessGateway(core, { ...defaultSettings(), ...options.settings }, options.handlers ?? allHandlers);
+    const gateway = new InProcessGateway(core, { ...defaultSettings(), ...options.settings }, options.handlers ?? allHandlers, options.authorization);
+    if (options.authorization?.enabled) await gateway.authorizer.refresh();
+    return gateway;
   }
 
   /** Another client connection (its own signals and remote host). */
@@ -168,6 +195,7 @@ export class InProcessGateway {
 
   async close(): Promise<void> {
     this.connection.close();
+    this.authorizer.stop();
     await this.core.close();
   }
 }

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { apis } from '../../../protocol/messages/index.js';
-import { servedRange } from '../../../protocol/codec/registry.js';
+import { servedRange } from './served.js';
 import type { ApiDef } from '../../../protocol/schema/definition.js';
 
 /**

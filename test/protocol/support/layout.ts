@@ -49,7 +49,7 @@ export interface MessageLayout extends StructLayout {
   version: number;
 }
 
-function structFieldsOf(message: MessageDef, field: FieldDef, typeName: string): FieldDef[] {
+function structFieldsOf(message: MessageDef, field: FieldDef, typeName: string): readonly FieldDef[] {
   if (field.fields) return field.fields;
   const common = message.commonStructs?.find((s) => s.name === typeName);
   if (!common) throw new Error(`${message.name}.${field.name}: no struct ${typeName}`);
@@ -88,7 +88,7 @@ function layField(message: MessageDef, field: FieldDef, version: number): LaidFi
   return { def: field, prop, shape: isArray ? 'array' : 'struct', nullable, struct };
 }
 
-function layoutStruct(message: MessageDef, name: string, fields: FieldDef[], version: number): StructLayout {
+function layoutStruct(message: MessageDef, name: string, fields: readonly FieldDef[], version: number): StructLayout {
   const flexible = inVersions(message.flexibleVersions, version);
   const plain: LaidField[] = [];
   const tagged: LaidField[] = [];

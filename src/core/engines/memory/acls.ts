@@ -1,12 +1,12 @@
 import type { AclBinding, AclBindingFilter } from '../../core.js';
-import { aclBindingKey, checkAclBindings, checkAclFilters, filterMatches, sortAclBindings } from '../../rules/acls.js';
+import { aclBindingKey, filterMatches, sortAclBindings } from '../../rules/acls.js';
 
 /** The memory engine's ACL bindings, by key. */
 export class MemoryAcls {
   private readonly bindings = new Map<string, AclBinding>();
 
   create(req: { bindings: AclBinding[] }): void {
-    for (const binding of checkAclBindings(req?.bindings)) this.bindings.set(aclBindingKey(binding), binding);
+    for (const binding of req.bindings) this.bindings.set(aclBindingKey(binding), binding);
   }
 
   list(): { bindings: AclBinding[] } {
@@ -14,7 +14,7 @@ export class MemoryAcls {
   }
 
   delete(req: { filters: AclBindingFilter[] }): { results: { deleted: AclBinding[] }[] } {
-    const filters = checkAclFilters(req?.filters);
+    const filters = req.filters;
     // Every filter sees the bindings as they were before the call, as Kafka's DeleteAcls does.
     const before = [...this.bindings.entries()];
     const results = filters.map((filter) => ({ deleted: before.filter(([, b]) => filterMatches(filter, b)).map(([, b]) => ({ ...b })) }));

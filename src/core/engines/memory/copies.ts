@@ -1,5 +1,6 @@
-import type { AppendAtPartition, AppendAtPartitionResult } from '../../core.js';
-import { gapBatch, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
+import { gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import type { MemoryStore } from './store.js';
 import type { PartitionLog } from './partition-log.js';
 
 /**
@@ -18,4 +19,27 @@ export function appendCopies(log: PartitionLog, p: AppendAtPartition, parsed: Pa
   if (gap) log.append(gapBatch(gap), gap.nextOffset - gap.baseOffset, gap.maxTimestamp, now, gap.baseOffset);
   log.highWatermark = plan.nextOffset;
   return { result: { ...where, error: null, nextOffset: log.highWatermark }, wrote: parsed.batches.length > 0 || gap !== null };
+}
+
+/** appendAt: copied batches stored at the offsets they carry (the migration bridge). */
+export class MemoryCopies {
+  constructor(private readonly store: MemoryStore) {}
+
+  async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
+    const parts = req.partitions;
+    this.store.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
+    const parsed = parseCopies(parts, this.store.appendLimits);
+    const now = this.store.clock();
+    const results = parts.map((p, i): AppendAtPartitionResult => {
+      const found = this.store.lookupPartition(p);
+      if ('error' in found) {
+        const error = found.error === 'unknown_queue' ? 'unknown_queue' : 'unknown_partition';
+        return { queue: p.queue, partition: p.partition, error, errorMessage: `Queue "${p.queue}" does not exist or has no partition ${p.partition}.`, nextOffset: -1 };
+      }
+      const { result, wrote } = appendCopies(found.partition.log, p, parsed[i]!, now);
+      if (wrote) this.store.wakePartition(this.store.queues.get(p.queue)!, found.partition);
+      return result;
+    });
+    return { partitions: results };
+  }
 }

@@ -1,7 +1,7 @@
-import { MemoryCore, type MemoryCoreOptions } from './memory-core.js';
+import { MemoryEngine, type MemoryEngineOptions } from './memory-engine.js';
 
-export { MemoryCore, type MemoryCoreOptions } from './memory-core.js';
+export { MemoryEngine, defaultMemoryLimitBytes, type MemoryEngineOptions } from './memory-engine.js';
 
-export async function openMemoryCore(options: MemoryCoreOptions = {}): Promise<MemoryCore> {
-  return new MemoryCore(options);
+export async function openMemoryEngine(options: MemoryEngineOptions = {}): Promise<MemoryEngine> {
+  return new MemoryEngine(options);
 }

@@ -11,17 +11,14 @@ import type {
   ListTransactionsRequest,
   PartitionRef,
   TransactionDescription,
+  TxnProducer,
   TxnOffsetCommitRequest,
 } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requireArray, requireCommittedOffset, requireInteger } from '../../rules/arguments.js';
 import {
   abortedInRange,
   checkTimeout,
   checkTransactionalBatches,
-  checkTransactionStates,
-  checkTxnGroup,
-  checkTxnProducer,
   decideEnd,
   decideTransactionalInit,
   endedState,
@@ -32,7 +29,6 @@ import {
   type AbortedRange,
   type StoredTransaction,
 } from '../../rules/kafka-transactions.js';
-import { requirePartitionRefs } from '../../rules/requests.js';
 
 /**
  * The memory engine's transaction coordinator (rules in
@@ -116,8 +112,8 @@ export class MemoryTransactions<P extends object> {
   }
 
   addPartitions(req: AddPartitionsToTxnRequest): AddPartitionsToTxnResult {
-    const who = checkTxnProducer(req);
-    const refs = requirePartitionRefs(req.partitions);
+    const who: TxnProducer = req;
+    const refs = req.partitions;
     const txn = requireCurrentProducer(this.transactions.get(who.transactionalId) ?? null, who) as MemoryTransaction;
     if (req.verifyOnly === true) {
       return { partitions: refs.map((r) => ({ queue: r.queue, partition: r.partition, error: txn.state === 'Ongoing' && txn.partitions.has(slotOf(r)) ? null : 'invalid_txn_state' })) };
@@ -134,8 +130,8 @@ export class MemoryTransactions<P extends object> {
   }
 
   addOffsets(req: AddOffsetsToTxnRequest): void {
-    const who = checkTxnProducer(req);
-    const group = checkTxnGroup(req.group);
+    const who: TxnProducer = req;
+    const { group } = req;
     const txn = requireCurrentProducer(this.transactions.get(who.transactionalId) ?? null, who) as MemoryTransaction;
     requireAddable(txn);
     this.open(txn);
@@ -143,14 +139,10 @@ export class MemoryTransactions<P extends object> {
   }
 
   txnOffsetCommit(req: TxnOffsetCommitRequest): void {
-    const who = checkTxnProducer(req);
-    const group = checkTxnGroup(req.group);
-    const offsets = requireArray<CommittedOffset>(req.offsets, 'offsets').map((o, i) => {
-      this.host.requirePartition(o);
-      requireCommittedOffset(o.offset, `offsets[${i}].offset`);
-      const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
-      return { queue: o.queue, partition: o.partition, offset: o.offset, leaderEpoch, metadata: typeof o.metadata === 'string' ? o.metadata : null };
-    });
+    const who: TxnProducer = req;
+    const { group } = req;
+    const { offsets } = req;
+    for (const o of offsets) this.host.requirePartition(o);
     const txn = requireCurrentProducer(this.transactions.get(who.transactionalId) ?? null, who) as MemoryTransaction;
     if (txn.state !== 'Ongoing' || !txn.groups.has(group)) {
       throw new CoreError('invalid_txn_state', `Group "${group}" is not in an open transaction of "${who.transactionalId}"; call AddOffsetsToTxn (sendOffsetsToTransaction) first.`);
@@ -173,15 +165,14 @@ export class MemoryTransactions<P extends object> {
   }
 
   endTxn(req: EndTxnRequest): InitProducerResult {
-    const who = checkTxnProducer(req);
-    if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
+    const who: TxnProducer = req;
     const txn = requireCurrentProducer(this.transactions.get(who.transactionalId) ?? null, who) as MemoryTransaction;
     if (decideEnd(txn, req.commit) === 'end') this.end(txn, req.commit, txn.producerEpoch, txn.producerId);
     return { producerId: txn.producerId, producerEpoch: txn.producerEpoch };
   }
 
-  describe(ids: unknown): (TransactionDescription | null)[] {
-    return requireArray<string>(ids, 'transactionalIds').map((id) => {
+  describe(ids: string[]): (TransactionDescription | null)[] {
+    return ids.map((id) => {
       const txn = this.transactions.get(id);
       if (!txn) return null;
       return {
@@ -197,8 +188,7 @@ export class MemoryTransactions<P extends object> {
   }
 
   list(req: ListTransactionsRequest): { transactionalId: string; producerId: number; state: KafkaTxnState }[] {
-    const states = checkTransactionStates(req?.states);
-    const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
+    const { states, producerIds } = req;
     const minDuration = req.minDurationMs ?? -1;
     const now = this.host.clock();
     return [...this.transactions.values()]

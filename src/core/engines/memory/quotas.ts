@@ -1,12 +1,12 @@
 import type { AlterClientQuotasRequest, ClientQuotaEntry } from '../../core.js';
-import { applyQuotaAlterations, checkQuotaAlterations } from '../../rules/quotas.js';
+import { applyQuotaAlterations } from '../../rules/quotas.js';
 
 /** The memory engine's client quotas, by entity key. */
 export class MemoryQuotas {
   private readonly entries = new Map<string, ClientQuotaEntry>();
 
   alter(req: AlterClientQuotasRequest): void {
-    applyQuotaAlterations(this.entries, checkQuotaAlterations(req));
+    applyQuotaAlterations(this.entries, req.alterations);
   }
 
   list(): { entries: ClientQuotaEntry[] } {

@@ -3,10 +3,6 @@
  * See ../../rules/scram-credentials.ts for what is kept and why.
  */
 import {
-  checkAlterScramCredentials,
-  checkScramUsers,
-  validateScramMechanism,
-  validateScramUser,
   type AlterScramCredentialsRequest,
   type AlterScramCredentialsResult,
   type ScramCredential,
@@ -19,7 +15,7 @@ export class MemoryScramCredentials {
   private readonly byUser = new Map<string, Map<ScramMechanism, ScramCredential>>();
 
   describe(req: { users?: string[] | null }): { users: ScramUser[] } {
-    const users = checkScramUsers(req?.users) ?? [...this.byUser.keys()].sort();
+    const users = req.users ?? [...this.byUser.keys()].sort();
     return {
       users: users.map((user) => ({
         user,
@@ -29,11 +25,11 @@ export class MemoryScramCredentials {
   }
 
   get(req: ScramCredentialRef): ScramCredential | null {
-    return this.byUser.get(validateScramUser(req?.user))?.get(validateScramMechanism(req.mechanism)) ?? null;
+    return this.byUser.get(req.user)?.get(req.mechanism) ?? null;
   }
 
   alter(req: AlterScramCredentialsRequest): AlterScramCredentialsResult {
-    const { deletions, upsertions } = checkAlterScramCredentials(req);
+    const { deletions, upsertions } = req;
     const results: AlterScramCredentialsResult['results'] = [];
     for (const { user, mechanism } of deletions) {
       const mine = this.byUser.get(user);

@@ -1,6 +1,6 @@
 import type { AclBinding, AclBindingFilter, AlterClientQuotasRequest, ClientQuotaEntry, QuotaEntity } from '../../core.js';
-import { aclBindingKey, checkAclBindings, checkAclFilters, filterMatches, sortAclBindings } from '../../rules/acls.js';
-import { applyQuotaAlterations, checkQuotaAlterations, quotaEntityKey } from '../../rules/quotas.js';
+import { aclBindingKey, filterMatches, sortAclBindings } from '../../rules/acls.js';
+import { applyQuotaAlterations, quotaEntityKey } from '../../rules/quotas.js';
 import type { Database } from './database.js';
 
 /**
@@ -47,7 +47,7 @@ export class PostgresAccess {
   constructor(private readonly db: Database) {}
 
   async createAcls(req: { bindings: AclBinding[] }): Promise<void> {
-    const bindings = checkAclBindings(req?.bindings);
+    const bindings = req.bindings;
     if (bindings.length > 0) await this.db.statements.run('acl-insert', columns(bindings));
   }
 
@@ -57,7 +57,7 @@ export class PostgresAccess {
   }
 
   async deleteAcls(req: { filters: AclBindingFilter[] }): Promise<{ results: { deleted: AclBinding[] }[] }> {
-    const filters = checkAclFilters(req?.filters);
+    const filters = req.filters;
     return this.db.transaction(async (tx) => {
       await tx.run('acl-lock');
       const before = (await tx.run<AclRow>('acl-list')).map(toBinding);
@@ -69,7 +69,7 @@ export class PostgresAccess {
   }
 
   async alterClientQuotas(req: AlterClientQuotasRequest): Promise<void> {
-    const alterations = checkQuotaAlterations(req);
+    const alterations = req.alterations;
     await this.db.transaction(async (tx) => {
       await tx.run('quota-lock');
       const entries = new Map<string, ClientQuotaEntry>();

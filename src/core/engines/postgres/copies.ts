@@ -1,5 +1,6 @@
-import type { AppendAtPartition, AppendAtPartitionResult } from '../../core.js';
-import { gapBatch, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
+import { gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import type { PostgresStore } from './store.js';
 import type { Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 
@@ -42,4 +43,23 @@ export async function planCopies(tx: Statements, parts: readonly AppendAtPartiti
     return { ...where, error: null, nextOffset: plan.nextOffset };
   });
   return { results, writes };
+}
+
+/** appendAt: copied batches stored at the offsets they carry (the migration bridge). */
+export class PostgresCopies {
+  constructor(private readonly store: PostgresStore) {}
+
+  /** One transaction, outside the group commit, which decides offsets itself. */
+  async appendAt(req: AppendAtRequest): Promise<AppendAtResult> {
+    const parts = req.partitions;
+    // Checked (and inflated) before the transaction, so no partition lock waits on it.
+    const parsed = parseCopies(parts, this.store.options.appendLimits);
+    const { results, writes } = await this.store.db.transaction(async (tx) => {
+      const planned = await planCopies(tx, parts, parsed, this.store.clock());
+      await this.store.write(tx, planned.writes);
+      return planned;
+    });
+    this.store.wakeTouched(writes);
+    return { partitions: results };
+  }
 }

@@ -1,7 +1,7 @@
 /**
- * The PostgreSQL engine: `openPostgresCore({ url, schema })` migrates the
+ * The PostgreSQL engine: `openPostgresEngine({ url, schema })` migrates the
  * schema (under an advisory lock), starts listening for other processes'
- * appends and returns a Core. Several cores, in one process or many, may
+ * appends and returns the engine. Several cores, in one process or many, may
  * share one database and schema. DRIVER.md says why pg and why LISTEN/NOTIFY.
  */
 import { randomUUID } from 'node:crypto';
@@ -9,13 +9,13 @@ import { pino, type Logger } from 'pino';
 import { isUnavailableError } from './availability.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
-import { PostgresCore } from './postgres-core.js';
+import { PostgresEngine } from './postgres-engine.js';
 import { appendLimitsOf } from '../../rules/batches.js';
 import { Wakeups } from './wakeups.js';
 
-export { PostgresCore } from './postgres-core.js';
+export { PostgresEngine } from './postgres-engine.js';
 
-export interface PostgresCoreOptions {
+export interface PostgresOpenOptions {
   /** postgres://user:password@host:port/database */
   url: string;
   /** The schema holding this core's tables; created when missing. Default "queen". */
@@ -91,9 +91,9 @@ function startProblem(url: string, e: unknown): Error {
   return new Error(`${where} could not be prepared (${reason}); check the database URL and that this user may create the schema.`);
 }
 
-export async function openPostgresCore(options: PostgresCoreOptions): Promise<PostgresCore> {
+export async function openPostgresEngine(options: PostgresOpenOptions): Promise<PostgresEngine> {
   if (typeof options?.url !== 'string' || options.url.length === 0) {
-    throw new Error('openPostgresCore needs a url, such as postgres://postgres@127.0.0.1:5432/queen.');
+    throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
   }
   const schema = checkSchemaName(options.schema ?? 'queen');
   const appendLimits = appendLimitsOf(options);
@@ -135,7 +135,7 @@ export async function openPostgresCore(options: PostgresCoreOptions): Promise<Po
       throw e;
     }
   }
-  return new PostgresCore(db, wakeups, {
+  return new PostgresEngine(db, wakeups, {
     clock: options.clock ?? Date.now,
     maintenanceIntervalMs: options.maintenanceIntervalMs ?? 30_000,
     appendLedgerSize: options.appendLedgerSize ?? 10_000,

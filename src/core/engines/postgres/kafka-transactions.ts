@@ -3,7 +3,6 @@ import type {
   AddOffsetsToTxnRequest,
   AddPartitionsToTxnRequest,
   AddPartitionsToTxnResult,
-  CommittedOffset,
   EndTxnRequest,
   InitProducerRequest,
   InitProducerResult,
@@ -11,17 +10,14 @@ import type {
   ListTransactionsRequest,
   PartitionRef,
   TransactionDescription,
+  TxnProducer,
   TxnOffsetCommitRequest,
 } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { requireArray, requireCommittedOffset, requireInteger } from '../../rules/arguments.js';
 import {
   abortedInRange,
   checkTimeout,
   checkTransactionalBatches,
-  checkTransactionStates,
-  checkTxnGroup,
-  checkTxnProducer,
   decideEnd,
   decideTransactionalInit,
   endedState,
@@ -32,8 +28,6 @@ import {
   type StoredTransaction,
 } from '../../rules/kafka-transactions.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
-import { requirePartitionRefs } from '../../rules/requests.js';
-import { validateQueueName } from '../../rules/names.js';
 import type { Database, Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 
@@ -134,8 +128,8 @@ export class PostgresTransactions {
   }
 
   async addPartitions(req: AddPartitionsToTxnRequest): Promise<AddPartitionsToTxnResult> {
-    const who = checkTxnProducer(req);
-    const refs = requirePartitionRefs(req.partitions);
+    const who: TxnProducer = req;
+    const refs = req.partitions;
     const found = refs.length === 0 ? [] : await this.db.statements.run<{ queue_id: string | null; id: number | null }>('find-partitions', [refs.map((r) => r.queue), refs.map((r) => r.partition)]);
     const ids = found.map((f) => f.id);
     return this.db.transaction(async (tx) => {
@@ -158,8 +152,8 @@ export class PostgresTransactions {
   }
 
   async addOffsets(req: AddOffsetsToTxnRequest): Promise<void> {
-    const who = checkTxnProducer(req);
-    const group = checkTxnGroup(req.group);
+    const who: TxnProducer = req;
+    const { group } = req;
     await this.db.transaction(async (tx) => {
       const txn = await this.lockAsCoordinator(tx, who);
       requireAddable(txn);
@@ -169,15 +163,9 @@ export class PostgresTransactions {
   }
 
   async txnOffsetCommit(req: TxnOffsetCommitRequest): Promise<void> {
-    const who = checkTxnProducer(req);
-    const group = checkTxnGroup(req.group);
-    const offsets = requireArray<CommittedOffset>(req.offsets, 'offsets').map((o, i) => {
-      validateQueueName(o?.queue);
-      requireInteger(o.partition, `offsets[${i}].partition`);
-      requireCommittedOffset(o.offset, `offsets[${i}].offset`);
-      const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
-      return { queue: o.queue, partition: o.partition, offset: o.offset, leaderEpoch, metadata: typeof o.metadata === 'string' ? o.metadata : null };
-    });
+    const who: TxnProducer = req;
+    const { group } = req;
+    const { offsets } = req;
     if (offsets.length > 0) {
       const found = await this.db.statements.run<{ queue_id: string | null; id: number | null; partition_count: number | null }>('find-partitions', [offsets.map((o) => o.queue), offsets.map((o) => o.partition)]);
       found.forEach((f, i) => {
@@ -204,8 +192,7 @@ export class PostgresTransactions {
   }
 
   async endTxn(req: EndTxnRequest): Promise<InitProducerResult> {
-    const who = checkTxnProducer(req);
-    if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
+    const who: TxnProducer = req;
     const writes = new LogWrites();
     const result = await this.db.transaction(async (tx) => {
       const txn = await this.lockAsCoordinator(tx, who);
@@ -216,8 +203,8 @@ export class PostgresTransactions {
     return result;
   }
 
-  async describe(ids: unknown): Promise<(TransactionDescription | null)[]> {
-    const wanted = requireArray<string>(ids, 'transactionalIds');
+  async describe(ids: string[]): Promise<(TransactionDescription | null)[]> {
+    const wanted = ids;
     const out: (TransactionDescription | null)[] = [];
     for (const id of wanted) {
       const txn = stored(await this.db.statements.one<TransactionRow>('txn-get', [id]));
@@ -233,8 +220,7 @@ export class PostgresTransactions {
   }
 
   async list(req: ListTransactionsRequest): Promise<{ transactionalId: string; producerId: number; state: KafkaTxnState }[]> {
-    const states = checkTransactionStates(req?.states);
-    const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
+    const { states, producerIds } = req;
     const minDuration = req.minDurationMs ?? -1;
     const now = this.host.clock();
     const rows = await this.db.statements.run<{ transactional_id: string; producer_id: number; state: KafkaTxnState; started_at: number }>('txn-list', [states, producerIds]);

@@ -4,10 +4,6 @@
  * ../../rules/scram-credentials.ts for what is kept and why.
  */
 import {
-  checkAlterScramCredentials,
-  checkScramUsers,
-  validateScramMechanism,
-  validateScramUser,
   type AlterScramCredentialsRequest,
   type AlterScramCredentialsResult,
   type ScramCredential,
@@ -27,7 +23,7 @@ export class PostgresScramCredentials {
   constructor(private readonly db: Database) {}
 
   async describe(req: { users?: string[] | null }): Promise<{ users: ScramUser[] }> {
-    const wanted = checkScramUsers(req?.users);
+    const wanted = req.users ?? null;
     const rows = wanted === null ? await this.db.statements.run<InfoRow>('scram-list-users') : await this.db.statements.run<InfoRow>('scram-describe-users', [wanted]);
     const byUser = new Map<string, ScramUser>((wanted ?? []).map((user) => [user, { user, credentials: [] }]));
     for (const row of rows) {
@@ -39,15 +35,15 @@ export class PostgresScramCredentials {
   }
 
   async get(req: ScramCredentialRef): Promise<ScramCredential | null> {
-    const user = validateScramUser(req?.user);
-    const mechanism = validateScramMechanism(req.mechanism);
+    const { user } = req;
+    const { mechanism } = req;
     const row = await this.db.statements.one<{ iterations: number; salt: Buffer; stored_key: Buffer; server_key: Buffer }>('scram-get', [user, mechanism]);
     return row && { user, mechanism, iterations: row.iterations, salt: row.salt, storedKey: row.stored_key, serverKey: row.server_key };
   }
 
   /** All of one request's changes commit together. */
   async alter(req: AlterScramCredentialsRequest): Promise<AlterScramCredentialsResult> {
-    const { deletions, upsertions } = checkAlterScramCredentials(req);
+    const { deletions, upsertions } = req;
     return this.db.transaction(async (tx) => {
       const results: AlterScramCredentialsResult['results'] = [];
       for (const { user, mechanism } of deletions) {

@@ -1,6 +1,6 @@
 // Kafka's numbering of SCRAM mechanisms in DescribeUserScramCredentials and
 // AlterUserScramCredentials (ScramMechanism.type): 0 unknown, 1 SHA-256, 2 SHA-512.
-import type { ScramMechanism } from '../../core/core.js';
+import type { ScramMechanism } from '../../core/index.js';
 
 const BY_TYPE: ReadonlyMap<number, ScramMechanism> = new Map([
   [1, 'SCRAM-SHA-256'],

@@ -1,0 +1,171 @@
+import type { CoordinationStore } from './coordination/leases.js';
+import type {
+  CommitOffsetsRequest,
+  CommittedOffset,
+  Core,
+  KafkaTxnState,
+  ListTransactionsRequest,
+  Lifetime,
+  PartitionRef,
+  QueueConfig,
+  TransactionDescription,
+} from './core.js';
+import type { CompactionStats } from './rules/compaction.js';
+import type { KvWrite } from './rules/kv.js';
+
+/**
+ * The storage engine contract: what an engine (engines/memory,
+ * engines/postgres) implements, one object per domain, each matching a SQL
+ * file of the PostgreSQL engine (sql/queues.sql, log.sql, producers.sql,
+ * groups.sql, kv.sql, native.sql, maintenance.sql, kafka-transactions.sql,
+ * access.sql, scram-credentials.sql).
+ *
+ * Requests reach an engine through the core front (./front.ts), which has
+ * checked every field a request carries (names, numbers and their ranges,
+ * arrays, lifetimes) and refuses calls once the core is closed: an engine
+ * looks things up, lets the rules decide, and stores. What only storage can
+ * answer (does the queue exist, is the lease still held, is the id stored)
+ * stays with the engine. Push and the native transaction are planned, and so
+ * checked, by the engine through rules/dedup.ts and rules/transaction.ts,
+ * because their plan needs the queue's partitions and the engine's clock.
+ *
+ * A call may answer at once or with a promise: the memory engine answers at
+ * once, so that each call is atomic without a lock.
+ */
+
+type Awaitable<T> = T | Promise<T>;
+/** A Core call as an engine may implement it: same arguments, answered at once or later. */
+type EngineCall<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A) => Awaitable<R> : never;
+
+/** A new queue's request with its defaults filled in and its partition names decided (rules/names.ts, rules/config.ts). */
+export interface NewQueue {
+  name: string;
+  partitionNames: string[];
+  config: QueueConfig;
+  ifNotExists: boolean;
+}
+
+/** A pop's request, checked (rules/requests.ts checkPopRequest). */
+export interface CheckedPop {
+  queue: string;
+  partitionName: string | undefined;
+  group: string;
+  owner: string;
+  batch: number;
+  waitMs: number;
+  leaseMs: number | undefined;
+}
+
+export interface EngineQueues {
+  create(req: NewQueue): Awaitable<import('./core.js').QueueInfo>;
+  list: EngineCall<Core['listQueues']>;
+  describe: EngineCall<Core['describeQueue']>;
+  delete: EngineCall<Core['deleteQueue']>;
+  addPartitions: EngineCall<Core['addPartitions']>;
+  alter: EngineCall<Core['alterQueue']>;
+}
+
+export interface EngineLog {
+  append: EngineCall<Core['append']>;
+  read: EngineCall<Core['read']>;
+  offsets: EngineCall<Core['offsets']>;
+  offsetForTimestamp: EngineCall<Core['offsetForTimestamp']>;
+  deleteRecords: EngineCall<Core['deleteRecords']>;
+}
+
+export interface EngineCopies {
+  appendAt: EngineCall<Core['appendAt']>;
+}
+
+export interface EngineProducers {
+  init: EngineCall<Core['initProducer']>;
+  describe: EngineCall<Core['describeProducers']>;
+}
+
+export interface EngineOffsets {
+  /**
+   * Offsets with every field checked and filled (leaderEpoch -1, metadata
+   * null when absent). An engine with a coordination store refuses a commit
+   * whose fence no longer holds the group's lease (not_coordinator).
+   */
+  commit(req: { group: string; offsets: CommittedOffset[]; fence?: CommitOffsetsRequest['fence'] }): Awaitable<void>;
+  fetch: EngineCall<Core['fetchOffsets']>;
+  delete: EngineCall<Core['deleteOffsets']>;
+  listGroups: EngineCall<Core['listGroups']>;
+}
+
+export interface EngineKafkaTransactions {
+  addPartitions: EngineCall<Core['addPartitionsToTxn']>;
+  addOffsets: EngineCall<Core['addOffsetsToTxn']>;
+  txnOffsetCommit: EngineCall<Core['txnOffsetCommit']>;
+  endTxn: EngineCall<Core['endTxn']>;
+  describe(ids: string[]): Awaitable<(TransactionDescription | null)[]>;
+  list(req: ListTransactionsRequest): Awaitable<{ transactionalId: string; producerId: number; state: KafkaTxnState }[]>;
+  unstableOffsets(group: string, partitions: PartitionRef[] | null): Awaitable<PartitionRef[]>;
+}
+
+export interface EngineKv {
+  get: EngineCall<Core['kvGet']>;
+  getMany: EngineCall<Core['kvGetMany']>;
+  /** `limit` filled in (default 1000). */
+  getPrefix(req: { ns: string; prefix: string; limit: number }): Awaitable<import('./core.js').KvEntry[]>;
+  put(write: KvWrite): Awaitable<import('./core.js').KvPutResult>;
+  putIfAbsent(write: Omit<KvWrite, 'expectedVersion'>): Awaitable<import('./core.js').KvPutResult>;
+  delete: EngineCall<Core['kvDelete']>;
+  incr(req: { ns: string; key: string; by: number; lifetime: Lifetime | undefined }): Awaitable<import('./core.js').KvEntry>;
+  once: EngineCall<Core['once']>;
+}
+
+export interface EngineNative {
+  push: EngineCall<Core['push']>;
+  pop(req: CheckedPop, options?: import('./core.js').CallOptions): Awaitable<import('./core.js').PopResult>;
+  ack: EngineCall<Core['ack']>;
+  renewLease: EngineCall<Core['renewLease']>;
+  transaction: EngineCall<Core['transaction']>;
+}
+
+export interface EngineAccess {
+  createAcls: EngineCall<Core['createAcls']>;
+  listAcls: EngineCall<Core['listAcls']>;
+  deleteAcls: EngineCall<Core['deleteAcls']>;
+  alterClientQuotas: EngineCall<Core['alterClientQuotas']>;
+  listClientQuotas: EngineCall<Core['listClientQuotas']>;
+}
+
+export interface EngineScramCredentials {
+  describe: EngineCall<Core['describeScramCredentials']>;
+  alter: EngineCall<Core['alterScramCredentials']>;
+  get: EngineCall<Core['scramCredential']>;
+}
+
+/** What runs on the engine's timers; tests and benchmarks call it directly after moving the clock. */
+export interface EngineMaintenance {
+  /** Retention and expiry (batches past retention, expired KV entries, dedup entries outside their window). */
+  runMaintenance(): Awaitable<void>;
+  /** One compactor round over every compacted queue. */
+  runCompaction(): Promise<CompactionStats>;
+  /** Aborts the Kafka transactions open past their timeout. */
+  abortExpiredTransactions(): Awaitable<void>;
+}
+
+export interface Engine {
+  readonly queues: EngineQueues;
+  readonly log: EngineLog;
+  readonly copies: EngineCopies;
+  readonly producers: EngineProducers;
+  readonly offsets: EngineOffsets;
+  readonly kafkaTransactions: EngineKafkaTransactions;
+  readonly kv: EngineKv;
+  readonly native: EngineNative;
+  readonly access: EngineAccess;
+  readonly scramCredentials: EngineScramCredentials;
+  readonly maintenance: EngineMaintenance;
+  /**
+   * Coordinator leases, for an engine several cores share (PostgreSQL): the
+   * front serves a group only while its core holds the group's lease. Absent:
+   * this core is alone and coordinates everything (coordination/leases.ts).
+   */
+  readonly coordination?: CoordinationStore;
+  /** Stops the timers, answers pending long-polls empty and releases connections. */
+  close(): Promise<void>;
+}

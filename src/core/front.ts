@@ -1,0 +1,563 @@
+import type { CallOptions, CommittedOffset, Core, PartitionRef } from './core.js';
+import type { Engine } from './engine.js';
+import { CoreError, isCoreError } from './errors.js';
+import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
+import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
+import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
+import { resolveQueueConfig } from './rules/config.js';
+import { checkInitProducer } from './rules/init-producer.js';
+import { checkKvWrite, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from './rules/kv.js';
+import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validateQueueName } from './rules/names.js';
+import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from './rules/requests.js';
+import { checkAppendAtRequest } from './rules/copied-batches.js';
+import { checkAclBindings, checkAclFilters } from './rules/acls.js';
+import { checkTransactionStates, checkTxnGroup, checkTxnProducer } from './rules/kafka-transactions.js';
+import { checkQuotaAlterations } from './rules/quotas.js';
+import { checkAlterScramCredentials, checkScramUsers, validateScramMechanism, validateScramUser } from './rules/scram-credentials.js';
+
+/** Most entries one kvGetPrefix answers. */
+const MAX_PREFIX_LIMIT = 10_000;
+
+/**
+ * The core front: the `Core` every caller holds (the gateway, the HTTP API,
+ * the RPC server, the bridge). It checks each request once, before any
+ * engine sees it (names, numbers and their ranges, arrays, lifetimes:
+ * src/core/rules), refuses calls once closed, sends group membership calls
+ * to the group coordinator (./groups) and everything else to the engine's
+ * domain objects (./engine.ts). A request refused here changes nothing,
+ * whatever the engine.
+ *
+ * Several cores on one PostgreSQL database share groups through coordinator
+ * leases (./coordination/leases.ts): a group call is served only by the core
+ * holding the group's lease, which it takes when the lease is free or ran
+ * out (loading the group's stored membership); the others answer
+ * not_coordinator, and the client asks FindCoordinator again, as with Kafka.
+ */
+export class CoreFront<E extends Engine = Engine> implements Core {
+  private readonly coordinator: GroupCoordinator;
+  private readonly coordination: CoordinationStore;
+  private readonly leases: GroupLeases;
+  /** Whether the engine is shared (commits carry their lease to be checked). */
+  private readonly shared: boolean;
+  private closed = false;
+
+  constructor(
+    /** The storage engine; tests and benchmarks reach its maintenance through it. */
+    readonly engine: E,
+    coordinatorOptions: Partial<CoordinatorOptions> = {},
+  ) {
+    this.shared = engine.coordination !== undefined;
+    this.coordination = engine.coordination ?? new LocalCoordination();
+    const store = this.shared
+      ? {
+          save: (group: string, stored: Parameters<CoordinationStore['saveGroup']>[2]) => {
+            const epoch = this.leases.epochOf(group);
+            if (epoch === null) return Promise.resolve(false);
+            return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
+              if (!owned) this.leases.forget(group);
+              return owned;
+            });
+          },
+        }
+      : null;
+    this.coordinator = new GroupCoordinator(coordinatorOptions, store);
+    this.leases = new GroupLeases(this.coordination, {
+      active: () => this.coordinator.activeGroups(),
+      lost: (group) => this.coordinator.drop(group),
+    });
+  }
+
+  /**
+   * Holds the group's lease before a group call is answered (loading the
+   * group when the lease is newly this node's). An id the coordinator will
+   * refuse anyway (empty) takes no lease.
+   */
+  private async own(group: string, reachable: readonly string[] | null = null): Promise<Held & { owner?: string }> {
+    if (typeof group !== 'string' || group === '') return { epoch: 0 };
+    let hold;
+    try {
+      hold = await this.leases.hold(group, reachable, async () => {
+        const stored = await this.coordination.loadGroup(group);
+        if (stored) this.coordinator.restore(group, stored);
+      });
+    } catch (e) {
+      // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
+      if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
+      throw e;
+    }
+    return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
+  }
+
+  /** The engine, while the core is open. */
+  private open(): E {
+    if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');
+    return this.engine;
+  }
+
+  // ─── Queues ────────────────────────────────────────────────────────────────
+
+  async createQueue(req: Parameters<Core['createQueue']>[0]) {
+    const engine = this.open();
+    const name = validateQueueName(req?.name);
+    return engine.queues.create({ name, partitionNames: newQueuePartitionNames(req), config: resolveQueueConfig(req.config), ifNotExists: req.ifNotExists === true });
+  }
+
+  async listQueues() {
+    return this.open().queues.list();
+  }
+
+  async describeQueue(req: { name: string }) {
+    const engine = this.open();
+    return engine.queues.describe({ name: validateQueueName(req?.name) });
+  }
+
+  async deleteQueue(req: { name: string }) {
+    const engine = this.open();
+    return engine.queues.delete({ name: validateQueueName(req?.name) });
+  }
+
+  async addPartitions(req: Parameters<Core['addPartitions']>[0]) {
+    const engine = this.open();
+    const name = validateQueueName(req?.name);
+    return engine.queues.addPartitions({ name, totalCount: requirePartitionCount(req.totalCount, 'totalCount') });
+  }
+
+  async alterQueue(req: Parameters<Core['alterQueue']>[0]) {
+    const engine = this.open();
+    validateQueueName(req?.name);
+    return engine.queues.alter(req);
+  }
+
+  // ─── The log ───────────────────────────────────────────────────────────────
+
+  async append(req: Parameters<Core['append']>[0]) {
+    const engine = this.open();
+    checkAppendRequest(req);
+    return engine.log.append(req);
+  }
+
+  async read(req: Parameters<Core['read']>[0], options?: CallOptions) {
+    const engine = this.open();
+    checkReadRequest(req);
+    return engine.log.read(req, options);
+  }
+
+  async offsets(req: { partitions: PartitionRef[] }) {
+    const engine = this.open();
+    return engine.log.offsets({ partitions: requirePartitionRefs(req?.partitions) });
+  }
+
+  async offsetForTimestamp(req: Parameters<Core['offsetForTimestamp']>[0]) {
+    const engine = this.open();
+    requirePartitionRef(req);
+    requireInteger(req.timestamp, 'timestamp', -3);
+    return engine.log.offsetForTimestamp(req);
+  }
+
+  async deleteRecords(req: Parameters<Core['deleteRecords']>[0]) {
+    const engine = this.open();
+    requirePartitionRef(req);
+    requireInteger(req.beforeOffset, 'beforeOffset', -1);
+    return engine.log.deleteRecords(req);
+  }
+
+  async appendAt(req: Parameters<Core['appendAt']>[0]) {
+    const engine = this.open();
+    return engine.copies.appendAt({ partitions: checkAppendAtRequest(req) });
+  }
+
+  // ─── Producers ─────────────────────────────────────────────────────────────
+
+  async initProducer(req: Parameters<Core['initProducer']>[0]) {
+    const engine = this.open();
+    return engine.producers.init(checkInitProducer(req));
+  }
+
+  async describeProducers(req: PartitionRef) {
+    const engine = this.open();
+    requirePartitionRef(req);
+    return engine.producers.describe(req);
+  }
+
+  // ─── Consumer-group offsets ────────────────────────────────────────────────
+
+  async commitOffsets(req: Parameters<Core['commitOffsets']>[0]) {
+    const engine = this.open();
+    const group = validateGroupName(req?.group);
+    const offsets = checkCommittedOffsets(req.offsets);
+    return engine.offsets.commit(req.fence === undefined ? { group, offsets } : { group, offsets, fence: checkFence(req.fence) });
+  }
+
+  async fetchOffsets(req: Parameters<Core['fetchOffsets']>[0]) {
+    const engine = this.open();
+    const group = validateGroupName(req?.group);
+    return engine.offsets.fetch({ group, partitions: req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions) });
+  }
+
+  async deleteOffsets(req: Parameters<Core['deleteOffsets']>[0]) {
+    const engine = this.open();
+    const group = validateGroupName(req?.group);
+    return engine.offsets.delete({ group, partitions: requirePartitionRefs(req.partitions) });
+  }
+
+  async listGroups() {
+    return this.open().offsets.listGroups();
+  }
+
+  // ─── Kafka transactions (the engine's kafka-transactions.ts) ─────────────────
+
+  async addPartitionsToTxn(req: Parameters<Core['addPartitionsToTxn']>[0]) {
+    const engine = this.open();
+    const partitions = requirePartitionRefs(req?.partitions);
+    return engine.kafkaTransactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
+  }
+
+  async addOffsetsToTxn(req: Parameters<Core['addOffsetsToTxn']>[0]) {
+    const engine = this.open();
+    return engine.kafkaTransactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
+  }
+
+  async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
+    const engine = this.open();
+    const who = checkTxnProducer(req);
+    return engine.kafkaTransactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
+  }
+
+  async endTxn(req: Parameters<Core['endTxn']>[0]) {
+    const engine = this.open();
+    const who = checkTxnProducer(req);
+    if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
+    return engine.kafkaTransactions.endTxn({ ...who, commit: req.commit });
+  }
+
+  async describeTransactions(req: { transactionalIds: string[] }) {
+    const engine = this.open();
+    return { transactions: await engine.kafkaTransactions.describe(requireArray<string>(req?.transactionalIds, 'transactionalIds')) };
+  }
+
+  async listTransactions(req: Parameters<Core['listTransactions']>[0]) {
+    const engine = this.open();
+    const states = checkTransactionStates(req?.states);
+    const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
+    return { transactions: await engine.kafkaTransactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
+  }
+
+  async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }) {
+    const engine = this.open();
+    const group = validateGroupName(req?.group);
+    const partitions = req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions);
+    return { partitions: await engine.kafkaTransactions.unstableOffsets(group, partitions) };
+  }
+
+  // ─── KV and once ───────────────────────────────────────────────────────────
+
+  async kvGet(req: { ns: string; key: string }) {
+    const engine = this.open();
+    return engine.kv.get(kvRef(req));
+  }
+
+  async kvGetMany(req: { ns: string; keys: string[] }) {
+    const engine = this.open();
+    const ns = validateKvNamespace(req?.ns);
+    return engine.kv.getMany({ ns, keys: requireArray<string>(req.keys, 'keys').map((k) => validateKvKey(k)) });
+  }
+
+  async kvGetPrefix(req: { ns: string; prefix: string; limit?: number }) {
+    const engine = this.open();
+    const ns = validateKvNamespace(req?.ns);
+    const prefix = validateKvPrefix(req.prefix);
+    return engine.kv.getPrefix({ ns, prefix, limit: req.limit === undefined ? 1000 : requireInteger(req.limit, 'limit', 1, MAX_PREFIX_LIMIT) });
+  }
+
+  async kvPut(req: Parameters<Core['kvPut']>[0]) {
+    const engine = this.open();
+    const write = checkKvWrite(req);
+    return engine.kv.put({ ...write, expectedVersion: validateExpectedVersion(req.expectedVersion) });
+  }
+
+  async kvPutIfAbsent(req: Parameters<Core['kvPutIfAbsent']>[0]) {
+    const engine = this.open();
+    return engine.kv.putIfAbsent(checkKvWrite(req));
+  }
+
+  async kvDelete(req: { ns: string; key: string }) {
+    const engine = this.open();
+    return engine.kv.delete(kvRef(req));
+  }
+
+  async kvIncr(req: Parameters<Core['kvIncr']>[0]) {
+    const engine = this.open();
+    const { ns, key } = kvRef(req);
+    // `by` is checked where it is added (rules/kv.ts decideIncr): a bigint counter takes any integer.
+    return engine.kv.incr({ ns, key, by: req.by, lifetime: validateOptionalLifetime(req.lifetime) });
+  }
+
+  async once(req: Parameters<Core['once']>[0]) {
+    const engine = this.open();
+    const { ns, key } = kvRef(req);
+    return engine.kv.once({ ns, key, lifetime: validateLifetime(req.lifetime) });
+  }
+
+  // ─── Native push, consume, transaction ─────────────────────────────────────
+  // push and transaction are planned, and so checked, by the engine
+  // (rules/dedup.ts, rules/transaction.ts): their plan needs the queue's
+  // partitions and the engine's clock.
+
+  async push(req: Parameters<Core['push']>[0]) {
+    return this.open().native.push(req);
+  }
+
+  async pop(req: Parameters<Core['pop']>[0], options?: CallOptions) {
+    const engine = this.open();
+    const queue = validateQueueName(req?.queue);
+    return engine.native.pop({ queue, owner: req.owner, ...checkPopRequest(req) }, options);
+  }
+
+  async ack(req: Parameters<Core['ack']>[0]) {
+    const engine = this.open();
+    validateQueueName(req?.queue);
+    checkAckRequest(req);
+    return engine.native.ack(req);
+  }
+
+  async renewLease(req: Parameters<Core['renewLease']>[0]) {
+    const engine = this.open();
+    requireInteger(req?.extendMs, 'extendMs', 1);
+    return engine.native.renewLease(req);
+  }
+
+  async transaction(req: Parameters<Core['transaction']>[0]) {
+    return this.open().native.transaction(req);
+  }
+
+  // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────
+
+  async createAcls(req: Parameters<Core['createAcls']>[0]) {
+    const engine = this.open();
+    return engine.access.createAcls({ bindings: checkAclBindings(req?.bindings) });
+  }
+
+  async listAcls() {
+    return this.open().access.listAcls();
+  }
+
+  async deleteAcls(req: Parameters<Core['deleteAcls']>[0]) {
+    const engine = this.open();
+    return engine.access.deleteAcls({ filters: checkAclFilters(req?.filters) });
+  }
+
+  async alterClientQuotas(req: Parameters<Core['alterClientQuotas']>[0]) {
+    const engine = this.open();
+    return engine.access.alterClientQuotas({ alterations: checkQuotaAlterations(req) });
+  }
+
+  async listClientQuotas() {
+    return this.open().access.listClientQuotas();
+  }
+
+  async describeScramCredentials(req: Parameters<Core['describeScramCredentials']>[0]) {
+    const engine = this.open();
+    return engine.scramCredentials.describe({ users: checkScramUsers(req?.users) });
+  }
+
+  async alterScramCredentials(req: Parameters<Core['alterScramCredentials']>[0]) {
+    const engine = this.open();
+    return engine.scramCredentials.alter(checkAlterScramCredentials(req));
+  }
+
+  async scramCredential(req: Parameters<Core['scramCredential']>[0]) {
+    const engine = this.open();
+    return engine.scramCredentials.get({ user: validateScramUser(req?.user), mechanism: validateScramMechanism(req.mechanism) });
+  }
+
+  // ─── Consumer groups: the coordinator (./groups), offsets in the engine ────
+
+  async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return joinError(held.error, req.memberId);
+    return this.coordinator.join(req, options?.signal);
+  }
+
+  async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return syncError(held.error);
+    return this.coordinator.sync(req, options?.signal);
+  }
+
+  async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
+    return this.coordinator.heartbeat(req);
+  }
+
+  async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, members: [] };
+    return this.coordinator.leave(req);
+  }
+
+  async findCoordinators(req: Parameters<Core['findCoordinators']>[0]) {
+    const reachable = Array.isArray(req?.reachable) ? req.reachable : null;
+    const node = this.coordination.nodeId;
+    const coordinators: FindCoordinatorsResult['coordinators'] = [];
+    for (const key of req.keys) {
+      if (typeof key !== 'string' || key === '') {
+        coordinators.push({ key, owner: node });
+      } else if (req.kind === 'transaction') {
+        const taken = await this.coordination.take('transaction', key, reachable);
+        coordinators.push({ key, owner: taken.held ? node : taken.owner });
+      } else {
+        const held = await this.own(key, reachable);
+        coordinators.push({ key, owner: 'error' in held ? held.owner ?? null : node });
+      }
+    }
+    return { node, coordinators };
+  }
+
+  async describeGroups(req: { groups: string[] }) {
+    const elsewhere = new Set<string>();
+    for (const group of req.groups) if ('error' in (await this.own(group))) elsewhere.add(group);
+    const described: GroupDescription[] = this.coordinator
+      .describe(req.groups)
+      .map((d) => (elsewhere.has(d.group) ? { ...d, error: 'not_coordinator' as const } : d));
+    // A group known only by its committed offsets is Empty, not Dead, with no
+    // protocol type: Kafka's "simple" group of commits made from outside a group.
+    const withOffsets = await this.groupsWithOffsets();
+    return {
+      groups: described.map((d) =>
+        d.state === 'Dead' && withOffsets.has(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
+      ),
+    };
+  }
+
+  async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
+    const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
+    // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedGroups()) {
+      if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
+    }
+    for (const group of await this.groupsWithOffsets()) {
+      if (!live.has(group)) live.set(group, { group, protocolType: '', state: 'Empty' });
+    }
+    const wanted = req.states && req.states.length > 0 ? new Set(req.states) : null;
+    return { groups: [...live.values()].filter((g) => !wanted || wanted.has(g.state)) };
+  }
+
+  async deleteGroups(req: { groups: string[] }) {
+    const withOffsets = await this.groupsWithOffsets();
+    const results: { group: string; error: GroupError | null }[] = [];
+    for (const group of req.groups) {
+      if ('error' in (await this.own(group))) {
+        results.push({ group, error: 'not_coordinator' });
+        continue;
+      }
+      if (this.coordinator.hasMembers(group)) {
+        results.push({ group, error: 'non_empty_group' });
+        continue;
+      }
+      if (!withOffsets.has(group) && !this.coordinator.knows(group)) {
+        results.push({ group, error: 'group_id_not_found' });
+        continue;
+      }
+      const { offsets } = await this.fetchOffsets({ group, partitions: null });
+      if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
+      this.coordinator.remove(group);
+      await this.coordination.deleteGroup(group);
+      await this.leases.release(group);
+      results.push({ group, error: null });
+    }
+    return { groups: results };
+  }
+
+  async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
+    const error = this.coordinator.checkCommit(req);
+    if (error) return { error };
+    try {
+      await this.commitOffsets({
+        group: req.group,
+        offsets: req.offsets,
+        ...(this.shared ? { fence: { owner: this.coordination.nodeId, epoch: held.epoch } } : {}),
+      });
+    } catch (e) {
+      // Another node took the group while this one decided: the commit is refused whole, as Kafka's stale coordinator's would be.
+      if (isCoreError(e) && e.code === 'not_coordinator') {
+        this.leases.forget(req.group);
+        this.coordinator.drop(req.group);
+        return { error: 'not_coordinator' as const };
+      }
+      throw e;
+    }
+    return { error: null };
+  }
+
+  async deleteGroupOffsets(req: Parameters<Core['deleteGroupOffsets']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, partitions: [] };
+    const withOffsets = await this.groupsWithOffsets();
+    if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
+      return { error: 'group_id_not_found' as const, partitions: [] };
+    }
+    const subscribed = this.coordinator.hasMembers(req.group) ? this.coordinator.subscribedTopics(req.group) : new Set<string>();
+    const partitions: OffsetDeletePartitionResult[] = req.partitions.map((p) => ({
+      ...p,
+      error: subscribed.has(p.queue) ? 'group_subscribed_to_topic' : null,
+    }));
+    const deletable = partitions.filter((p) => p.error === null).map(({ queue, partition }) => ({ queue, partition }));
+    if (deletable.length > 0) await this.deleteOffsets({ group: req.group, partitions: deletable });
+    return { error: null, partitions };
+  }
+
+  private async groupsWithOffsets(): Promise<Set<string>> {
+    return new Set((await this.listGroups()).groups.map((g) => g.group));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.leases.close();
+    this.coordinator.close();
+    await this.engine.close();
+  }
+}
+
+type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available' };
+
+/** A commit's fence: the lease (owner, epoch) its group coordinator decided under. */
+function checkFence(fence: unknown): { owner: string; epoch: number } {
+  const f = fence as { owner?: unknown; epoch?: unknown } | null;
+  if (typeof f !== 'object' || f === null || typeof f.owner !== 'string' || f.owner === '') {
+    throw new CoreError('invalid_argument', 'fence must be an object with the lease owner (a non-empty string) and its epoch.');
+  }
+  return { owner: f.owner, epoch: requireInteger(f.epoch, 'fence.epoch', 0) };
+}
+
+/** A (queue, partition) reference for a call that fails whole. */
+function requirePartitionRef(ref: PartitionRef): void {
+  validateQueueName(ref?.queue);
+  requireInteger(ref.partition, 'partition');
+}
+
+/**
+ * Committed offsets, every field checked and filled (leaderEpoch -1 and
+ * metadata null when absent): OffsetCommit's and TxnOffsetCommit's alike.
+ * Everything is checked before anything is written.
+ */
+function checkCommittedOffsets(value: unknown): CommittedOffset[] {
+  return requireArray<CommittedOffset>(value, 'offsets').map((o, i) => {
+    const queue = validateQueueName(o?.queue);
+    const partition = requireInteger(o.partition, `offsets[${i}].partition`);
+    const offset = requireCommittedOffset(o.offset, `offsets[${i}].offset`);
+    const leaderEpoch = o.leaderEpoch === undefined ? -1 : requireInteger(o.leaderEpoch, `offsets[${i}].leaderEpoch`, -1);
+    if (o.metadata !== null && o.metadata !== undefined && typeof o.metadata !== 'string') {
+      throw new CoreError('invalid_argument', `offsets[${i}].metadata must be a string or null.`);
+    }
+    return { queue, partition, offset, leaderEpoch, metadata: o.metadata ?? null };
+  });
+}
+
+function kvRef(req: { ns: string; key: string }): { ns: string; key: string } {
+  return { ns: validateKvNamespace(req?.ns), key: validateKvKey(req.key) };
+}
