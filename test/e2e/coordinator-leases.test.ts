@@ -22,7 +22,7 @@ import { ApiKey } from '../../protocol/api-keys.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { encodeRequestFrame } from '../../protocol/frames.js';
 import { waitFor } from '../support/eventually.js';
-import { coordinatorOf, startNode, type QueenNode } from '../support/coordinator-nodes.js';
+import { coordinatorOf, startNode, untilEachListsAll, type QueenNode } from '../support/coordinator-nodes.js';
 import { produceSequenced, sequenceCounts, spawnMembers, waitForAllRecords, waitForCover, type MemberProcess } from '../support/groups-members.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { RawConnection } from '../support/raw-connection.js';
@@ -68,6 +68,8 @@ describe.skipIf(skipReason !== null)(`coordinator leases across processes${skipR
     for (let i = 0; i < count; i++) {
       nodes.push(await startNode({ databaseUrl: database.url, schema, redisUrl, clusterId, leaseMs: LEASE_MS, nodeTtlMs: NODE_TTL_MS, keyPrefix: prefix }));
     }
+    // Clients bootstrapped from any node must learn of all of them, to move when one dies.
+    await untilEachListsAll(nodes);
     return nodes;
   }
 

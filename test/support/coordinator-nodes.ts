@@ -100,6 +100,35 @@ export async function coordinatorPort(node: QueenNode, key: string, keyType: 0 |
   }
 }
 
+/**
+ * Waits until every node's Metadata lists every node's gateway. A client that
+ * bootstraps from one node keeps only the brokers that node's Metadata named:
+ * asked before the others registered, it would know that node alone, and
+ * could reach nobody once it died.
+ */
+export async function untilEachListsAll(nodes: readonly QueenNode[], timeoutMs = 30_000): Promise<void> {
+  const wanted = nodes.map((n) => n.port).sort((x, y) => x - y);
+  let last = '';
+  await waitFor(
+    async () => {
+      const listed = await Promise.all(
+        nodes.map(async (n) => {
+          const raw = await RawConnection.open(n.port);
+          try {
+            const answer = await raw.request(ApiKey.Metadata, 9, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+            return (answer.brokers as { port: number }[]).map((b) => b.port).sort((x, y) => x - y);
+          } finally {
+            raw.destroy();
+          }
+        }),
+      );
+      last = JSON.stringify(listed);
+      return listed.every((ports) => JSON.stringify(ports) === JSON.stringify(wanted));
+    },
+    { what: `every node's Metadata to list all ${nodes.length} gateways`, timeoutMs, describe: () => last },
+  );
+}
+
 /** The node whose gateway every live node names as the coordinator of `key`, once they agree. */
 export async function coordinatorOf(nodes: readonly QueenNode[], key: string, keyType: 0 | 1 = 0, timeoutMs = 30_000): Promise<QueenNode> {
   let found: QueenNode | undefined;
