@@ -160,6 +160,21 @@ if (found.database === null) {
       expect(await committed(next, group, queue)).toBe(9);
     });
 
+    it('refuses a commitOffsets whose fence is not the lease held now, writing nothing, and a malformed fence as invalid', async () => {
+      const schema = database.freshSchema();
+      const a = await core(schema);
+      const queue = await topic(a);
+      const group = uniqueName('g');
+      await formGroup(a, group);
+      const node = (await a.findCoordinators({ kind: 'group', keys: [] })).node;
+      const offsets = [{ queue, partition: 0, offset: 4, leaderEpoch: -1, metadata: null }];
+      await expect(a.commitOffsets({ group, offsets, fence: { owner: 'another-core', epoch: 1 } })).rejects.toMatchObject({ code: 'not_coordinator' });
+      expect(await committed(a, group, queue)).toBe(-1);
+      await expect(a.commitOffsets({ group, offsets, fence: { owner: '', epoch: 1 } })).rejects.toMatchObject({ code: 'invalid_argument' });
+      await expect(a.commitOffsets({ group, offsets, fence: { owner: node, epoch: -2 } })).rejects.toMatchObject({ code: 'invalid_argument' });
+      expect(await committed(a, group, queue)).toBe(-1);
+    });
+
     it('serves a transactional id on one core: another is refused while the lease holds, and takes it over once it ran out', async () => {
       const schema = database.freshSchema();
       const holder = await core(schema);
