@@ -45,6 +45,11 @@
  *   `http.auth`: `{ tokensFile, basic }` puts the HTTP API behind credentials
  *   and the same ACLs (src/http/access.ts).
  *
+ * - `cluster`: several gateways as one Kafka cluster, `{ redisUrl, nodeTtlMs?,
+ *   keyPrefix?, core? }`: the gateway registers in Redis (src/cluster/), and
+ *   Metadata lists every live gateway and spreads partition leadership over
+ *   them. `nodeId` then defaults to one derived from the advertised address.
+ *
  * The result: `{ bootstrap: 'host:port', host, port, listeners, core, httpUrl, stop() }`, where
  * host and port are the first listener's advertised address and `stop()` shuts the gateway
  * down gracefully and closes the core. `stop()` may be called more than once.
@@ -62,6 +67,9 @@ import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
+import { derivedNodeId } from './cluster/leadership.js';
+import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
+import type { RedisConnection } from './cluster/redis.js';
 
 export type { Core, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, type GatewayOptions } from './gateway/server.js';
@@ -133,7 +141,16 @@ export interface StartBrokerOptions {
    * statement default 10 s). A database that stops answering makes requests
    * fail with retriable errors within these, never hang.
    */
-  database?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number };
+  database?: {
+    poolSize?: number;
+    connectTimeoutMs?: number;
+    statementTimeoutMs?: number;
+    /** Redis for cross-node wake-ups (src/core/engines/postgres/redis-wakeups.ts), with its key prefix and the choice of 'redis' (default) or 'notify'. */
+    redisUrl?: string;
+    redisKeyPrefix?: string;
+    crossNodeWakeups?: 'redis' | 'notify';
+    coordinatorLeaseMs?: number;
+  };
   /**
    * Memory engine: most bytes of records and KV entries kept; past it Produce answers
    * POLICY_VIOLATION (and native pushes 507) saying why. Default a quarter of
@@ -150,6 +167,19 @@ export interface StartBrokerOptions {
   tls?: TlsFiles;
   /** SASL mechanisms and sessions for SASL_PLAINTEXT and SASL_SSL listeners. */
   sasl?: SaslOptions;
+  /** Several gateways as one cluster, registered in Redis (src/cluster/membership.ts); absent for a gateway alone. */
+  cluster?: ClusterOptions;
+}
+
+export interface ClusterOptions {
+  /** redis://host:port of the Redis that carries the node registry. */
+  redisUrl: string;
+  /** How long a gateway stays listed after its last heartbeat (default 6000 ms; heartbeats every third of it). */
+  nodeTtlMs?: number;
+  /** Prefix of the registry's keys, so clusters can share a Redis (default "queen"). */
+  keyPrefix?: string;
+  /** How the registry names the core this gateway uses (default its RPC address, or "in-process:HOST:PORT" for its own). */
+  core?: string;
 }
 
 export interface Broker {
@@ -220,6 +250,18 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const bound = listeners[0]!;
   settings.advertised.host = bound.advertised.host;
   settings.advertised.port = bound.advertised.port;
+  let registry: { connection: RedisConnection; membership: RedisMembership } | null = null;
+  if (options.cluster) {
+    try {
+      const { node: coreNode } = await core.findCoordinators({ kind: 'group', keys: [] });
+      registry = await joinCluster(options, options.cluster, gateway, settings, listeners, ownCore ? null : core, log, coreNode);
+    } catch (e) {
+      await gateway.close(0);
+      sasl?.close();
+      if (ownCore) await core.close();
+      throw e;
+    }
+  }
   let http: HttpServer | null = null;
   if (options.http) {
     try {
@@ -237,6 +279,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
           : {}),
       });
     } catch (e) {
+      await leaveCluster(registry);
       await gateway.close(0);
       if (ownCore) await core.close();
       throw e;
@@ -260,6 +303,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     ...(http ? { httpUrl: http.url } : {}),
     stop() {
       stopping ??= (async () => {
+        // Leaving first moves clients to the other gateways at once, rather than after the TTL.
+        await leaveCluster(registry);
         await http?.close();
         await gateway.close(options.shutdownGraceMs ?? 5_000);
         sasl?.close();
@@ -269,6 +314,51 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       return stopping;
     },
   };
+}
+
+/** Registers this gateway in the node registry and hands the gateway its cluster view. */
+async function joinCluster(
+  options: StartBrokerOptions,
+  cluster: ClusterOptions,
+  gateway: GatewayServer,
+  settings: GatewaySettings,
+  listeners: readonly BoundListener[],
+  externalCore: Core | null,
+  log: Logger,
+  coreNode: string,
+): Promise<{ connection: RedisConnection; membership: RedisMembership }> {
+  const { host, port } = settings.advertised;
+  const nodeId = options.nodeId ?? derivedNodeId(host, port);
+  const keyPrefix = cluster.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  // Loaded only by a cluster member, so a gateway alone never loads the Redis client.
+  const { openRedis } = await import('./cluster/redis.js');
+  const connection = await openRedis(cluster.redisUrl, 'registry', log);
+  try {
+    const clusterId = await RedisMembership.clusterId(connection, keyPrefix, settings.clusterId, options.clusterId !== undefined, log);
+    const self: ClusterNode = {
+      nodeId,
+      host,
+      port,
+      rack: settings.advertised.rack,
+      listeners: Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }])),
+      core: cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external')),
+      coreNode,
+      startedAt: Date.now(),
+    };
+    const membership = await RedisMembership.join(connection, self, { ttlMs: cluster.nodeTtlMs ?? DEFAULT_NODE_TTL_MS, keyPrefix, log });
+    gateway.joinCluster(nodeId, clusterId, membership);
+    log.info({ nodeId, clusterId, redis: connection.where, live: membership.liveNodes().length }, 'joined the cluster');
+    return { connection, membership };
+  } catch (e) {
+    await connection.close();
+    throw e;
+  }
+}
+
+async function leaveCluster(registry: { connection: RedisConnection; membership: RedisMembership } | null): Promise<void> {
+  if (!registry) return;
+  await registry.membership.leave();
+  await registry.connection.close();
 }
 
 function fail(message: string): never {

@@ -36,9 +36,11 @@ function groupOptions(config: ServeConfig) {
 
 function databaseOptions(config: ServeConfig) {
   return {
+    ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix, crossNodeWakeups: config.crossNodeWakeups as 'redis' | 'notify' }),
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    coordinatorLeaseMs: config.coordinatorLeaseMs,
   };
 }
 
@@ -95,6 +97,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     },
     quotas: { refreshMs: config.quotaRefreshMs, windowMs: config.quotaWindowMs, samples: config.quotaWindowSamples },
     nodeId: config.nodeId,
+    ...(config.redisUrl === undefined ? {} : { cluster: { redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, nodeTtlMs: config.nodeTtlMs, ...(config.core === undefined ? {} : { core: config.core }) } }),
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
     // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).

@@ -11,6 +11,7 @@ import { parseRpcAddress } from '../rpc/address.js';
 import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
 import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
 import { CLIENT_AUTH_MODES } from '../tls/credentials.js';
+import { redisUrlProblem } from '../cluster/redis-url.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -65,10 +66,11 @@ export const SETTINGS = [
   { flag: 'group-min-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 6000, help: 'shortest session timeout a consumer may ask for' },
   { flag: 'group-max-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 1_800_000, help: 'longest session timeout a consumer may ask for' },
   { flag: 'group-max-size', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1000, help: 'members a consumer group may have' },
+  { flag: 'coordinator-lease-ms', kind: { type: 'int', min: 500, max: 600_000 }, default: 10_000, help: "postgres: how long a core's lease on a group or transactional id outlives its last renewal; when a core dies, another takes its groups over after this (keep it below the clients' session timeout)" },
   // Produce checks every record, inflating compressed batches; these bound that (src/core/rules/batches.ts).
   { flag: 'max-inflated-batch-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 16 * MIB, help: 'bytes one produced compressed batch may inflate to; a larger one is refused with MESSAGE_TOO_LARGE' },
   { flag: 'max-inflated-request-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 64 * MIB, help: "bytes all compressed batches of one Produce request may inflate to together" },
-  { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: 'broker id this gateway reports' },
+  { flag: 'node-id', kind: { type: 'int', min: 0, max: INT32_MAX }, help: 'broker id this gateway reports (default 0 alone; with --redis-url, derived from the advertised address, so a restart keeps it)' },
   { flag: 'cluster-id', kind: { type: 'string' }, help: 'cluster id reported to clients (default: random per start)' },
   { flag: 'log-level', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
   // Queen's native HTTP API on the same core (src/http).
@@ -115,6 +117,11 @@ export const SETTINGS = [
   { flag: 'connections-max-reauth-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 0, help: "Kafka's connections.max.reauth.ms: SASL sessions last this long and clients re-authenticate; a connection past its session is closed (0 = sessions never end)" },
   { flag: 'sasl-max-receive-bytes', kind: { type: 'int', min: 64, max: INT32_MAX }, default: 524_288, help: "largest frame read before a SASL client has authenticated (Kafka's sasl.server.max.receive.size)" },
   { flag: 'authentication-timeout-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 10_000, help: 'a client on a TLS or SASL listener must finish its TLS handshake and SASL authentication within this long (0 = no deadline)' },
+  // Several gateways and cores (issue 20): Redis carries the node registry and cross-node wake-ups (src/cluster).
+  { flag: 'redis-url', kind: { type: 'string' }, help: 'Redis for the cluster, e.g. redis://127.0.0.1:6379: gateways register there and list each other in Metadata; cores wake each other\'s long-polls through it (default: none, a single node)' },
+  { flag: 'redis-key-prefix', kind: { type: 'string' }, default: 'queen', help: 'prefix of the keys and channels in Redis, so several clusters can share one' },
+  { flag: 'cross-node-wakeups', kind: { type: 'choice', choices: ['redis', 'notify'] }, default: 'redis', help: "with --redis-url and --engine postgres: what tells other cores of an append, so their long-polls answer at once: Redis pub/sub, or PostgreSQL's LISTEN/NOTIFY (without --redis-url always NOTIFY)" },
+  { flag: 'node-ttl-ms', kind: { type: 'int', min: 300, max: 600_000 }, default: 6_000, help: 'with --redis-url: how long a gateway stays listed after its last heartbeat (heartbeats every third of it); a killed gateway\'s partitions move after this' },
 ] as const satisfies readonly SettingDef[];
 
 // ─── Commands ─────────────────────────────────────────────────────────────────
@@ -144,11 +151,12 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'group-min-session-timeout-ms',
   'group-max-session-timeout-ms',
   'group-max-size',
+  'coordinator-lease-ms',
   'max-inflated-batch-bytes',
   'max-inflated-request-bytes',
 ];
-const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level'];
-const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', ...RPC_HANDSHAKE_FLAGS];
+const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
+const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', ...RPC_HANDSHAKE_FLAGS, 'cross-node-wakeups'];
 const MIN_SECRET_LENGTH = 16;
 
 /** Whether `command` takes the setting: serve all but the split layout's, core its short list, gateway all but storage and groups. */
@@ -310,6 +318,10 @@ function checkCombinations(config: ServeConfig, command: Command = 'serve'): Ser
     throw new ConfigError(
       `--max-frame-bytes (${config.maxFrameBytes}) is above --max-buffered-bytes (${config.maxBufferedBytes}), so a frame of the largest size could never be read; raise --max-buffered-bytes or lower --max-frame-bytes.`,
     );
+  }
+  if (config.redisUrl !== undefined) {
+    const problem = redisUrlProblem(config.redisUrl);
+    if (problem) throw new ConfigError(`The flag --redis-url is wrong: ${problem}`);
   }
   if (config.engine === 'memory' && config.databaseUrl !== undefined) {
     throw new ConfigError('A database URL was given but the engine is memory: add --engine postgres to use PostgreSQL, or drop the database URL.');

@@ -435,6 +435,13 @@ export interface CommittedOffset extends PartitionRef {
 export interface CommitOffsetsRequest {
   group: string;
   offsets: CommittedOffset[];
+  /**
+   * Set by the group coordinator: the group's coordinator lease the commit
+   * was decided under. An engine shared by several cores refuses the commit
+   * (CoreError not_coordinator) unless the lease is still held by that owner
+   * at that epoch, checked in the commit's own transaction; one alone ignores it.
+   */
+  fence?: { owner: string; epoch: number };
 }
 
 export interface FetchOffsetsRequest {

@@ -1,4 +1,6 @@
+import type { CoordinationStore } from './coordination/leases.js';
 import type {
+  CommitOffsetsRequest,
   CommittedOffset,
   Core,
   KafkaTxnState,
@@ -81,8 +83,12 @@ export interface EngineProducers {
 }
 
 export interface EngineOffsets {
-  /** Offsets with every field checked and filled (leaderEpoch -1, metadata null when absent). */
-  commit(req: { group: string; offsets: CommittedOffset[] }): Awaitable<void>;
+  /**
+   * Offsets with every field checked and filled (leaderEpoch -1, metadata
+   * null when absent). An engine with a coordination store refuses a commit
+   * whose fence no longer holds the group's lease (not_coordinator).
+   */
+  commit(req: { group: string; offsets: CommittedOffset[]; fence?: CommitOffsetsRequest['fence'] }): Awaitable<void>;
   fetch: EngineCall<Core['fetchOffsets']>;
   delete: EngineCall<Core['deleteOffsets']>;
   listGroups: EngineCall<Core['listGroups']>;
@@ -154,6 +160,12 @@ export interface Engine {
   readonly access: EngineAccess;
   readonly scramCredentials: EngineScramCredentials;
   readonly maintenance: EngineMaintenance;
+  /**
+   * Coordinator leases, for an engine several cores share (PostgreSQL): the
+   * front serves a group only while its core holds the group's lease. Absent:
+   * this core is alone and coordinates everything (coordination/leases.ts).
+   */
+  readonly coordination?: CoordinationStore;
   /** Stops the timers, answers pending long-polls empty and releases connections. */
   close(): Promise<void>;
 }

@@ -28,7 +28,9 @@ export type CoreErrorCode =
   // The call does not fit the transaction's state (e.g. EndTxn with no open transaction).
   | 'invalid_txn_state'
   // A transaction timeout above the core's maximum (Kafka's transaction.max.timeout.ms).
-  | 'invalid_transaction_timeout';
+  | 'invalid_transaction_timeout'
+  // Another core node holds the coordinator lease of the group or transactional id (or took it from this one).
+  | 'not_coordinator';
 
 export class CoreError extends Error {
   override readonly name = 'CoreError';

@@ -1,8 +1,9 @@
 import type { CallOptions, CommittedOffset, Core, PartitionRef } from './core.js';
 import type { Engine } from './engine.js';
-import { CoreError } from './errors.js';
-import { GroupCoordinator, type CoordinatorOptions } from './groups/coordinator.js';
-import type { GroupError, OffsetDeletePartitionResult } from './groups/types.js';
+import { CoreError, isCoreError } from './errors.js';
+import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
+import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
 import { checkInitProducer } from './rules/init-producer.js';
@@ -26,9 +27,19 @@ const MAX_PREFIX_LIMIT = 10_000;
  * to the group coordinator (./groups) and everything else to the engine's
  * domain objects (./engine.ts). A request refused here changes nothing,
  * whatever the engine.
+ *
+ * Several cores on one PostgreSQL database share groups through coordinator
+ * leases (./coordination/leases.ts): a group call is served only by the core
+ * holding the group's lease, which it takes when the lease is free or ran
+ * out (loading the group's stored membership); the others answer
+ * not_coordinator, and the client asks FindCoordinator again, as with Kafka.
  */
 export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
+  private readonly coordination: CoordinationStore;
+  private readonly leases: GroupLeases;
+  /** Whether the engine is shared (commits carry their lease to be checked). */
+  private readonly shared: boolean;
   private closed = false;
 
   constructor(
@@ -36,7 +47,46 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     readonly engine: E,
     coordinatorOptions: Partial<CoordinatorOptions> = {},
   ) {
-    this.coordinator = new GroupCoordinator(coordinatorOptions);
+    this.shared = engine.coordination !== undefined;
+    this.coordination = engine.coordination ?? new LocalCoordination();
+    const store = this.shared
+      ? {
+          save: (group: string, stored: Parameters<CoordinationStore['saveGroup']>[2]) => {
+            const epoch = this.leases.epochOf(group);
+            if (epoch === null) return Promise.resolve(false);
+            return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
+              if (!owned) this.leases.forget(group);
+              return owned;
+            });
+          },
+        }
+      : null;
+    this.coordinator = new GroupCoordinator(coordinatorOptions, store);
+    this.leases = new GroupLeases(this.coordination, {
+      active: () => this.coordinator.activeGroups(),
+      lost: (group) => this.coordinator.drop(group),
+    });
+  }
+
+  /**
+   * Holds the group's lease before a group call is answered (loading the
+   * group when the lease is newly this node's). An id the coordinator will
+   * refuse anyway (empty) takes no lease.
+   */
+  private async own(group: string, reachable: readonly string[] | null = null): Promise<Held & { owner?: string }> {
+    if (typeof group !== 'string' || group === '') return { epoch: 0 };
+    let hold;
+    try {
+      hold = await this.leases.hold(group, reachable, async () => {
+        const stored = await this.coordination.loadGroup(group);
+        if (stored) this.coordinator.restore(group, stored);
+      });
+    } catch (e) {
+      // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
+      if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
+      throw e;
+    }
+    return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
   }
 
   /** The engine, while the core is open. */
@@ -135,7 +185,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async commitOffsets(req: Parameters<Core['commitOffsets']>[0]) {
     const engine = this.open();
     const group = validateGroupName(req?.group);
-    return engine.offsets.commit({ group, offsets: checkCommittedOffsets(req.offsets) });
+    const offsets = checkCommittedOffsets(req.offsets);
+    return engine.offsets.commit(req.fence === undefined ? { group, offsets } : { group, offsets, fence: checkFence(req.fence) });
   }
 
   async fetchOffsets(req: Parameters<Core['fetchOffsets']>[0]) {
@@ -323,23 +374,53 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── Consumer groups: the coordinator (./groups), offsets in the engine ────
 
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return joinError(held.error, req.memberId);
     return this.coordinator.join(req, options?.signal);
   }
 
   async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return syncError(held.error);
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, members: [] };
     return this.coordinator.leave(req);
   }
 
+  async findCoordinators(req: Parameters<Core['findCoordinators']>[0]) {
+    const reachable = Array.isArray(req?.reachable) ? req.reachable : null;
+    const node = this.coordination.nodeId;
+    const coordinators: FindCoordinatorsResult['coordinators'] = [];
+    for (const key of req.keys) {
+      if (typeof key !== 'string' || key === '') {
+        coordinators.push({ key, owner: node });
+      } else if (req.kind === 'transaction') {
+        const taken = await this.coordination.take('transaction', key, reachable);
+        coordinators.push({ key, owner: taken.held ? node : taken.owner });
+      } else {
+        const held = await this.own(key, reachable);
+        coordinators.push({ key, owner: 'error' in held ? held.owner ?? null : node });
+      }
+    }
+    return { node, coordinators };
+  }
+
   async describeGroups(req: { groups: string[] }) {
-    const described = this.coordinator.describe(req.groups);
+    const elsewhere = new Set<string>();
+    for (const group of req.groups) if ('error' in (await this.own(group))) elsewhere.add(group);
+    const described: GroupDescription[] = this.coordinator
+      .describe(req.groups)
+      .map((d) => (elsewhere.has(d.group) ? { ...d, error: 'not_coordinator' as const } : d));
     // A group known only by its committed offsets is Empty, not Dead, with no
     // protocol type: Kafka's "simple" group of commits made from outside a group.
     const withOffsets = await this.groupsWithOffsets();
@@ -352,6 +433,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
     const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
+    // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedGroups()) {
+      if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
+    }
     for (const group of await this.groupsWithOffsets()) {
       if (!live.has(group)) live.set(group, { group, protocolType: '', state: 'Empty' });
     }
@@ -363,6 +448,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const withOffsets = await this.groupsWithOffsets();
     const results: { group: string; error: GroupError | null }[] = [];
     for (const group of req.groups) {
+      if ('error' in (await this.own(group))) {
+        results.push({ group, error: 'not_coordinator' });
+        continue;
+      }
       if (this.coordinator.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
         continue;
@@ -374,19 +463,39 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
+      await this.coordination.deleteGroup(group);
+      await this.leases.release(group);
       results.push({ group, error: null });
     }
     return { groups: results };
   }
 
   async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error };
     const error = this.coordinator.checkCommit(req);
     if (error) return { error };
-    await this.commitOffsets({ group: req.group, offsets: req.offsets });
+    try {
+      await this.commitOffsets({
+        group: req.group,
+        offsets: req.offsets,
+        ...(this.shared ? { fence: { owner: this.coordination.nodeId, epoch: held.epoch } } : {}),
+      });
+    } catch (e) {
+      // Another node took the group while this one decided: the commit is refused whole, as Kafka's stale coordinator's would be.
+      if (isCoreError(e) && e.code === 'not_coordinator') {
+        this.leases.forget(req.group);
+        this.coordinator.drop(req.group);
+        return { error: 'not_coordinator' as const };
+      }
+      throw e;
+    }
     return { error: null };
   }
 
   async deleteGroupOffsets(req: Parameters<Core['deleteGroupOffsets']>[0]) {
+    const held = await this.own(req?.group);
+    if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = await this.groupsWithOffsets();
     if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
       return { error: 'group_id_not_found' as const, partitions: [] };
@@ -408,9 +517,21 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.leases.close();
     this.coordinator.close();
     await this.engine.close();
   }
+}
+
+type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available' };
+
+/** A commit's fence: the lease (owner, epoch) its group coordinator decided under. */
+function checkFence(fence: unknown): { owner: string; epoch: number } {
+  const f = fence as { owner?: unknown; epoch?: unknown } | null;
+  if (typeof f !== 'object' || f === null || typeof f.owner !== 'string' || f.owner === '') {
+    throw new CoreError('invalid_argument', 'fence must be an object with the lease owner (a non-empty string) and its epoch.');
+  }
+  return { owner: f.owner, epoch: requireInteger(f.epoch, 'fence.epoch', 0) };
 }
 
 /** A (queue, partition) reference for a call that fails whole. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { RequestOf, ResponseOf } from '../../protocol/codec/types.js';
 import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
+import type { ClusterView } from '../cluster/membership.js';
 import type { Core } from '../core/index.js';
 import type { Access, Authorizer } from './authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
@@ -38,6 +39,8 @@ export interface GatewaySettings {
   fetchMaxBytes: number;
   /** Fetch sessions kept per gateway (KIP-227). */
   maxFetchSessions: number;
+  /** The live gateways of the cluster (src/cluster/membership.ts); absent for a gateway alone. */
+  cluster?: ClusterView;
 }
 
 /** Per-connection state a handler may keep (fetch sessions are per gateway, not here). */

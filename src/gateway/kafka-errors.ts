@@ -40,6 +40,8 @@ const CORE_ERRORS: Readonly<Record<CoreErrorCode, number>> = {
   invalid_producer_id_mapping: ErrorCode.INVALID_PRODUCER_ID_MAPPING,
   invalid_txn_state: ErrorCode.INVALID_TXN_STATE,
   invalid_transaction_timeout: ErrorCode.INVALID_TRANSACTION_TIMEOUT,
+  // Another core node holds the transactional id's coordinator lease; clients find the coordinator again.
+  not_coordinator: ErrorCode.NOT_COORDINATOR,
 };
 
 /**
@@ -108,6 +110,7 @@ const GROUP_ERRORS: Readonly<Record<GroupError, number>> = {
   non_empty_group: ErrorCode.NON_EMPTY_GROUP,
   group_subscribed_to_topic: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC,
   coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  not_coordinator: ErrorCode.NOT_COORDINATOR,
 };
 
 export function groupErrorCode(error: GroupError | null): number {

@@ -3,11 +3,11 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 /**
  * Replica lists that clients give (CreateTopics and CreatePartitions
  * assignments, AlterPartitionReassignments targets), checked against the
- * brokers this gateway lists in Metadata: itself alone. Every partition is
- * listed with the one replica [nodeId]; durability comes from the core, not
- * from copies on brokers. So a list is met when it is exactly the brokers
- * Kafka would find registered, and refused as Kafka refuses a list naming a
- * broker it does not know.
+ * brokers Metadata lists: the live gateways (this one alone without a
+ * cluster). Every partition is listed with all of them as replicas;
+ * durability comes from the core, not from copies on brokers. So a list is
+ * met when it names only brokers Kafka would find registered, and refused
+ * as Kafka refuses a list naming a broker it does not know.
  */
 
 export class ReplicaAssignmentError extends Error {
@@ -15,15 +15,16 @@ export class ReplicaAssignmentError extends Error {
   readonly errorCode = ErrorCode.INVALID_REPLICA_ASSIGNMENT;
 }
 
-/** Why a replica list cannot be met by the brokers listed (`nodeId` alone), or null when it can. */
-export function replicaListProblem(brokerIds: readonly number[], nodeId: number): string | null {
+/** Why a replica list cannot be met by the brokers listed (`known`), or null when it can. */
+export function replicaListProblem(brokerIds: readonly number[], known: readonly number[]): string | null {
   if (brokerIds.length === 0) return 'The manual partition assignment includes an empty replica list; list the broker ids to hold each partition.';
   const seen = new Set<number>();
   for (const id of brokerIds) {
     if (seen.has(id)) return `The manual partition assignment includes the broker ${id} more than once; list each broker once.`;
     seen.add(id);
-    if (id !== nodeId) {
-      return `The manual partition assignment includes broker ${id}, but no such broker is registered: this gateway lists itself alone, as broker ${nodeId}. Assign partitions to [${nodeId}].`;
+    if (!known.includes(id)) {
+      const listed = known.length === 1 ? `this gateway lists itself alone, as broker ${known[0]}` : `the live gateways are brokers ${known.join(', ')}`;
+      return `The manual partition assignment includes broker ${id}, but no such broker is registered: ${listed}. Assign partitions to [${known.join(', ')}] or a part of it.`;
     }
   }
   return null;
@@ -34,12 +35,12 @@ export function replicaListProblem(brokerIds: readonly number[], nodeId: number)
  * replica list met. Answers the partition count, or throws a
  * ReplicaAssignmentError saying what is wrong.
  */
-export function checkNewTopicAssignments(assignments: readonly { partitionIndex: number; brokerIds: number[] }[], nodeId: number): number {
+export function checkNewTopicAssignments(assignments: readonly { partitionIndex: number; brokerIds: number[] }[], known: readonly number[]): number {
   const indexes = new Set<number>();
   for (const a of assignments) {
     if (indexes.has(a.partitionIndex)) throw new ReplicaAssignmentError(`Partition ${a.partitionIndex} is assigned more than once; assign each partition once.`);
     indexes.add(a.partitionIndex);
-    const problem = replicaListProblem(a.brokerIds, nodeId);
+    const problem = replicaListProblem(a.brokerIds, known);
     if (problem) throw new ReplicaAssignmentError(problem);
   }
   for (let i = 0; i < assignments.length; i++) {

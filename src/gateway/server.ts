@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import type { ClusterView } from '../cluster/membership.js';
 import type { Core } from '../core/index.js';
 import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
 import { Connection, type GatewayRuntime, type ListenerRuntime } from './connection.js';
@@ -50,6 +51,8 @@ export interface BoundListener {
 export class GatewayServer {
   private readonly runtime: GatewayRuntime;
   private readonly servers: Array<{ server: Server; stopReloads?: () => void }> = [];
+  /** Each listener's settings (its own advertised address), so a node id chosen after binding reaches all of them. */
+  private readonly listenerSettings: GatewaySettings[] = [];
   private readonly connections = new Set<Connection>();
   /** Open connections per remote IP; an IP at its cap is logged once until it drops below. */
   private readonly perIp = new Map<string, { open: number; refusalLogged: boolean }>();
@@ -92,6 +95,7 @@ export class GatewayServer {
       sasl = this.options.sasl;
     }
     const listener: ListenerRuntime = { name: spec.name, settings, sasl };
+    this.listenerSettings.push(settings);
     let server: Server;
     let stopReloads: (() => void) | undefined;
     if (usesTls(spec.name)) {
@@ -111,6 +115,20 @@ export class GatewayServer {
     settings.advertised.host = spec.advertisedHost ?? bound.host;
     settings.advertised.port = spec.advertisedPort ?? bound.port;
     return { name: spec.name, host: bound.host, port: bound.port, advertised: { host: settings.advertised.host, port: settings.advertised.port } };
+  }
+
+  /**
+   * Makes this gateway a member of a cluster once its listeners are bound:
+   * its node id (derived from its bound address when none was set), the
+   * cluster id all members report and the view of the live gateways
+   * Metadata lists.
+   */
+  joinCluster(nodeId: number, clusterId: string, cluster: ClusterView): void {
+    for (const settings of [this.options.settings, ...this.listenerSettings]) {
+      settings.advertised.nodeId = nodeId;
+      settings.clusterId = clusterId;
+      settings.cluster = cluster;
+    }
   }
 
   private tlsHandshakeTimeoutMs(): number {

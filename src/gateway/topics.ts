@@ -74,20 +74,3 @@ export async function topicNamesById(ctx: HandlerContext, ids: Iterable<string>)
 export function forgetTopicIds(ctx: HandlerContext): void {
   ctx.shared.delete(TOPIC_IDS);
 }
-
-/**
- * A partition as Metadata and DescribeTopicPartitions describe it: this
- * gateway leads it, is its only replica, at leader epoch 0. Any gateway
- * accepts any partition; the core serializes appends.
- */
-export function partitionLeadership(nodeId: number, partitionIndex: number) {
-  return {
-    errorCode: 0,
-    partitionIndex,
-    leaderId: nodeId,
-    leaderEpoch: 0,
-    replicaNodes: [nodeId],
-    isrNodes: [nodeId],
-    offlineReplicas: [] as number[],
-  };
-}

@@ -46,6 +46,8 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = Object
   invalid_producer_id_mapping: 409,
   invalid_txn_state: 409,
   invalid_transaction_timeout: 400,
+  // Coordinator leases concern Kafka groups and transactional ids only; another core node holds this one.
+  not_coordinator: 503,
 });
 
 /** Seconds a client should wait before retrying a 503: long enough for a database restart to be noticed. */

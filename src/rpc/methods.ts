@@ -105,6 +105,8 @@ export const METHODS = {
   scramCredential: changesNothing,
   // A repeat finds its records there and answers already_there, writing nothing.
   appendAt: { retrySafe: true },
+  // Taking a lease again that this node holds changes nothing.
+  findCoordinators: { retrySafe: true },
 } as const satisfies Record<MethodName, MethodTraits>;
 
 /**

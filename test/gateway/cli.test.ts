@@ -38,6 +38,7 @@ describe('queen-gateway serve: settings are validated before starting', () => {
     [['serve', '--max-inflated-batch-bytes', '10'], {}, 'The flag --max-inflated-batch-bytes must be a whole number from 1024 to 2147483647; got "10".'],
     [['serve'], { QUEEN_MAX_INFLATED_REQUEST_BYTES: '64MB' }, 'The environment variable QUEEN_MAX_INFLATED_REQUEST_BYTES must be a whole number from 1024 to 2147483647; got "64MB".'],
     [['serve', '--engine', 'postgres'], {}, '--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.'],
+    [['gateway', '--core', '127.0.0.1:7070', '--rpc-secret', 'sixteen-characters!', '--redis-url', 'http://127.0.0.1:6379'], {}, 'The flag --redis-url is wrong: The Redis URL must start with redis:// or rediss://; got "http:". Give one like redis://127.0.0.1:6379.'],
   ])('%j %j stops with one sentence and exit code 2', async (args, env, sentence) => {
     const { code, stderr } = await run(args, env);
     expect(stderr.trim()).toBe(sentence);
@@ -50,6 +51,13 @@ describe('queen-gateway serve: settings are validated before starting', () => {
       `Listening on ${host} (every interface) needs an advertised address: set --advertised-host (or QUEEN_ADVERTISED_HOST) to the host name or IP clients should connect to.`,
     );
     expect(code).toBe(2);
+  });
+
+  it('stops with a sentence naming a Redis that does not answer', async () => {
+    // Port 1 on loopback: nothing listens there.
+    const { code, stderr } = await run(['serve', '--port', '0', '--no-http', '--redis-url', 'redis://127.0.0.1:1']);
+    expect(stderr.trim()).toMatch(/^The gateway could not start: Redis at redis:\/\/127\.0\.0\.1:1 could not be reached \(.+\); start Redis there or correct --redis-url\.$/);
+    expect(code).toBe(1);
   });
 
   it('lets a flag override the environment', async () => {

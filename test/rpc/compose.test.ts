@@ -13,7 +13,6 @@ import { parse } from 'yaml';
 import { COMMANDS, envName, readConfig, SETTINGS, takesSetting, type Command } from '../../src/cli/settings.js';
 import { parseRpcAddress } from '../../src/rpc/address.js';
 
-const COMPOSE_FILE = fileURLToPath(new URL('../../compose/compose.yaml', import.meta.url));
 const README = readFileSync(fileURLToPath(new URL('../../compose/README.md', import.meta.url)), 'utf8');
 
 interface Service {
@@ -21,10 +20,13 @@ interface Service {
   command?: string[] | string;
   environment?: Record<string, string | number | boolean | null> | string[];
   depends_on?: unknown;
+  healthcheck?: { test?: string[] | string };
 }
 
-const compose = parse(readFileSync(COMPOSE_FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
-const services = compose.services;
+function composeFile(name: string): Record<string, Service> {
+  const path = fileURLToPath(new URL(`../../compose/${name}`, import.meta.url));
+  return (parse(readFileSync(path, 'utf8'), { merge: true }) as { services: Record<string, Service> }).services;
+}
 
 /** Compose's interpolation as a user's shell would leave it: defaults filled in, required values given. */
 function interpolate(value: string): string {
@@ -49,17 +51,23 @@ function queenCommand(service: Service): { command: string; args: string[] } | n
   return { command: words[at + 1] ?? 'serve', args: words.slice(at + 2) };
 }
 
-const queenServices = Object.entries(services)
-  .map(([name, service]) => ({ name, service, run: queenCommand(service) }))
-  .filter((s): s is { name: string; service: Service; run: { command: string; args: string[] } } => s.run !== null);
+interface QueenService {
+  name: string;
+  service: Service;
+  run: { command: string; args: string[] };
+}
 
-describe('compose/compose.yaml', () => {
-  it('brings up PostgreSQL, a core and a gateway', () => {
-    expect(Object.values(services).some((s) => s.image?.startsWith('postgres'))).toBe(true);
-    expect(queenServices.map((s) => s.run.command).sort()).toEqual(['core', 'gateway']);
-  });
+function queenServicesOf(services: Record<string, Service>): QueenService[] {
+  return Object.entries(services)
+    .map(([name, service]) => ({ name, service, run: queenCommand(service) }))
+    .filter((s): s is QueenService => s.run !== null);
+}
 
-  it.each(queenServices.map((s) => [s.name, s] as const))('service %s runs a command the CLI has, with settings it takes', (_name, { service, run }) => {
+/** Checks every file shares: commands and settings the CLI takes, addresses naming services, the README. */
+function describeComposeFile(file: string, services: Record<string, Service>): void {
+  const queenServices = queenServicesOf(services);
+
+  it.each(queenServices.map((s) => [s.name, s] as const))(`${file}: service %s runs a command the CLI has, with settings it takes`, (_name, { service, run }) => {
     expect(Object.keys(COMMANDS)).toContain(run.command);
     const command = run.command as Command;
     const env = environmentOf(service);
@@ -72,19 +80,67 @@ describe('compose/compose.yaml', () => {
     expect(() => readConfig(run.args, env, command)).not.toThrow();
   });
 
-  it("points the gateway at the core's RPC port and the core at the PostgreSQL service", () => {
-    const core = queenServices.find((s) => s.run.command === 'core')!;
-    const gateway = queenServices.find((s) => s.run.command === 'gateway')!;
-    const coreConfig = readConfig(core.run.args, environmentOf(core.service), 'core');
-    const gatewayConfig = readConfig(gateway.run.args, environmentOf(gateway.service), 'gateway');
-    expect(parseRpcAddress(gatewayConfig.core!)).toEqual({ host: core.name, port: coreConfig.rpcPort });
-    expect(gatewayConfig.rpcSecret).toBe(coreConfig.rpcSecret);
+  it(`${file}: points each gateway at a core's RPC port and each core at the PostgreSQL service`, () => {
+    const cores = queenServices.filter((s) => s.run.command === 'core');
     const postgresService = Object.entries(services).find(([, s]) => s.image?.startsWith('postgres'))![0];
-    expect(new URL(coreConfig.databaseUrl!).hostname).toBe(postgresService);
+    for (const gateway of queenServices.filter((s) => s.run.command === 'gateway')) {
+      const gatewayConfig = readConfig(gateway.run.args, environmentOf(gateway.service), 'gateway');
+      const address = parseRpcAddress(gatewayConfig.core!) as { host: string; port: number };
+      const core = cores.find((c) => c.name === address.host);
+      expect(core, `${gateway.name} names a core service`).toBeDefined();
+      const coreConfig = readConfig(core!.run.args, environmentOf(core!.service), 'core');
+      expect(address.port).toBe(coreConfig.rpcPort);
+      expect(gatewayConfig.rpcSecret).toBe(coreConfig.rpcSecret);
+      expect(new URL(coreConfig.databaseUrl!).hostname).toBe(postgresService);
+    }
   });
 
-  it('is documented: compose/README.md explains every QUEEN_* variable the file sets', () => {
+  it(`${file}: is documented: compose/README.md explains every QUEEN_* variable the file sets`, () => {
     const variables = new Set(queenServices.flatMap((s) => Object.keys(environmentOf(s.service))).filter((v) => v.startsWith('QUEEN_')));
     for (const variable of variables) expect(README, `${variable} is not in compose/README.md`).toContain(variable);
   });
+}
+
+describe('compose/compose.yaml', () => {
+  const services = composeFile('compose.yaml');
+
+  it('brings up PostgreSQL, a core and a gateway', () => {
+    expect(Object.values(services).some((s) => s.image?.startsWith('postgres'))).toBe(true);
+    expect(queenServicesOf(services).map((s) => s.run.command).sort()).toEqual(['core', 'gateway']);
+  });
+
+  describeComposeFile('compose.yaml', services);
+});
+
+describe('compose/cluster.yaml', () => {
+  const services = composeFile('cluster.yaml');
+  const queenServices = queenServicesOf(services);
+  const gateways = queenServices.filter((s) => s.run.command === 'gateway');
+
+  it('brings up PostgreSQL, Redis, two cores and three gateways, each with a health check', () => {
+    expect(Object.values(services).some((s) => s.image?.startsWith('postgres'))).toBe(true);
+    expect(Object.values(services).some((s) => s.image?.startsWith('redis'))).toBe(true);
+    expect(queenServices.map((s) => s.run.command).sort()).toEqual(['core', 'core', 'gateway', 'gateway', 'gateway']);
+    for (const [name, service] of Object.entries(services)) expect(service.healthcheck?.test, `${name} has a health check`).toBeDefined();
+  });
+
+  it('registers every gateway and core with the Redis service, and gives each gateway its own advertised address', () => {
+    const redisService = Object.entries(services).find(([, s]) => s.image?.startsWith('redis'))![0];
+    for (const s of queenServices) {
+      const config = readConfig(s.run.args, environmentOf(s.service), s.run.command as Command);
+      expect(new URL(config.redisUrl!).hostname, `${s.name}'s Redis`).toBe(redisService);
+    }
+    const advertised = gateways.map((g) => {
+      const config = readConfig(g.run.args, environmentOf(g.service), 'gateway');
+      return `${config.advertisedHost}:${config.advertisedPort ?? config.port}`;
+    });
+    expect(new Set(advertised).size).toBe(gateways.length);
+  });
+
+  it('spreads the gateways over both cores', () => {
+    const used = new Set(gateways.map((g) => readConfig(g.run.args, environmentOf(g.service), 'gateway').core));
+    expect(used.size).toBe(2);
+  });
+
+  describeComposeFile('cluster.yaml', services);
 });

@@ -13,6 +13,7 @@ import type {
   LeaveGroupRequest,
   LeaveGroupResult,
   SyncGroupRequest,
+  StoredGroup,
   SyncGroupResult,
 } from './types.js';
 
@@ -31,9 +32,14 @@ import type {
  * rebalances once. Static members (group.instance.id) that come back within
  * their session timeout get their assignment back without a rebalance.
  *
- * Membership lives in this process's memory: a core restart makes members
- * rejoin (clients do so on UNKNOWN_MEMBER_ID), and committed offsets, which
- * are durable in the engine, bring them back to where they were.
+ * Membership lives in this process's memory and, given a GroupStore, is
+ * stored where Kafka stores group metadata: when a rebalance completes (the
+ * new generation, and again with the leader's assignments before SyncGroup is
+ * answered) and when a static member's id changes. A core that takes the
+ * group over (a coordinator move, a restart) restores it from there, so
+ * members carry on with their ids and generation. A store that answers
+ * "fenced" (another node took the group's lease) makes this coordinator drop
+ * the group; its members are told NOT_COORDINATOR and find the new owner.
  *
  * Deliberately not built: the KIP-848 consumer protocol (ConsumerGroupHeartbeat).
  */
@@ -60,6 +66,11 @@ export const DEFAULT_COORDINATOR_OPTIONS: Readonly<CoordinatorOptions> = Object.
 
 const EMPTY = Buffer.alloc(0);
 
+/** Where membership is stored; false from save means this node no longer owns the group. */
+export interface GroupStore {
+  save(groupId: string, stored: StoredGroup): Promise<boolean>;
+}
+
 interface Member
   extends Pick<JoinGroupRequest, 'memberId' | 'groupInstanceId' | 'clientId' | 'clientHost' | 'sessionTimeoutMs' | 'rebalanceTimeoutMs' | 'protocolType' | 'protocols'> {
   assignment: Buffer;
@@ -84,13 +95,15 @@ interface Group {
   syncTimer: NodeJS.Timeout | null;
   /** While the initial delay runs, joins do not complete the rebalance. */
   initialDelay: { remainingMs: number; newMemberAdded: boolean } | null;
+  /** The group's stores, one after another, so the last one written is the latest state. */
+  saving: Promise<boolean>;
 }
 
-function joinError(error: GroupError, memberId = ''): JoinGroupResult {
+export function joinError(error: GroupError, memberId = ''): JoinGroupResult {
   return { error, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId, members: [], skipAssignment: false };
 }
 
-function syncError(error: GroupError): SyncGroupResult {
+export function syncError(error: GroupError): SyncGroupResult {
   return { error, protocolType: null, protocolName: null, assignment: EMPTY };
 }
 
@@ -117,7 +130,10 @@ export class GroupCoordinator {
   private readonly options: CoordinatorOptions;
   private closed = false;
 
-  constructor(options: Partial<CoordinatorOptions> = {}) {
+  constructor(
+    options: Partial<CoordinatorOptions> = {},
+    private readonly store: GroupStore | null = null,
+  ) {
     this.options = { ...DEFAULT_COORDINATOR_OPTIONS, ...options };
   }
 
@@ -253,6 +269,7 @@ export class GroupCoordinator {
     this.touchSession(group, member);
     if (group.state === 'Stable' && unchanged) {
       // KIP-345: the member comes back to the same generation and assignment, no rebalance.
+      void this.save(group);
       const result = this.joinResult(group, member);
       if (group.leaderId !== newId) answer(result);
       else if (req.skipAssignmentSupported) answer({ ...result, skipAssignment: true });
@@ -391,6 +408,7 @@ export class GroupCoordinator {
       group.state = 'Empty';
       group.protocolName = null;
       group.leaderId = null;
+      void this.save(group);
       return;
     }
     group.protocolName = this.selectProtocol(group);
@@ -405,7 +423,12 @@ export class GroupCoordinator {
       this.touchSession(group, m);
       waiter(this.joinResult(group, m));
     }
-    // A leader that never sends its SyncGroup must not stall the group forever.
+    void this.save(group);
+    this.startSyncTimer(group);
+  }
+
+  /** A leader that never sends its SyncGroup must not stall the group forever. */
+  private startSyncTimer(group: Group): void {
     const generation = group.generationId;
     group.syncTimer = setTimeout(() => {
       if (group.state !== 'CompletingRebalance' || group.generationId !== generation) return;
@@ -537,11 +560,27 @@ export class GroupCoordinator {
         group.state = 'Stable';
         if (group.syncTimer) clearTimeout(group.syncTimer);
         group.syncTimer = null;
-        for (const m of group.members.values()) {
-          const waiter = m.syncWaiter;
-          m.syncWaiter = null;
-          waiter?.(this.syncResult(group, m));
-        }
+        // As Kafka, the assignments are stored before anyone is told them, so a
+        // coordinator that takes over hands out the same ones.
+        const generation = group.generationId;
+        void this.save(group).then((saved) => {
+          if (this.groups.get(group.id) !== group || group.generationId !== generation || group.state !== 'Stable') return;
+          if (!saved) {
+            // The store did not answer: members rejoin rather than hold what may not be stored.
+            for (const m of group.members.values()) {
+              const waiter = m.syncWaiter;
+              m.syncWaiter = null;
+              waiter?.(syncError('coordinator_not_available'));
+            }
+            this.prepareRebalance(group);
+            return;
+          }
+          for (const m of group.members.values()) {
+            const waiter = m.syncWaiter;
+            m.syncWaiter = null;
+            waiter?.(this.syncResult(group, m));
+          }
+        });
       }
     });
   }
@@ -695,6 +734,109 @@ export class GroupCoordinator {
     return this.groups.has(groupId);
   }
 
+  /** Groups this coordinator holds with members, joining or not: the leases worth keeping. */
+  activeGroups(): string[] {
+    return [...this.groups.values()].filter((g) => g.members.size > 0 || g.pendingMembers.size > 0).map((g) => g.id);
+  }
+
+  /**
+   * Lets go of a group whose lease this node lost (or that another node may
+   * have changed): held calls answer NOT_COORDINATOR, timers stop, nothing is
+   * stored. The next owner restores the group from the store.
+   */
+  drop(groupId: string): void {
+    const group = this.groups.get(groupId);
+    if (!group) return;
+    this.clearTimers(group);
+    for (const m of group.members.values()) {
+      if (m.sessionTimer) clearTimeout(m.sessionTimer);
+      m.sessionTimer = null;
+      m.joinWaiter?.(joinError('not_coordinator', m.memberId));
+      m.syncWaiter?.(syncError('not_coordinator'));
+      m.joinWaiter = null;
+      m.syncWaiter = null;
+    }
+    this.groups.delete(groupId);
+  }
+
+  /**
+   * Takes a group over as it was stored: members keep their ids, generation
+   * and assignments, and each gets a fresh session timeout to show it is
+   * still there (as Kafka schedules every loaded member's expiry).
+   */
+  restore(groupId: string, stored: StoredGroup): void {
+    this.drop(groupId);
+    const group = this.groupFor(groupId);
+    group.state = stored.state;
+    group.generationId = stored.generationId;
+    group.protocolType = stored.protocolType;
+    group.protocolName = stored.protocolName;
+    group.leaderId = stored.leaderId;
+    for (const m of stored.members) {
+      const member: Member = {
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        sessionTimeoutMs: m.sessionTimeoutMs,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        protocolType: m.protocolType,
+        protocols: m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
+        assignment: Buffer.from(m.assignment, 'base64'),
+        joinWaiter: null,
+        syncWaiter: null,
+        sessionTimer: null,
+      };
+      group.members.set(m.memberId, member);
+      if (m.groupInstanceId !== null) group.staticMembers.set(m.groupInstanceId, m.memberId);
+      this.touchSession(group, member);
+    }
+    if (group.state === 'CompletingRebalance') this.startSyncTimer(group);
+    if (group.members.size === 0 && group.state !== 'Empty') group.state = 'Empty';
+  }
+
+  private stored(group: Group): StoredGroup {
+    return {
+      state: group.state === 'Stable' || group.state === 'CompletingRebalance' ? group.state : 'Empty',
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      leaderId: group.leaderId,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        sessionTimeoutMs: m.sessionTimeoutMs,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        protocolType: m.protocolType,
+        protocols: m.protocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
+        assignment: m.assignment.toString('base64'),
+      })),
+    };
+  }
+
+  /**
+   * Stores the group as it is now, after the stores before it. Answers false
+   * when the store did not take it; when that is because another node owns
+   * the group, the group is dropped here.
+   */
+  private save(group: Group): Promise<boolean> {
+    const store = this.store;
+    if (!store) return Promise.resolve(true);
+    const stored = this.stored(group);
+    group.saving = group.saving.then(() =>
+      store.save(group.id, stored).then(
+        (owned) => {
+          if (!owned && this.groups.get(group.id) === group) this.drop(group.id);
+          return owned;
+        },
+        () => false,
+      ),
+    );
+    return group.saving;
+  }
+
   close(): void {
     this.closed = true;
     for (const group of this.groups.values()) {
@@ -750,6 +892,7 @@ export class GroupCoordinator {
         rebalanceTimer: null,
         syncTimer: null,
         initialDelay: null,
+        saving: Promise.resolve(true),
       };
       this.groups.set(id, group);
     }

@@ -21,7 +21,9 @@ export type GroupError =
   | 'group_id_not_found'
   | 'non_empty_group'
   | 'group_subscribed_to_topic'
-  | 'coordinator_not_available';
+  | 'coordinator_not_available'
+  // Another core node holds the group's coordinator lease: the client asks FindCoordinator again.
+  | 'not_coordinator';
 
 export interface GroupProtocol {
   name: string;
@@ -132,6 +134,56 @@ export interface CommitMembership {
   groupInstanceId: string | null;
 }
 
+/**
+ * A group's membership as its coordinator stores it, so that the next owner
+ * of the group's lease (after a move or a restart) takes members back with
+ * their ids, generation and assignments instead of making them rejoin.
+ * Bytes are base64 (the store keeps JSON). A group in the middle of
+ * PreparingRebalance is stored as it last stood outside of it: the held
+ * JoinGroups belong to connections of the node that held them.
+ */
+export interface StoredGroup {
+  state: 'Empty' | 'CompletingRebalance' | 'Stable';
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  leaderId: string | null;
+  members: {
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    sessionTimeoutMs: number;
+    rebalanceTimeoutMs: number;
+    protocolType: string;
+    protocols: { name: string; metadata: string }[];
+    assignment: string;
+  }[];
+}
+
+/** FindCoordinator's question to the core: who coordinates these groups or transactional ids. */
+export interface FindCoordinatorsRequest {
+  kind: 'group' | 'transaction';
+  keys: string[];
+  /**
+   * The core nodes that clients can reach now (those with a live gateway),
+   * when the asking gateway knows them: a lease held by any other node is
+   * taken over at once instead of when its deadline passes. Null or absent:
+   * unknown, leases move only when they run out.
+   */
+  reachable?: string[] | null;
+}
+
+export interface FindCoordinatorsResult {
+  /** The answering core node's id. */
+  node: string;
+  /**
+   * Per key, the core node that holds its lease (the answering node took it
+   * when it was free); null when the store did not answer.
+   */
+  coordinators: { key: string; owner: string | null }[];
+}
+
 /** Per-partition outcome of OffsetDelete. */
 export interface OffsetDeletePartitionResult {
   queue: string;
@@ -157,6 +209,11 @@ export interface GroupCoordinatorApi {
   commitGroupOffsets(req: CommitMembership & {
     offsets: { queue: string; partition: number; offset: number; leaderEpoch: number; metadata: string | null }[];
   }): Promise<{ error: GroupError | null }>;
+  /**
+   * FindCoordinator: the core node coordinating each key. A key nobody holds
+   * (or whose holder's lease ran out) is taken by the answering node.
+   */
+  findCoordinators(req: FindCoordinatorsRequest): Promise<FindCoordinatorsResult>;
   /** Kafka's OffsetDelete: refused per partition for topics a live member subscribes to. */
   deleteGroupOffsets(req: { group: string; partitions: { queue: string; partition: number }[] }): Promise<{
     error: GroupError | null;

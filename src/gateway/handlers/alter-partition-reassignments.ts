@@ -21,6 +21,7 @@ import type { RequestOf } from '../../../protocol/codec/types.js';
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
+import { listedBrokers } from '../brokers.js';
 import { replicaListProblem } from '../replica-assignments.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
 
@@ -35,7 +36,7 @@ export const alterPartitionReassignments: ApiHandler<typeof AlterPartitionReassi
       return { throttleTimeMs: 0, errorCode: DENIED_CODE.CLUSTER, errorMessage: 'Not authorized to reassign partitions: it needs ALTER on the cluster.', responses: [] };
     }
     const queues = await describeTopics(ctx, asked.map((t) => t.name).filter((name) => topicNameProblem(name) === null));
-    const nodeId = ctx.settings.advertised.nodeId;
+    const brokerIds = listedBrokers(ctx).map((b) => b.nodeId);
     const responses = asked.map((t) => {
       const queue = queues.get(t.name) ?? null;
       return {
@@ -46,7 +47,7 @@ export const alterPartitionReassignments: ApiHandler<typeof AlterPartitionReassi
             return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Partition ${t.name}-${partitionIndex} does not exist.`);
           }
           if (replicas === null) return answer(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, `No reassignment is in progress for ${t.name}-${partitionIndex}.`);
-          const problem = replicaListProblem(replicas, nodeId);
+          const problem = replicaListProblem(replicas, brokerIds);
           return problem ? answer(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem) : answer(NONE, null);
         }),
       };

@@ -21,6 +21,7 @@ import { MAX_PARTITIONS } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { listedBrokers } from '../brokers.js';
 import { replicaListProblem } from '../replica-assignments.js';
 import { repeatedNames, topicNameProblem } from '../topics.js';
 
@@ -56,7 +57,7 @@ async function growTopic(ctx: HandlerContext, topic: PartitionsRequest, duplicat
       return refuse(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${added} additional partition(s), but ${topic.assignments.length} assignment(s) were given; give one replica list per new partition.`);
     }
     for (const { brokerIds } of topic.assignments) {
-      const problem = replicaListProblem(brokerIds, ctx.settings.advertised.nodeId);
+      const problem = replicaListProblem(brokerIds, listedBrokers(ctx).map((b) => b.nodeId));
       if (problem) return refuse(ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem);
     }
   }

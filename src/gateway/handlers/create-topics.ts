@@ -35,6 +35,7 @@ import { DEFAULT_QUEUE_CONFIG, MAX_PARTITIONS, type QueueConfig, type QueueInfo 
 import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { listedBrokers } from '../brokers.js';
 import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
 import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
 import { describeTopics, KAFKA_QUEUE_CONFIG, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
@@ -64,7 +65,7 @@ function plan(topic: CreatableTopic, ctx: HandlerContext, duplicated: boolean): 
       return new Refusal(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was given, but replicationFactor was not set to -1; give one or the other.');
     }
     try {
-      partitions = checkNewTopicAssignments(topic.assignments, ctx.settings.advertised.nodeId);
+      partitions = checkNewTopicAssignments(topic.assignments, listedBrokers(ctx).map((b) => b.nodeId));
     } catch (e) {
       if (e instanceof ReplicaAssignmentError) return new Refusal(e.errorCode, e.message);
       throw e;

@@ -1,5 +1,6 @@
-// DescribeCluster: the cluster id, the controller and the brokers: this
-// gateway, at its advertised address, is all three.
+// DescribeCluster: the cluster id, the controller and the brokers: the live
+// gateways at their advertised addresses (this one alone without a cluster),
+// the lowest node id as controller (../brokers.ts).
 //
 // Choices:
 // - ClusterAuthorizedOperations, when asked for, is what the principal may do
@@ -16,6 +17,7 @@ import type { ApiHandler } from '../handler.js';
 import { clusterOperations } from '../authorizer.js';
 import { authorizedOperations } from '../acl-operations.js';
 import { NONE } from '../kafka-errors.js';
+import { controllerOf, listedBrokers } from '../brokers.js';
 
 const BROKER_ENDPOINT = 1;
 
@@ -25,7 +27,7 @@ export const describeCluster: ApiHandler<typeof DescribeCluster> = {
   api: DescribeCluster,
   versions: '0-1',
   async handle(request, ctx) {
-    const { advertised, clusterId } = ctx.settings;
+    const { clusterId } = ctx.settings;
     const endpointType: number = request.endpointType;
     const refused = { throttleTimeMs: 0, endpointType: BROKER_ENDPOINT, clusterId: '', controllerId: -1, brokers: [] };
     if (endpointType === CONTROLLER_ENDPOINT) {
@@ -34,14 +36,15 @@ export const describeCluster: ApiHandler<typeof DescribeCluster> = {
     if (endpointType !== BROKER_ENDPOINT) {
       return { ...refused, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: `Endpoint type ${endpointType} is not one Kafka defines; ask for 1 (brokers).` };
     }
+    const brokers = listedBrokers(ctx);
     return {
       throttleTimeMs: 0,
       endpointType,
       clusterId,
       errorCode: NONE,
       errorMessage: null,
-      controllerId: advertised.nodeId,
-      brokers: [{ brokerId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+      controllerId: controllerOf(brokers),
+      brokers: brokers.map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
       clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, clusterOperations(ctx.access)),
     };
   },

@@ -28,7 +28,8 @@ import type { PartitionInfo, QueueInfo } from '../../core/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
-import { describeTopics, partitionLeadership, topicNameProblem, ZERO_UUID } from '../topics.js';
+import { listedBrokers, partitionLeadership } from '../brokers.js';
+import { describeTopics, topicNameProblem, ZERO_UUID } from '../topics.js';
 
 /** Kafka's max.request.partition.size.limit default. */
 const MAX_PARTITIONS_PER_RESPONSE = 2000;
@@ -41,8 +42,8 @@ interface Cursor {
 /** Java's String.compareTo order (UTF-16 code units), which Kafka's cursor follows. */
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function describedPartition(nodeId: number, partition: PartitionInfo) {
-  return { ...partitionLeadership(nodeId, partition.index), eligibleLeaderReplicas: [], lastKnownElr: [] };
+function describedPartition(brokerIds: readonly number[], topic: string, partition: PartitionInfo) {
+  return { ...partitionLeadership(brokerIds, topic, partition.index), eligibleLeaderReplicas: [], lastKnownElr: [] };
 }
 
 function topicAnswer(ctx: HandlerContext, name: string, errorCode: number, queue: QueueInfo | null = null, partitions: object[] = []) {
@@ -69,7 +70,7 @@ export const describeTopicPartitions: ApiHandler<typeof DescribeTopicPartitions>
       return { throttleTimeMs: 0, topics: [...queues.keys()].sort(byName).map((name) => topicAnswer(ctx, name, ErrorCode.INVALID_REQUEST)), nextCursor: null };
     }
 
-    const nodeId = ctx.settings.advertised.nodeId;
+    const brokerIds = listedBrokers(ctx).map((b) => b.nodeId);
     let budget = Math.max(Math.min(request.responsePartitionLimit, MAX_PARTITIONS_PER_RESPONSE), 1);
     const topics: object[] = [];
     let nextCursor: Cursor | null = null;
@@ -91,7 +92,7 @@ export const describeTopicPartitions: ApiHandler<typeof DescribeTopicPartitions>
       const partitions = queue.partitions.filter((p) => p.index >= from).sort((a, b) => a.index - b.index);
       const shown = partitions.slice(0, budget);
       budget -= shown.length;
-      topics.push(topicAnswer(ctx, name, NONE, queue, shown.map((p) => describedPartition(nodeId, p))));
+      topics.push(topicAnswer(ctx, name, NONE, queue, shown.map((p) => describedPartition(brokerIds, name, p))));
       if (shown.length < partitions.length) {
         nextCursor = { topicName: name, partitionIndex: partitions[shown.length]!.index };
         break;

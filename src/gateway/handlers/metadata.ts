@@ -1,8 +1,9 @@
 // Metadata: tells a client the brokers, the topics and who leads each partition.
 //
-// One broker: this gateway, at its advertised address, leads every partition
-// with leader epoch 0 and is the only replica and ISR member; it is also the
-// controller. (Several gateways sharing leadership come with the node registry.)
+// The brokers are the live gateways (one, this gateway, without a cluster);
+// partition leadership is spread over them by a stable hash, every one of
+// them is a replica and in sync, leader epoch 0, and the lowest node id is
+// the controller (../brokers.ts says why). Any gateway accepts any partition.
 //
 // Choices:
 // - Topics named but missing are created when both the gateway allows it
@@ -33,9 +34,10 @@ import { Metadata } from '../../../protocol/messages/index.js';
 import { isCoreError, type QueueInfo } from '../../core/index.js';
 import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
 import { clusterOperations } from '../authorizer.js';
-import type { ApiHandler, HandlerContext } from '../handler.js';
+import type { ApiHandler, BrokerAddress, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
-import { createTopicIfMissing, describeTopics, partitionLeadership, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+import { controllerOf, listedBrokers, partitionLeadership } from '../brokers.js';
+import { createTopicIfMissing, describeTopics, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
 
 interface TopicAnswer {
   errorCode: number;
@@ -45,7 +47,7 @@ interface TopicAnswer {
   partitions: object[];
 }
 
-function describedTopic(queue: QueueInfo, nodeId: number): TopicAnswer {
+function describedTopic(queue: QueueInfo, brokerIds: readonly number[]): TopicAnswer {
   return {
     errorCode: NONE,
     name: queue.name,
@@ -53,7 +55,7 @@ function describedTopic(queue: QueueInfo, nodeId: number): TopicAnswer {
     isInternal: false,
     partitions: [...queue.partitions]
       .sort((a, b) => a.index - b.index)
-      .map((p) => partitionLeadership(nodeId, p.index)),
+      .map((p) => partitionLeadership(brokerIds, queue.name, p.index)),
   };
 }
 
@@ -61,17 +63,16 @@ function missingTopic(name: string | null, topicId: string, errorCode: number): 
   return { errorCode, name, topicId, isInternal: false, partitions: [] };
 }
 
-async function answerNamedTopic(ctx: HandlerContext, name: string, queue: QueueInfo | null, mayCreate: boolean): Promise<TopicAnswer> {
-  const nodeId = ctx.settings.advertised.nodeId;
+async function answerNamedTopic(ctx: HandlerContext, brokerIds: readonly number[], name: string, queue: QueueInfo | null, mayCreate: boolean): Promise<TopicAnswer> {
   if (!ctx.access.allows('DESCRIBE', 'TOPIC', name)) return missingTopic(name, ZERO_UUID, DENIED_CODE.TOPIC);
-  if (queue) return describedTopic(queue, nodeId);
+  if (queue) return describedTopic(queue, brokerIds);
   if (topicNameProblem(name) !== null) return missingTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (!mayCreate) return missingTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (!ctx.access.allows('CREATE', 'CLUSTER', CLUSTER_NAME) && !ctx.access.allows('CREATE', 'TOPIC', name)) return missingTopic(name, ZERO_UUID, DENIED_CODE.TOPIC);
   try {
     const created = await createTopicIfMissing(ctx, name);
     ctx.log.info({ topic: name, partitions: created.partitions.length }, 'topic auto-created');
-    return describedTopic(created, nodeId);
+    return describedTopic(created, brokerIds);
   } catch (e) {
     return missingTopic(name, ZERO_UUID, kafkaErrorOf(e).errorCode);
   }
@@ -82,7 +83,8 @@ export const metadata: ApiHandler<typeof Metadata> = {
   versions: '0-12',
   async handle(request, ctx) {
     const version = ctx.header.apiVersion;
-    const { advertised } = ctx.settings;
+    const brokers = listedBrokers(ctx);
+    const brokerIds = brokers.map((b) => b.nodeId);
     const asked: { name: string | null; topicId?: string }[] | null = request.topics;
     const everyTopic = asked === null || (version === 0 && asked.length === 0);
 
@@ -92,7 +94,7 @@ export const metadata: ApiHandler<typeof Metadata> = {
       topics = queues
         .filter((q) => ctx.access.allows('DESCRIBE', 'TOPIC', q.name))
         .sort((a, b) => a.name.localeCompare(b.name))
-        .map((q) => describedTopic(q, advertised.nodeId));
+        .map((q) => describedTopic(q, brokerIds));
     } else {
       const mayCreate = ctx.settings.autoCreateTopics && (version < 4 || request.allowAutoTopicCreation !== false);
       const idsOnly = asked.filter((t) => t.name === null || t.name === undefined).map((t) => t.topicId ?? ZERO_UUID);
@@ -105,7 +107,7 @@ export const metadata: ApiHandler<typeof Metadata> = {
         // The store is not answering: LEADER_NOT_AVAILABLE is what every client
         // waits out and asks again for, rather than dropping the topic.
         if (!isCoreError(e) || e.code !== 'unavailable') throw e;
-        return metadataAnswer(ctx, request, asked.map((t, i) => missingTopic(names[i] ?? null, t.topicId ?? ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE)));
+        return metadataAnswer(ctx, request, brokers, asked.map((t, i) => missingTopic(names[i] ?? null, t.topicId ?? ZERO_UUID, ErrorCode.LEADER_NOT_AVAILABLE)));
       }
       const answered = await Promise.all(
         asked.map((t, i) => {
@@ -113,18 +115,17 @@ export const metadata: ApiHandler<typeof Metadata> = {
           const byIdHidden = (t.name === null || t.name === undefined) && name !== null && !ctx.access.allows('DESCRIBE', 'TOPIC', name);
           if (name === null || byIdHidden) return missingTopic(null, t.topicId ?? ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_ID);
           // A topic asked for by id is answered as it is; only names trigger auto-create.
-          return answerNamedTopic(ctx, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
+          return answerNamedTopic(ctx, brokerIds, name, found.get(name) ?? null, mayCreate && t.name !== null && t.name !== undefined);
         }),
       );
       topics = [...answered.filter((t) => t.errorCode === ErrorCode.UNKNOWN_TOPIC_ID), ...answered.filter((t) => t.errorCode !== ErrorCode.UNKNOWN_TOPIC_ID)];
     }
 
-    return metadataAnswer(ctx, request, topics);
+    return metadataAnswer(ctx, request, brokers, topics);
   },
 };
 
-function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOperations?: boolean; includeClusterAuthorizedOperations?: boolean }, topics: TopicAnswer[]) {
-  const { advertised } = ctx.settings;
+function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOperations?: boolean; includeClusterAuthorizedOperations?: boolean }, brokers: readonly BrokerAddress[], topics: TopicAnswer[]) {
   const version = ctx.header.apiVersion;
   const topicOperations = (t: TopicAnswer) =>
     authorizedOperations(version >= 8 && request.includeTopicAuthorizedOperations === true, t.name !== null ? ctx.access.operations('TOPIC', t.name) : 0);
@@ -133,9 +134,9 @@ function metadataAnswer(ctx: HandlerContext, request: { includeTopicAuthorizedOp
   const nullableNames = ctx.header.apiVersion >= 12;
   return {
     throttleTimeMs: 0,
-    brokers: [{ nodeId: advertised.nodeId, host: advertised.host, port: advertised.port, rack: advertised.rack }],
+    brokers: brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
     clusterId: ctx.settings.clusterId,
-    controllerId: advertised.nodeId,
+    controllerId: controllerOf(brokers),
     topics: topics.map((t) => ({ ...t, name: nullableNames || t.name !== null ? t.name : '', topicAuthorizedOperations: topicOperations(t) })),
     clusterAuthorizedOperations: authorizedOperations(version >= 8 && version <= 10 && request.includeClusterAuthorizedOperations === true, clusterOperations(ctx.access)),
   };

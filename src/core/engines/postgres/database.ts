@@ -52,7 +52,7 @@ function loadStatements(files: string[]): Map<string, string> {
   return statements;
 }
 
-const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction', 'scram-credentials', 'access']);
+const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction', 'scram-credentials', 'access', 'coordination']);
 
 export type Row = Record<string, unknown>;
 

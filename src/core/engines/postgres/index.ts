@@ -5,7 +5,7 @@
  * share one database and schema. DRIVER.md says why pg and why LISTEN/NOTIFY.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import { isUnavailableError } from './availability.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
@@ -51,6 +51,22 @@ export interface PostgresOpenOptions {
   maxInflatedRequestBytes?: number;
   /** How often the compactor looks at compacted queues; 0 turns it off. Default 15 s, Kafka's cleaner backoff. */
   compactionIntervalMs?: number;
+  /**
+   * How long a group's or transactional id's coordinator lease outlives its
+   * holder's last renewal: how soon another core takes over from one that
+   * died. Default 10 s, below every client's default session timeout.
+   */
+  coordinatorLeaseMs?: number;
+  /**
+   * Redis for cross-node wake-ups (redis-wakeups.ts): appends are announced
+   * by pub/sub after commit rather than by NOTIFY inside the transaction.
+   * Absent: LISTEN/NOTIFY.
+   */
+  redisUrl?: string;
+  /** Prefix of the Redis channel, so clusters can share a Redis. Default "queen". */
+  redisKeyPrefix?: string;
+  /** With a redisUrl, which carries wake-ups: 'redis' (the default, see README.md's figures) or 'notify'. */
+  crossNodeWakeups?: 'redis' | 'notify';
 }
 
 /**
@@ -108,6 +124,17 @@ export async function openPostgresEngine(options: PostgresOpenOptions): Promise<
       throw startProblem(options.url, e);
     }
   }
+  if (options.redisUrl !== undefined && options.crossNodeWakeups !== 'notify' && options.notifyAppends !== false) {
+    try {
+      const { RedisWakeupRelay } = await import('./redis-wakeups.js');
+      const log = options.log ?? pino({ level: 'silent' });
+      wakeups.useRelay(await RedisWakeupRelay.open(options.redisUrl, `${options.redisKeyPrefix ?? 'queen'}:appends:${schema}`, wakeups, log));
+    } catch (e) {
+      await wakeups.close();
+      await db.close();
+      throw e;
+    }
+  }
   return new PostgresEngine(db, wakeups, {
     clock: options.clock ?? Date.now,
     maintenanceIntervalMs: options.maintenanceIntervalMs ?? 30_000,
@@ -117,5 +144,6 @@ export async function openPostgresEngine(options: PostgresOpenOptions): Promise<
     notifyAppends: options.notifyAppends ?? true,
     appendLimits,
     compactionIntervalMs: options.compactionIntervalMs ?? 15_000,
+    coordinatorLeaseMs: options.coordinatorLeaseMs ?? 10_000,
   });
 }

@@ -69,6 +69,8 @@ function stored(row: TransactionRow | null): StoredTransaction | null {
 
 /** What this needs of the engine. */
 export interface PostgresTxnHost {
+  /** In the call's transaction, before anything else: this node takes or keeps the id's coordinator lease, or the call is refused (not_coordinator). */
+  holdLease(tx: Statements, transactionalId: string): Promise<void>;
   clock(): number;
   /** Writes the gathered batches (markers) through the log's write path, in `tx`. */
   writeLog(tx: Statements, writes: LogWrites): Promise<void>;
@@ -87,10 +89,22 @@ export class PostgresTransactions {
 
   // ─── The coordinator ──────────────────────────────────────────────────────
 
+  /**
+   * The transactional id's row, locked, for a call only its coordinator
+   * serves: the node first takes or keeps the id's lease in this transaction.
+   * (TxnOffsetCommit is not one: clients send it to the group's coordinator,
+   * and it only records offsets under the id's row lock.)
+   */
+  private async lockAsCoordinator(tx: Statements, who: { transactionalId: string; producerId: number; producerEpoch: number }): Promise<StoredTransaction> {
+    await this.host.holdLease(tx, who.transactionalId);
+    return requireCurrentProducer(stored(await tx.one<TransactionRow>('txn-lock', [who.transactionalId])), who);
+  }
+
   async initTransactional(req: InitProducerRequest & { transactionalId: string }): Promise<InitProducerResult> {
     const timeoutMs = checkTimeout(req.transactionTimeoutMs);
     const writes = new LogWrites();
     const identity = await this.db.transaction(async (tx) => {
+      await this.host.holdLease(tx, req.transactionalId);
       // The advisory lock serializes InitProducerId for one id even before its row exists.
       await tx.run('lock-transactional-producer', [req.transactionalId]);
       const existing = stored(await tx.one<TransactionRow>('txn-lock', [req.transactionalId]));
@@ -119,7 +133,7 @@ export class PostgresTransactions {
     const found = refs.length === 0 ? [] : await this.db.statements.run<{ queue_id: string | null; id: number | null }>('find-partitions', [refs.map((r) => r.queue), refs.map((r) => r.partition)]);
     const ids = found.map((f) => f.id);
     return this.db.transaction(async (tx) => {
-      const txn = requireCurrentProducer(stored(await tx.one<TransactionRow>('txn-lock', [who.transactionalId])), who);
+      const txn = await this.lockAsCoordinator(tx, who);
       if (req.verifyOnly === true) {
         const held = new Set((await tx.run<{ partition_id: number }>('txn-has-partitions', [who.transactionalId, ids.filter((i) => i !== null)])).map((r) => r.partition_id));
         return { partitions: refs.map((r, i) => ({ queue: r.queue, partition: r.partition, error: txn.state === 'Ongoing' && ids[i] !== null && held.has(ids[i]!) ? null : 'invalid_txn_state' as const })) };
@@ -141,7 +155,7 @@ export class PostgresTransactions {
     const who: TxnProducer = req;
     const { group } = req;
     await this.db.transaction(async (tx) => {
-      const txn = requireCurrentProducer(stored(await tx.one<TransactionRow>('txn-lock', [who.transactionalId])), who);
+      const txn = await this.lockAsCoordinator(tx, who);
       requireAddable(txn);
       await this.open(tx, txn);
       await tx.run('txn-add-group', [who.transactionalId, group]);
@@ -181,7 +195,7 @@ export class PostgresTransactions {
     const who: TxnProducer = req;
     const writes = new LogWrites();
     const result = await this.db.transaction(async (tx) => {
-      const txn = requireCurrentProducer(stored(await tx.one<TransactionRow>('txn-lock', [who.transactionalId])), who);
+      const txn = await this.lockAsCoordinator(tx, who);
       if (decideEnd(txn, req.commit) === 'end') await this.end(tx, txn, req.commit, txn.producerEpoch, writes);
       return { producerId: txn.producerId, producerEpoch: txn.producerEpoch };
     });

@@ -41,6 +41,8 @@ export class LogWrites {
   readonly dedup: DedupRow[] = [];
   /** Partitions that got records, for the wake-ups after commit. */
   readonly touched = new Map<string, { queue: string; index: number }>();
+  /** Whether the transaction NOTIFIED the other cores itself (else the wake-up relay tells them after commit). */
+  notified = false;
 
   addBatch(row: StoredBatchRow, where: { queue: string; index: number }): void {
     this.batches.push(row);

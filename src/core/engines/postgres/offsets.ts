@@ -1,4 +1,5 @@
 import type {
+  CommitOffsetsRequest,
   CommittedOffset,
   DeleteOffsetsRequest,
   FetchOffsetsRequest,
@@ -11,18 +12,22 @@ import { type PostgresStore } from './store.js';
 export class PostgresOffsets {
   constructor(private readonly store: PostgresStore) {}
 
-  async commit({ group, offsets: checked }: { group: string; offsets: CommittedOffset[] }): Promise<void> {
+  async commit({ group, offsets: checked, fence }: { group: string; offsets: CommittedOffset[]; fence?: CommitOffsetsRequest['fence'] }): Promise<void> {
     if (checked.length === 0) return;
     const rows = await this.store.findPartitions(checked);
     checked.forEach((o, i) => this.store.requireFound(o, rows[i]!));
-    await this.store.db.statements.run('commit-offsets', [
-      group,
-      checked.map((o) => o.queue),
-      checked.map((o) => o.partition),
-      checked.map((o) => o.offset),
-      checked.map((o) => o.leaderEpoch),
-      checked.map((o) => o.metadata),
-    ]);
+    // A fenced commit is checked against its lease in its own transaction (./coordination.ts).
+    await this.store.db.transaction(async (tx) => {
+      if (fence) await this.store.coordination.checkFence(tx, { kind: 'group', key: group, ...fence });
+      await tx.run('commit-offsets', [
+        group,
+        checked.map((o) => o.queue),
+        checked.map((o) => o.partition),
+        checked.map((o) => o.offset),
+        checked.map((o) => o.leaderEpoch),
+        checked.map((o) => o.metadata),
+      ]);
+    });
   }
 
   async fetch(req: FetchOffsetsRequest): Promise<FetchOffsetsResult> {

@@ -14,6 +14,7 @@ import { PostgresScramCredentials } from './scram-credentials.js';
 import { PostgresStore, type PostgresEngineOptions } from './store.js';
 import type { Wakeups } from './wakeups.js';
 import type { PostgresTransactions } from './kafka-transactions.js';
+import type { PostgresCoordination } from './coordination.js';
 
 export type { PostgresEngineOptions } from './store.js';
 
@@ -38,6 +39,8 @@ export class PostgresEngine implements Engine {
   readonly access: PostgresAccess;
   readonly scramCredentials: PostgresScramCredentials;
   readonly maintenance: PostgresMaintenance;
+  /** Coordinator leases shared with the other cores on the database: the front routes group calls by them. */
+  readonly coordination: PostgresCoordination;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(db: Database, wakeups: Wakeups, options: PostgresEngineOptions) {
@@ -53,6 +56,7 @@ export class PostgresEngine implements Engine {
     this.access = new PostgresAccess(db);
     this.scramCredentials = new PostgresScramCredentials(db);
     this.maintenance = new PostgresMaintenance(store);
+    this.coordination = store.coordination;
     if (options.maintenanceIntervalMs > 0) {
       // One sweep at a time: a database that hangs must not collect a queue of them, each holding a connection.
       let sweeping = false;
@@ -79,6 +83,7 @@ export class PostgresEngine implements Engine {
     this.store.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     await this.maintenance.settled();
+    await this.coordination.releaseAll().catch(() => {});
     for (const finish of [...this.store.pending]) finish();
     await this.store.wakeups.close();
     await this.store.db.close();

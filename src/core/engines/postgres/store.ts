@@ -10,6 +10,7 @@ import { Database, type Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 import { partitionKey, queueKey, Wakeups } from './wakeups.js';
 import { PostgresTransactions } from './kafka-transactions.js';
+import { PostgresCoordination } from './coordination.js';
 
 /**
  * The PostgreSQL engine's shared parts and the lookups its domain files use
@@ -36,6 +37,8 @@ export interface PostgresEngineOptions {
   appendLimits: AppendLimits;
   /** How often the compactor looks at compacted queues; 0 turns the timer off (tests call runCompaction). */
   compactionIntervalMs: number;
+  /** How long a coordinator lease lasts past its last renewal (./coordination.ts). */
+  coordinatorLeaseMs: number;
 }
 
 export interface PartitionRow {
@@ -82,6 +85,8 @@ export class PostgresStore {
   readonly pending = new Set<() => void>();
   /** Kafka's transaction coordinator (./kafka-transactions.ts). */
   readonly kafkaTxns: PostgresTransactions;
+  /** Coordinator leases and stored group membership, shared with the other cores on the database. */
+  readonly coordination: PostgresCoordination;
   closed = false;
 
   constructor(
@@ -90,7 +95,9 @@ export class PostgresStore {
     readonly options: PostgresEngineOptions,
   ) {
     this.clock = options.clock;
+    this.coordination = new PostgresCoordination(db, () => this.clock(), options.coordinatorLeaseMs);
     this.kafkaTxns = new PostgresTransactions(db, {
+      holdLease: (tx, transactionalId) => this.coordination.holdInTransaction(tx, 'transaction', transactionalId),
       clock: () => this.clock(),
       writeLog: (tx, writes) => this.write(tx, writes),
       wake: (writes) => this.wakeTouched(writes),
@@ -99,7 +106,8 @@ export class PostgresStore {
 
   async write(tx: Statements, writes: LogWrites): Promise<void> {
     if (writes.isEmpty) return;
-    const channel = this.options.notifyAppends ? this.wakeups.channel : '';
+    const channel = this.options.notifyAppends && this.wakeups.notifyInTransaction ? this.wakeups.channel : '';
+    writes.notified = channel !== '';
     await tx.run('append-write', writes.parameters(channel, channel ? this.wakeups.payloadFor([...writes.touched.values()]) : ''));
   }
 
@@ -107,6 +115,7 @@ export class PostgresStore {
     const keys: string[] = [];
     for (const { queue, index } of writes.touched.values()) keys.push(partitionKey(queue, index), queueKey(queue));
     if (keys.length > 0) this.wakeups.wake(keys);
+    if (this.options.notifyAppends) this.wakeups.announce([...writes.touched.values()], writes.notified);
   }
 
 
