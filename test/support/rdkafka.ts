@@ -295,13 +295,25 @@ export async function recordCounts(bootstrap: string, topic: string, partitions:
   const consumer = await connectConsumer(bootstrap, {}, topic);
   try {
     const counts = new Map<number, number>();
-    for (const partition of partitions) {
-      const { highOffset, lowOffset } = await new Promise<{ highOffset: number; lowOffset: number }>((resolve, reject) =>
+    const query = (partition: number) =>
+      new Promise<{ highOffset: number; lowOffset: number }>((resolve, reject) =>
         consumer.queryWatermarkOffsets(topic, partition, 10_000, (err, offsets) =>
           err ? reject(new Error(`watermarks of ${topic}[${partition}]: ${err.message}`)) : resolve(offsets),
         ),
       );
-      counts.set(partition, highOffset - lowOffset);
+    for (const partition of partitions) {
+      // In a cluster whose membership just changed (a gateway killed or back), librdkafka drops the handle of a
+      // broker that left Metadata under a query in flight ("Broker handle destroyed"); asked again, it goes to the leader now listed.
+      let offsets: { highOffset: number; lowOffset: number } | null = null;
+      for (let attempt = 1; offsets === null; attempt++) {
+        try {
+          offsets = await query(partition);
+        } catch (e) {
+          if (attempt === 5) throw e;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+      counts.set(partition, offsets.highOffset - offsets.lowOffset);
     }
     return counts;
   } finally {
