@@ -43,6 +43,8 @@ export interface ClusterRig {
   gateways: RigGateway[];
   /** Every gateway, comma-separated, for bootstrap.servers. */
   bootstrap: string;
+  /** Each process's state and last log lines, for a failure message. */
+  describe(lines?: number): string;
   stop(): Promise<void>;
 }
 
@@ -168,7 +170,9 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
       gateways.push(gateway);
     }
     await Promise.all(gateways.map((g) => g.start()));
-    return { redis, cores, gateways, bootstrap: gateways.map((g) => g.bootstrap).join(','), stop };
+    const describe = (lines = 12) =>
+      [...cores, ...gateways].map((p) => `--- ${p.name} (${p.running ? `pid ${p.pid}` : 'not running'}):\n${p.logs.tail(lines)}`).join('\n');
+    return { redis, cores, gateways, bootstrap: gateways.map((g) => g.bootstrap).join(','), describe, stop };
   } catch (e) {
     await stop();
     throw e;
