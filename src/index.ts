@@ -180,6 +180,13 @@ export interface ClusterOptions {
   keyPrefix?: string;
   /** How the registry names the core this gateway uses (default its RPC address, or "in-process:HOST:PORT" for its own). */
   core?: string;
+  /**
+   * Whether this gateway's core answers now (a core across the RPC: the
+   * connection is up). While it does not, the gateway withdraws from the
+   * registry, so Metadata elsewhere stops naming it and clients go to the
+   * gateways that can serve them; default always.
+   */
+  serving?: () => boolean;
 }
 
 export interface Broker {
@@ -345,7 +352,7 @@ async function joinCluster(
       coreNode,
       startedAt: Date.now(),
     };
-    const membership = await RedisMembership.join(connection, self, { ttlMs: cluster.nodeTtlMs ?? DEFAULT_NODE_TTL_MS, keyPrefix, log });
+    const membership = await RedisMembership.join(connection, self, { ttlMs: cluster.nodeTtlMs ?? DEFAULT_NODE_TTL_MS, keyPrefix, log, ...(cluster.serving ? { serving: cluster.serving } : {}) });
     gateway.joinCluster(nodeId, clusterId, membership);
     log.info({ nodeId, clusterId, redis: connection.where, live: membership.liveNodes().length }, 'joined the cluster');
     return { connection, membership };

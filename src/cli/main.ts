@@ -181,7 +181,10 @@ async function runGateway(config: ServeConfig): Promise<void> {
   const core = await connectCore({ address: parseRpcAddress(config.core!), secret: config.rpcSecret, tls: rpcTls(config, log), callTimeoutMs: config.rpcCallTimeoutMs, connectTimeoutMs: 30_000, log });
   let broker;
   try {
-    broker = await startBroker({ ...listenerOptions(config, log), core });
+    const options = listenerOptions(config, log);
+    // A gateway whose core is gone can serve nothing: it leaves the registry until the core answers again.
+    if (options.cluster) options.cluster.serving = () => core.reachable();
+    broker = await startBroker({ ...options, core });
   } catch (e) {
     await core.close();
     throw e;

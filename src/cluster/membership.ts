@@ -22,6 +22,13 @@ import type { RedisConnection } from './redis.js';
  * alone: every partition is offered here, which is always true (any gateway
  * serves any partition), so clients keep working through whichever gateway
  * they reach. No data goes through Redis, so none is lost with it.
+ *
+ * A gateway that cannot serve (its core is gone: `serving` says no for a
+ * heartbeat interval) withdraws its entry and stops listing itself, so the
+ * other gateways' Metadata drops it at once, its partitions' leadership
+ * moves to them, and its core's coordinator leases are taken over by a core
+ * that clients can still reach; it registers again when its core answers.
+ * Kafka's controller fences a broker that stops heartbeating alike.
  */
 
 export interface NodeAddress {
@@ -57,7 +64,7 @@ export interface ClusterNode {
 /** What handlers read: synchronous, since Metadata asks on every refresh. */
 export interface ClusterView {
   readonly self: ClusterNode;
-  /** The live gateways, by node id ascending; this one is always among them. */
+  /** The live gateways, by node id ascending; this one is among them unless it has withdrawn (its core does not answer) and others are live. */
   liveNodes(): readonly ClusterNode[];
 }
 
@@ -74,6 +81,8 @@ export interface MembershipOptions {
   keyPrefix: string;
   log: Logger;
   clock?: () => number;
+  /** Whether this gateway can serve now (its core answers); default always. */
+  serving?: () => boolean;
 }
 
 export const DEFAULT_NODE_TTL_MS = 6_000;
@@ -99,6 +108,11 @@ export class RedisMembership implements ClusterView {
   private ticking: Promise<void> | null = null;
   private fallenBack = false;
   private left = false;
+  /** Out of the registry because the core does not answer (see the class comment). */
+  private withdrawn = false;
+  /** When `serving` first said no, in this run of noes. */
+  private unservedSince: number | null = null;
+  private readonly intervalMs: number;
   private readonly instance = randomUUID();
   private readonly clock: () => number;
 
@@ -110,6 +124,7 @@ export class RedisMembership implements ClusterView {
     this.clock = options.clock ?? Date.now;
     this.nodes = [self];
     this.lastReadAt = this.clock();
+    this.intervalMs = Math.max(50, Math.floor(options.ttlMs / 3));
   }
 
   /**
@@ -128,8 +143,7 @@ export class RedisMembership implements ClusterView {
       }
     }
     await membership.heartbeat();
-    const interval = Math.max(50, Math.floor(options.ttlMs / 3));
-    membership.timer = setInterval(() => void membership.tick(), interval);
+    membership.timer = setInterval(() => void membership.tick(), membership.intervalMs);
     membership.timer.unref();
     return membership;
   }
@@ -167,10 +181,14 @@ export class RedisMembership implements ClusterView {
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     try {
-      await this.connection.redis.eval(LEAVE_SCRIPT, 2, this.nodeKey(this.self.nodeId), this.setKey(), `"instance":"${this.instance}"`, String(this.self.nodeId));
+      await this.removeEntry();
     } catch (e) {
       this.options.log.debug({ err: (e as Error).message }, 'could not remove this node from the registry; it expires after its TTL');
     }
+  }
+
+  private async removeEntry(): Promise<void> {
+    await this.connection.redis.eval(LEAVE_SCRIPT, 2, this.nodeKey(this.self.nodeId), this.setKey(), `"instance":"${this.instance}"`, String(this.self.nodeId));
   }
 
   private tick(): Promise<void> {
@@ -184,11 +202,35 @@ export class RedisMembership implements ClusterView {
     return this.ticking;
   }
 
-  /** Renews this node's entry and reads everyone's. */
+  /**
+   * Whether to stay registered: `serving` said yes, or has said no for less
+   * than a heartbeat interval (a reconnect that quick moves nothing).
+   */
+  private stillServing(): boolean {
+    if (this.options.serving?.() ?? true) {
+      this.unservedSince = null;
+      return true;
+    }
+    this.unservedSince ??= this.clock();
+    return this.clock() - this.unservedSince < this.intervalMs;
+  }
+
+  /** Renews this node's entry (or withdraws it while it cannot serve) and reads everyone's. */
   private async heartbeat(): Promise<void> {
     const { redis } = this.connection;
-    const entry: StoredNode = { ...this.self, instance: this.instance };
-    await redis.multi().set(this.nodeKey(this.self.nodeId), JSON.stringify(entry), 'PX', this.options.ttlMs).sadd(this.setKey(), String(this.self.nodeId)).exec();
+    const serving = this.stillServing();
+    if (serving) {
+      const entry: StoredNode = { ...this.self, instance: this.instance };
+      await redis.multi().set(this.nodeKey(this.self.nodeId), JSON.stringify(entry), 'PX', this.options.ttlMs).sadd(this.setKey(), String(this.self.nodeId)).exec();
+      if (this.withdrawn) {
+        this.withdrawn = false;
+        this.options.log.info({ nodeId: this.self.nodeId }, 'the core answers again; this gateway is back in the cluster');
+      }
+    } else if (!this.withdrawn) {
+      await this.removeEntry();
+      this.withdrawn = true;
+      this.options.log.warn({ nodeId: this.self.nodeId }, 'the core does not answer; this gateway has left the cluster until it does, so clients go to the others');
+    }
     const ids = await redis.smembers(this.setKey());
     const entries = ids.length === 0 ? [] : await redis.mget(ids.map((id) => this.nodeKey(Number(id))));
     const nodes: ClusterNode[] = [];
@@ -198,7 +240,10 @@ export class RedisMembership implements ClusterView {
       else nodes.push(publicNode(JSON.parse(text) as StoredNode));
     });
     if (expired.length > 0) await redis.srem(this.setKey(), ...expired);
-    if (!nodes.some((n) => n.nodeId === this.self.nodeId)) nodes.push(this.self);
+    // Withdrawn, it names the others; with none left, itself (an empty broker list helps nobody).
+    if (serving || nodes.length === 0) {
+      if (!nodes.some((n) => n.nodeId === this.self.nodeId)) nodes.push(this.self);
+    }
     nodes.sort((a, b) => a.nodeId - b.nodeId);
     this.logChanges(nodes);
     this.nodes = nodes;

@@ -65,6 +65,8 @@ export interface RpcClientOptions {
 export interface RpcCore extends Core {
   /** The core's address, as text. */
   readonly address: string;
+  /** Whether the connection to the core is up and authenticated now (calls made while it is not wait for it or fail). */
+  reachable(): boolean;
 }
 
 interface PendingCall {
@@ -382,7 +384,7 @@ class RpcClient {
   }
 
   asCore(): RpcCore {
-    const core: Record<string, unknown> = { address: this.addressText, close: () => this.close() };
+    const core: Record<string, unknown> = { address: this.addressText, close: () => this.close(), reachable: () => this.ready };
     for (const method of METHOD_NAMES) core[method] = (request: unknown, options?: CallOptions) => this.call(method, request, options);
     return core as unknown as RpcCore;
   }

@@ -150,6 +150,27 @@ describe.skipIf(missing !== null)('gateways registered in Redis', () => {
     }
   });
 
+  it('a gateway whose core stops answering leaves every list, its own included, and comes back with its core', async () => {
+    let coreAnswers = true;
+    const [a, b] = await gateways(2);
+    const keyPrefix = `membership-${process.pid}-${prefixCounter}`;
+    const c = await startBroker({ core, defaultPartitions: 12, cluster: { redisUrl: redis.url, nodeTtlMs: TTL_MS, keyPrefix, serving: () => coreAnswers } });
+    running.push(c);
+    const cId = derivedNodeId(c.host, c.port);
+    for (const broker of [a!, b!, c]) await waitFor(async () => (await clusterSeenThrough(broker)).brokers.length === 3, { what: `${broker.bootstrap} to list all three`, timeoutMs: 10_000 });
+
+    coreAnswers = false;
+    for (const broker of [a!, b!, c]) {
+      await waitFor(async () => !(await clusterSeenThrough(broker)).brokers.some((x) => x.nodeId === cId), { what: `${broker.bootstrap} to drop the gateway without a core`, timeoutMs: 10_000 });
+    }
+    // Clients asking the withdrawn gateway are sent to the two that can serve them, and no partition is led by it.
+    expect((await clusterSeenThrough(c)).brokers.map((x) => x.address).sort()).toEqual([a!.bootstrap, b!.bootstrap].sort());
+    expect((await leadersSeenThrough(a!, 'withdrawn')).map((p) => p.leader)).not.toContain(cId);
+
+    coreAnswers = true;
+    for (const broker of [a!, b!, c]) await waitFor(async () => (await clusterSeenThrough(broker)).brokers.length === 3, { what: `${broker.bootstrap} to list it again`, timeoutMs: 10_000 });
+  });
+
   it('a gateway without Redis is node 0 and alone, as before', async () => {
     const broker = await startBroker({ core });
     running.push(broker);
