@@ -143,7 +143,7 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
       );
     } finally {
       await step(faultDone, 90_000, 'the fault to finish');
-      await disconnect(producer);
+      await step(disconnect(producer), 30_000, 'the producer to disconnect');
     }
 
     // The input: every record once, in order per partition (so per key), nothing extra stored.
@@ -160,8 +160,9 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
     });
     return outcome(label, members, run);
   } finally {
-    await Promise.all(members.map((m) => m.close()));
-    await processed.catch(() => {});
+    processor.stop();
+    await Promise.all(members.map((m) => within(m.close(), 30_000, `member ${m.name} to close`).catch(() => {})));
+    await within(processed, 40_000, 'the processor to stop').catch(() => {});
   }
 }
 

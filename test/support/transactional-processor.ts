@@ -59,6 +59,9 @@ export class TransactionalProcessor {
   private readonly endings: string[] = [];
   private current: { abandoned: boolean } | null = null;
   private readonly zombies: Promise<void>[] = [];
+  /** When run() gives up, and whether stop() was called: an instance checks both between batches. */
+  private deadline = Infinity;
+  private stopped = false;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -67,11 +70,18 @@ export class TransactionalProcessor {
     if (this.current) this.current.abandoned = true;
   }
 
-  /** Runs instances until the input is processed to its end, or `deadline` passes. */
+  /** Ends the run where it is (the caller gave up on it): the current instance stops at its next batch. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Runs instances until the input is processed to its end, or `deadline` passes, or stop() is called. */
   async run(deadlineMs: number): Promise<ProcessorRun> {
-    const deadline = Date.now() + deadlineMs;
+    this.deadline = Date.now() + deadlineMs;
     for (;;) {
-      if (Date.now() > deadline) throw new Error(`the processor had not processed its input after ${deadlineMs} ms (${this.committedRecords} records committed by ${this.instances} instances; endings: ${this.endings.join(' | ')})`);
+      if (this.stopped || Date.now() > this.deadline) {
+        throw new Error(`the processor had not processed its input after ${deadlineMs} ms${this.stopped ? ' (stopped)' : ''} (${this.committedRecords} records committed by ${this.instances} instances; endings: ${this.endings.join(' | ')})`);
+      }
       const state = { abandoned: false };
       this.current = state;
       this.instances += 1;
@@ -115,6 +125,8 @@ export class TransactionalProcessor {
       consumer.assign(o.partitions.map((partition) => ({ topic: o.input, partition, offset: positions.get(partition) ?? OFFSET_BEGINNING })));
 
       for (;;) {
+        // An instance waiting for input that never comes (the producer failed) must not outlive the run.
+        if (this.stopped || Date.now() > this.deadline) throw new Error('the run ended');
         if (state.abandoned) {
           // A crash: the clients go without a word and the open transaction stays for the next instance to abort.
           this.zombies.push(close());
