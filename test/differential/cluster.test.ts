@@ -1,0 +1,99 @@
+/**
+ * Apache Kafka under the cluster rig's faults (test/e2e/cluster.test.ts): a
+ * cluster of three Kafka brokers (test/support/apache-kafka-cluster.ts,
+ * replication factor 3, min.insync.replicas 2) held to the same load
+ * (test/support/cluster-load.ts: an idempotent producer, a transactional
+ * processor and a consumer group of two, all librdkafka) while
+ *
+ * - the broker coordinating the group is SIGKILLed, stays down 4 s and is
+ *   started again (the hardest case: the group's coordinator moves, as the
+ *   rig's core scenario moves the group's lease);
+ * - every broker in turn is stopped (SIGTERM, Kafka's controlled shutdown)
+ *   and started again, and back in the ISR of its partitions before the
+ *   next, 1 s apart.
+ *
+ * The load asserts what Kafka promises (each record stored and copied
+ * exactly once, in order, nothing lost); the group's re-reads are Kafka's
+ * at-least-once delivery and are logged in the rig's words (describeOutcome),
+ * the figures the gateway's are compared with.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../protocol/api-keys.js';
+import { apacheKafkaInstall } from '../support/apache-kafka.js';
+import { startApacheKafkaCluster, type ApacheKafkaCluster, type ApacheKafkaNode } from '../support/apache-kafka-cluster.js';
+import { describeOutcome, underLoad, type LoadOptions } from '../support/cluster-load.js';
+import { sleep } from '../support/eventually.js';
+import { RawConnection } from '../support/raw-connection.js';
+
+const skipReason = await apacheKafkaInstall().then(
+  () => null,
+  (e: Error) => `Apache Kafka's jars are missing: ${e.message.split('\n')[0]}`,
+);
+
+describe.skipIf(skipReason !== null)(`Apache Kafka, three brokers, under the cluster rig's faults${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  let cluster: ApacheKafkaCluster;
+
+  beforeAll(async () => {
+    cluster = await startApacheKafkaCluster({ nodes: 3 });
+  }, 180_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+
+  /**
+   * The load's topics are replicated to all three brokers (the broker's
+   * default replication factor, as the load creates them): a fault then
+   * moves leaders rather than taking partitions offline.
+   */
+  async function expectReplicatedThrice(topic: string): Promise<void> {
+    const raw = await RawConnection.open(cluster.nodes[0]!.port);
+    const answer = await raw.request(ApiKey.Metadata, 12, { topics: [{ name: topic }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }).finally(() => raw.destroy());
+    const replicas = answer.topics[0].partitions.map((p: { replicaNodes: number[] }) => p.replicaNodes.length);
+    expect(replicas, `${topic}'s partitions' replica counts`).toEqual(replicas.map(() => 3));
+  }
+
+  async function run(label: string, fault: LoadOptions['fault']): Promise<void> {
+    const started = Date.now();
+    const outcome = await underLoad({ bootstrap: cluster.bootstrap, describe: () => cluster.describe() }, label, {
+      fault: async (input) => {
+        await expectReplicatedThrice(input);
+        await fault(input);
+      },
+    });
+    console.log(`${describeOutcome(outcome)}\n  (Apache Kafka ${cluster.version}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+
+  it('loses and doubles nothing when the broker coordinating the group is SIGKILLed under load, 4 s down, and rejoins', async () => {
+    let victim: ApacheKafkaNode | undefined;
+    await run('kafka-sigkill', async (input) => {
+      const raw = await RawConnection.open(cluster.nodes[0]!.port);
+      const answer = await raw.request(ApiKey.FindCoordinator, 3, { key: `${input}-group`, keyType: 0 }).finally(() => raw.destroy());
+      victim = cluster.nodes.find((n) => n.nodeId === answer.nodeId);
+      expect(victim, `FindCoordinator answered ${JSON.stringify(answer)}`).toBeDefined();
+      console.log(`kafka-sigkill: SIGKILL to broker ${victim!.nodeId}, the group's coordinator`);
+      await victim!.kill();
+      await sleep(4_000);
+      await victim!.start();
+    });
+    expect(victim?.running).toBe(true);
+    // Back in the ISR of its partitions, as a replica that rejoined is.
+    expect(await cluster.waitUntilInSync(victim!.nodeId, 30_000)).toEqual([]);
+  }, 300_000);
+
+  it('loses and doubles nothing through a rolling restart of all three brokers under load', async () => {
+    const lagging: string[] = [];
+    await run('kafka-rolling', async () => {
+      for (const node of cluster.nodes) {
+        const from = Date.now();
+        await node.stop();
+        await node.start();
+        const missing = await cluster.waitUntilInSync(node.nodeId, 30_000);
+        if (missing.length > 0) lagging.push(`broker ${node.nodeId} not back in the ISR of ${missing.join(', ')} after 30 s`);
+        console.log(`kafka-rolling: broker ${node.nodeId} stopped, started and in sync in ${((Date.now() - from) / 1000).toFixed(1)} s`);
+        await sleep(1_000);
+      }
+    });
+    expect(cluster.nodes.every((n) => n.running)).toBe(true);
+    expect(lagging).toEqual([]);
+  }, 300_000);
+});
