@@ -94,14 +94,37 @@ describe.skipIf(skipReason !== null)(`Apache Kafka, three brokers, under the clu
     }
   }
 
+  /**
+   * The load through `fault`, its outcome logged. The load's steps have
+   * deadlines of their own, but after a failed step it waits for its
+   * clients to stop before it rethrows; should that hang, the test says
+   * so (and when a step failed) with the cluster's state, before vitest's
+   * 300 s would say only that it timed out.
+   */
   async function run(label: string, fault: LoadOptions['fault']): Promise<void> {
     const started = Date.now();
-    const outcome = await underLoad({ bootstrap: cluster.bootstrap, describe: () => cluster.describe() }, label, {
+    let stepFailedAt: number | null = null;
+    const target = {
+      bootstrap: cluster.bootstrap,
+      describe: () => {
+        stepFailedAt ??= Date.now();
+        return cluster.describe();
+      },
+    };
+    const load = underLoad(target, label, {
       fault: async (input) => {
         await expectReplicatedThrice(input);
         await fault(input);
       },
     });
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const failed = stepFailedAt === null ? 'no step had failed' : `a step failed ${((stepFailedAt - started) / 1000).toFixed(1)} s in, and the load is still stopping its clients`;
+        reject(new Error(`${label}: the load had not finished after 285 s (${failed})\n${cluster.describe()}`));
+      }, 285_000);
+    });
+    const outcome = await Promise.race([load, hung]).finally(() => clearTimeout(timer));
     console.log(`${describeOutcome(outcome)}\n  (Apache Kafka ${cluster.version}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 
