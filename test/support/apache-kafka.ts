@@ -172,7 +172,8 @@ export interface ApacheKafka {
   stop(): Promise<void>;
 }
 
-const DEFAULT_JVM_OPTIONS = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+/** A small heap and the serial collector: sized for a 2-core machine shared with other work. */
+export const DEFAULT_JVM_OPTIONS = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
 const NODE_ID = 1;
 
 export interface ApacheKafkaInstall {
@@ -214,7 +215,11 @@ export function runFetchScript(part: 'broker' | 'java-client' | 'frameworks', ke
   });
 }
 
-function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number, securityConfig: Record<string, string | number>): string {
+/**
+ * server.properties for one node in the combined roles, its data in `<dir>/data`;
+ * `options.config` replaces any default (a cluster's node.id and quorum, say).
+ */
+export function serverProperties(options: ApacheKafkaOptions, dir: string, port: number, controllerPort: number, securityConfig: Record<string, string | number> = {}): string {
   const extra = [...(options.extraListeners ?? []), ...(options.security?.listeners ?? [])];
   const extraAt = extra.map((l) => `,${l.name}://127.0.0.1:${l.port}`).join('');
   const settings: Record<string, string | number | boolean> = {
@@ -257,16 +262,17 @@ function serverProperties(options: ApacheKafkaOptions, dir: string, port: number
     .join('\n');
 }
 
-function log4jProperties(logFile: string): string {
+/** Kafka's log4j2 configuration: everything at INFO into `logFile`, or to stdout when there is none. */
+export function log4jProperties(logFile: string | null): string {
+  const appender = logFile === null ? ['appender.log.type = Console', 'appender.log.target = SYSTEM_OUT'] : ['appender.log.type = File', `appender.log.fileName = ${logFile}`];
   return [
     'status = warn',
-    'appender.file.type = File',
-    'appender.file.name = file',
-    `appender.file.fileName = ${logFile}`,
-    'appender.file.layout.type = PatternLayout',
-    'appender.file.layout.pattern = [%d] %p %m (%c)%n',
+    ...appender,
+    'appender.log.name = log',
+    'appender.log.layout.type = PatternLayout',
+    'appender.log.layout.pattern = [%d] %p %m (%c)%n',
     'rootLogger.level = INFO',
-    'rootLogger.appenderRef.file.ref = file',
+    'rootLogger.appenderRef.log.ref = log',
   ].join('\n');
 }
 
@@ -283,11 +289,12 @@ function runJava(classpath: string, jvmOptions: string[], mainClass: string, arg
 }
 
 /**
- * A random cluster id as Kafka's Uuid.randomUuid() makes them: never one
- * starting with '-', which kafka-storage's argument parser takes for an
- * option (one start in 64 failed with its usage text).
+ * A random Uuid (a cluster id, a metadata directory id) as Kafka's
+ * Uuid.randomUuid() makes them: never one starting with '-', which
+ * kafka-storage's argument parser takes for an option (one start in 64
+ * failed with its usage text).
  */
-function newClusterId(): string {
+export function randomKafkaUuid(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
@@ -297,8 +304,8 @@ function newClusterId(): string {
 /** setpriv is util-linux's; where it is missing, the exit handler alone stops an orphaned JVM. */
 export const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path)) ?? null;
 
-/** Why a start failed, and whether a new pair of ports may help (another process took one first). */
-class StartFailure extends Error {
+/** Why a start failed, and whether new ports may help (another process took one first). */
+export class StartFailure extends Error {
   constructor(
     message: string,
     readonly portTaken: boolean,
@@ -309,12 +316,20 @@ class StartFailure extends Error {
 
 export async function startApacheKafka(options: ApacheKafkaOptions = {}): Promise<ApacheKafka> {
   const { version, libs } = await apacheKafkaInstall();
-  // A free port can be taken by someone else before Kafka binds it: then once more with new ones.
+  return startOnFreePorts(() => startOnce(options, version, libs), options.port === undefined);
+}
+
+/**
+ * A free port can be taken by someone else before Kafka binds it: then
+ * `start` runs again (it picks new ones), up to three times in all, when the
+ * ports were free ones (`mayRetry`) rather than the caller's.
+ */
+export async function startOnFreePorts<T>(start: () => Promise<T>, mayRetry = true): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(options, version, libs);
+      return await start();
     } catch (e) {
-      if (!(e instanceof StartFailure && e.portTaken && attempt < 3 && options.port === undefined)) throw e;
+      if (!(e instanceof StartFailure && e.portTaken && attempt < 3 && mayRetry)) throw e;
     }
   }
 }
@@ -324,67 +339,46 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   const port = options.port ?? (await freePort());
   let controllerPort = await freePort();
   while (controllerPort === port) controllerPort = await freePort();
-  const clusterId = newClusterId();
+  const clusterId = randomKafkaUuid();
   const propertiesFile = join(dir, 'server.properties');
   const logFile = join(dir, 'server.log');
   const log4jFile = join(dir, 'log4j2.properties');
   const security = options.security ? securitySettings(options.security, dir) : { config: {}, jvmOptions: [], formatArgs: [] };
   writeFileSync(propertiesFile, serverProperties(options, dir, port, controllerPort, security.config) + '\n');
   writeFileSync(log4jFile, log4jProperties(logFile) + '\n');
-  const classpath = join(libs, '*');
   const jvmOptions = [...(options.jvmOptions ?? DEFAULT_JVM_OPTIONS), ...security.jvmOptions, `-Dlog4j2.configurationFile=${log4jFile}`];
-  const logTail = (lines = 40) => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-lines - 1).join('\n') : '(no server.log yet)');
+  const logTail = (lines = 40) => logFileTail(logFile, lines);
 
-  const formatted = await runJava(classpath, ['-Xmx256m', '-XX:+UseSerialGC'], 'kafka.tools.StorageTool', ['format', '--cluster-id', clusterId, '--config', propertiesFile, '--standalone', ...security.formatArgs]);
-  if (formatted.code !== 0) {
+  try {
+    await formatKafkaStorage(libs, propertiesFile, clusterId, ['--standalone', ...security.formatArgs]);
+  } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    throw new StartFailure(`Formatting Apache Kafka's storage failed (exit ${formatted.code}):\n${formatted.output.trim()}`, false);
+    throw e;
   }
 
-  const command = ['java', ...jvmOptions, '-cp', classpath, 'kafka.Kafka', propertiesFile];
-  const child: ChildProcess = SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', ...command], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (d: string) => (output = (output + d).slice(-20_000));
-  child.stdout!.setEncoding('utf8').on('data', keep);
-  child.stderr!.setEncoding('utf8').on('data', keep);
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  child.once('error', (e) => keep(`\n${e.message}`));
-  const killOnExit = () => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
+  const jvm = spawnKafka(libs, jvmOptions, propertiesFile);
+  // Registered after the JVM's own exit handler, so the folder goes once the JVM has been killed.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
-      if (!exited) {
-        child.kill('SIGTERM');
-        const forced = setTimeout(() => child.kill('SIGKILL'), options.stopTimeoutMs ?? 30_000);
-        await exit;
-        clearTimeout(forced);
-      }
-      process.removeListener('exit', killOnExit);
-      rmSync(dir, { recursive: true, force: true });
+      await jvm.end('SIGTERM', options.stopTimeoutMs ?? 30_000);
+      process.removeListener('exit', removeDir);
+      removeDir();
     })();
     return stopping;
   };
 
   try {
-    await waitForMetadata(port, options.startTimeoutMs ?? 90_000, () => exited);
+    await waitForMetadata(port, options.startTimeoutMs ?? 90_000, () => jvm.exited, [NODE_ID]);
   } catch (e) {
-    const said = `${output.trim()}\n${logTail()}`;
+    const said = `${jvm.output().trim()}\n${logTail()}`;
+    const exited = jvm.exited;
     await stop();
     const reason = exited ? 'Apache Kafka exited before it answered Metadata' : (e as Error).message;
-    throw new StartFailure(`${reason} on 127.0.0.1:${port}. What it said:\n${said}`, exited && /Address already in use|BindException/.test(said));
+    throw new StartFailure(`${reason} on 127.0.0.1:${port}. What it said:\n${said}`, exited && isPortTaken(said));
   }
 
   return {
@@ -395,7 +389,7 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
     nodeId: NODE_ID,
     clusterId,
     version,
-    pid: child.pid!,
+    pid: jvm.pid,
     dir,
     logFile,
     logTail,
@@ -403,18 +397,100 @@ async function startOnce(options: ApacheKafkaOptions, version: string, libs: str
   };
 }
 
-/** Polls with Metadata (all topics) until the broker answers naming itself. */
-async function waitForMetadata(port: number, timeoutMs: number, gone: () => boolean): Promise<void> {
+/** Whether what a JVM said before it exited means another process had one of its ports. */
+export function isPortTaken(said: string): boolean {
+  return /Address already in use|BindException/.test(said);
+}
+
+/** The last `lines` lines of a Kafka log file. */
+export function logFileTail(logFile: string, lines = 40): string {
+  return existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-lines - 1).join('\n') : '(no server.log yet)';
+}
+
+/**
+ * Formats a node's storage (kafka-storage format) with `args` beside the
+ * cluster id and server.properties: `--standalone` for one node, or
+ * `--initial-controllers` for a quorum of several.
+ */
+export async function formatKafkaStorage(libs: string, propertiesFile: string, clusterId: string, args: string[]): Promise<void> {
+  const formatted = await runJava(join(libs, '*'), ['-Xmx256m', '-XX:+UseSerialGC'], 'kafka.tools.StorageTool', ['format', '--cluster-id', clusterId, '--config', propertiesFile, ...args]);
+  if (formatted.code !== 0) throw new StartFailure(`Formatting Apache Kafka's storage failed (exit ${formatted.code}):\n${formatted.output.trim()}`, false);
+}
+
+/** One running kafka.Kafka JVM. */
+export interface KafkaJvm {
+  pid: number;
+  readonly exited: boolean;
+  /** Resolves once the JVM has exited. */
+  exit: Promise<void>;
+  /** What the JVM wrote on stdout and stderr (the last 20,000 characters); its log goes to the log4j file. */
+  output(): string;
+  /** Sends `signal`, SIGKILL after `forceAfterMs` if it is still there, and resolves once it has exited. */
+  end(signal: NodeJS.Signals, forceAfterMs: number): Promise<void>;
+}
+
+/**
+ * Starts kafka.Kafka on a server.properties, handing what it writes on
+ * stdout and stderr to `onOutput`. The JVM gets SIGTERM when this
+ * process dies (setpriv's parent-death signal) and SIGKILL from an exit
+ * handler when this process exits without ending it.
+ */
+export function spawnKafka(libs: string, jvmOptions: string[], propertiesFile: string, onOutput?: (chunk: string) => void): KafkaJvm {
+  const command = ['java', ...jvmOptions, '-cp', join(libs, '*'), 'kafka.Kafka', propertiesFile];
+  const child: ChildProcess = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', ...command], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d: string) => {
+    output = (output + d).slice(-20_000);
+    onOutput?.(d);
+  };
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
+  child.once('error', (e) => keep(`\n${e.message}`));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      process.removeListener('exit', killOnExit);
+      resolve();
+    }),
+  );
+  return {
+    pid: child.pid!,
+    get exited() {
+      return exited;
+    },
+    exit,
+    output: () => output,
+    async end(signal, forceAfterMs) {
+      if (exited) return;
+      child.kill(signal);
+      const forced = setTimeout(() => child.kill('SIGKILL'), forceAfterMs);
+      await exit;
+      clearTimeout(forced);
+    },
+  };
+}
+
+/**
+ * Polls the broker on `port` with Metadata (all topics) until it answers
+ * naming every one of `nodeIds`: itself, or every broker of a cluster.
+ */
+export async function waitForMetadata(port: number, timeoutMs: number, gone: () => boolean, nodeIds: readonly number[]): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no connection yet';
   while (!gone()) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for Metadata (last: ${last})`);
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for Metadata naming brokers ${nodeIds.join(', ')} (last: ${last})`);
     let connection: RawConnection | null = null;
     try {
       connection = await RawConnection.open(port);
       const answer = await connection.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, 5_000);
-      if (answer.brokers.some((b: { nodeId: number }) => b.nodeId === NODE_ID)) return;
-      last = 'Metadata listed no broker yet';
+      const listed = answer.brokers.map((b: { nodeId: number }) => b.nodeId);
+      if (nodeIds.every((id) => listed.includes(id))) return;
+      last = `Metadata listed brokers [${listed.join(', ')}]`;
     } catch (e) {
       last = (e as Error).message;
     } finally {

@@ -264,11 +264,16 @@ export function adminCall<T>(call: (cb: (err: LibrdKafkaError, result: T) => voi
   });
 }
 
-/** Creates a topic through librdkafka's AdminClient (CreateTopics), for suites whose client has no admin (kcat). */
+/**
+ * Creates a topic through librdkafka's AdminClient (CreateTopics), for suites
+ * whose client has no admin (kcat). The replication factor is the broker's
+ * default (-1): one on the gateway and a single Kafka broker, three on the
+ * cluster of Kafka brokers the cluster load is compared with.
+ */
 export async function createTopic(bootstrap: string, topic: string, partitions: number): Promise<void> {
   const admin = createAdmin(bootstrap);
   try {
-    await adminCall<void>((cb) => admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 15_000, cb));
+    await adminCall<void>((cb) => admin.createTopic({ topic, num_partitions: partitions, replication_factor: -1 }, 15_000, cb));
   } finally {
     admin.disconnect();
   }
