@@ -25,7 +25,7 @@ import { RawConnection } from '../support/raw-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClusterRig, type ClusterRig } from '../support/cluster.js';
 import { describeOutcome, underLoad, type LoadOptions } from '../support/cluster-load.js';
-import { sleep } from '../support/eventually.js';
+import { sleep, waitFor } from '../support/eventually.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { redisServerMissing } from '../support/redis.js';
 
@@ -46,6 +46,13 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
     await rig?.stop();
     await found.database?.release();
   }, 60_000);
+
+  /** The ports of the gateways a Metadata request through `port` lists. */
+  async function listedPorts(port: number): Promise<number[]> {
+    const raw = await RawConnection.open(port);
+    const answer = await raw.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }).finally(() => raw.destroy());
+    return (answer.brokers as { port: number }[]).map((b) => b.port).sort();
+  }
 
   /** The load of test/support/cluster-load.ts through `fault`; the group's re-reads logged, not failed. */
   async function run(label: string, fault: LoadOptions['fault'], clients: string = oneCore): Promise<void> {
@@ -85,9 +92,21 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
         const coordinator = rig.gateways.find((g) => g.port === answer.port);
         expect(coordinator, `FindCoordinator answered ${JSON.stringify(answer)}`).toBeDefined();
         victim = rig.cores[coordinator!.core]!;
+        const deadCore = coordinator!.core;
         await victim.kill();
+        // Its gateways leave the cluster: a survivor's Metadata names only the gateways that can serve.
+        const survivor = rig.gateways.find((g) => g.core !== deadCore)!;
+        const serving = rig.gateways.filter((g) => g.core !== deadCore).map((g) => g.port).sort();
+        await waitFor(async () => JSON.stringify(await listedPorts(survivor.port)) === JSON.stringify(serving), {
+          what: `the gateways of the killed core ${deadCore} to leave ${survivor.name}'s Metadata`,
+          timeoutMs: 5_000,
+          intervalMs: 100,
+          describe: () => rig.describe(),
+        });
         await sleep(6_000);
         await victim.start();
+        // Back with their core, they are listed again.
+        await waitFor(async () => (await listedPorts(survivor.port)).length === rig.gateways.length, { what: 'every gateway to be listed again', timeoutMs: 15_000, describe: () => rig.describe() });
       },
       rig.bootstrap,
     );

@@ -23,7 +23,7 @@ import { sleep, within } from './eventually.js';
 import { allRecords, sequenceCounts, startMember, waitForAllRecords, type GroupMember, type MemberView } from './groups-members.js';
 import { connectProducer, createTopic, disconnect, expectDelivered, expectStoredCount, produceAll, readRecords } from './rdkafka.js';
 import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type SentRecord } from './records.js';
-import { TransactionalProcessor } from './transactional-processor.js';
+import { TransactionalProcessor, type ProcessorRun } from './transactional-processor.js';
 
 export const LOAD_PARTITIONS = 6;
 export const LOAD_TOTAL = 1_800;
@@ -54,9 +54,10 @@ export interface LoadOutcome {
   crossMember: number;
   rebalances: number;
   commitErrors: number;
-  /** Instances and transactions of the processor. */
+  /** Instances and transactions of the processor, and why each earlier instance ended. */
   processorInstances: number;
   transactions: number;
+  processorEndings: string[];
   /** Per member: records, rebalances, errors (the first three). */
   members: string;
   /** Where the re-reads are, per partition: "p3 60 at offsets 120-179 by x then y". */
@@ -67,7 +68,8 @@ export function describeOutcome(o: LoadOutcome): string {
   return (
     `${o.label}: the group read ${o.distinct} of ${LOAD_TOTAL} records, ${o.reread} of them more than once (${o.crossMember} by both members), ` +
     `${o.rebalances} rebalances, ${o.commitErrors} failed commits; the processor ran ${o.processorInstances} instance(s), ${o.transactions} transactions\n` +
-    `  members: ${o.members}${o.rereadRanges.length ? `\n  read again: ${o.rereadRanges.join('; ')}` : ''}`
+    `  members: ${o.members}${o.rereadRanges.length ? `\n  read again: ${o.rereadRanges.join('; ')}` : ''}` +
+    `${o.processorEndings.length ? `\n  processor instances ended: ${o.processorEndings.join(' | ')}` : ''}`
   );
 }
 
@@ -94,13 +96,12 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
   const members: GroupMember[] = [];
   let produced = 0;
   const progress = () =>
-    `${produced} of ${LOAD_TOTAL} produced; group ${members.map((m) => `${m.name} read ${m.records.length} (assigned ${[...m.assigned].join(',') || '-'}, errors ${m.errors.slice(-2).join(' | ') || 'none'})`).join(', ')}`;
+    `${produced} of ${LOAD_TOTAL} produced; ${processor.describe()}; group ${members.map((m) => `${m.name} read ${m.records.length} (assigned ${[...m.assigned].join(',') || '-'}, errors ${m.errors.slice(-2).join(' | ') || 'none'})`).join(', ')}`;
   const step = <T>(promise: Promise<T>, ms: number, what: string) =>
     within(promise, ms, what).catch((e: Error) => {
       throw new Error(`${label}: ${e.message}; ${progress()}\n${target.describe()}`);
     });
 
-  for (const name of ['a', 'b']) members.push(await step(startMember({ bootstrap: clients, group: `${input}-group`, topic: input, name: `${label}-${name}` }), 30_000, `member ${name} to connect`));
   const processor = new TransactionalProcessor({
     bootstrap: clients,
     input,
@@ -112,6 +113,7 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
     transform: (value) => value.replace(`${label}:`, `${label}-copied:`),
     inputEnd: new Map(partitions.map((p) => [p, LOAD_TOTAL / LOAD_PARTITIONS])),
   });
+  for (const name of ['a', 'b']) members.push(await step(startMember({ bootstrap: clients, group: `${input}-group`, topic: input, name: `${label}-${name}` }), 30_000, `member ${name} to connect`));
   const processed = processor.run(200_000);
   try {
     const producer = await step(
@@ -150,7 +152,7 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
     await step(expectStoredCount(target.bootstrap, input, partitions, LOAD_TOTAL), 30_000, 'the stored record counts');
     expectExactlyOnceInOrder(label, LOAD_TOTAL, await step(readRecords(target.bootstrap, input, { partitions, count: LOAD_TOTAL, timeoutMs: 30_000 }), 35_000, 'the input to be read back'));
 
-    const run = await step(processed, 60_000, 'the transactional processor to copy the input to its end');
+    const run = await step(processed, 100_000, 'the transactional processor to copy the input to its end');
     const copied = await step(readRecords(clients, output, { partitions, count: LOAD_TOTAL, timeoutMs: 30_000, config: { 'isolation.level': 'read_committed' } }), 35_000, 'the output to be read back');
     expectExactlyOnceInOrder(`${label}-copied`, LOAD_TOTAL, copied);
     expect(run.transactions).toBeGreaterThan(0);
@@ -166,7 +168,7 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
   }
 }
 
-function outcome(label: string, members: readonly MemberView[], run: { instances: number; transactions: number }): LoadOutcome {
+function outcome(label: string, members: readonly MemberView[], run: ProcessorRun): LoadOutcome {
   const counts = sequenceCounts(label, allRecords(members));
   const readBy = (seq: number) => members.filter((m) => sequenceCounts(label, m.records).has(seq)).length;
   // partition -> offset -> the members that read it, in order
@@ -193,6 +195,7 @@ function outcome(label: string, members: readonly MemberView[], run: { instances
     commitErrors: members.reduce((n, m) => n + m.errors.filter((e) => e.startsWith('commit')).length, 0),
     processorInstances: run.instances,
     transactions: run.transactions,
+    processorEndings: run.endings,
     members: members.map((m) => `${m.name} ${m.records.length} records, ${m.events.map((e) => `${e.kind[0]}${e.partitions.join('.')}`).join(' ') || 'no rebalance'}, ${m.errors.length} errors${m.errors.length ? ` (${m.errors.slice(0, 3).join(' | ')})` : ''}`).join('; '),
     rereadRanges,
   };

@@ -115,13 +115,18 @@ export class GroupMember implements MemberView {
     const consumer = new KafkaConsumer(consumerConfig(options) as never, { 'auto.offset.reset': 'earliest' });
     const member = new GroupMember(options, consumer);
     consumer.on('rebalance', (err: LibrdKafkaError, partitions: TopicPartition[]) => member.rebalanced(err, partitions));
-    consumer.on('offset.commit', (err: LibrdKafkaError, offsets: { partition: number; offset: number }[]) => {
+    consumer.on('offset.commit', (err: LibrdKafkaError, offsets: { partition: number; offset: number; error?: LibrdKafkaError }[]) => {
       if (err) {
         member.errors.push(`commit: ${err.message} (code ${err.code})`);
         return;
       }
       const acknowledged: [number, number][] = [];
       for (const o of offsets ?? []) {
+        // OffsetCommit answers per partition: one partition can be refused while the call succeeds.
+        if (o.error) {
+          member.errors.push(`commit p${o.partition} at ${o.offset}: ${o.error.message} (code ${o.error.code})`);
+          continue;
+        }
         if (o.offset < 0) continue;
         member.committed.set(o.partition, o.offset);
         acknowledged.push([o.partition, o.offset]);
