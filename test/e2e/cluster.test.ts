@@ -2,7 +2,8 @@
  * The cluster rig (test/support/cluster.ts): PostgreSQL, a Redis of its own,
  * two cores and three gateways, all real processes on loopback. Under load,
  * through each fault in turn (a gateway SIGKILLed and started again, a
- * rolling restart of all three gateways, Redis stopped and started again):
+ * rolling restart of all three gateways, the core coordinating the group
+ * SIGKILLed, Redis stopped and started again):
  *
  * - an idempotent librdkafka producer with all three gateways in
  *   bootstrap.servers writes numbered, keyed records: the topic holds each
@@ -17,8 +18,12 @@
  * cores. In the core scenario everything uses all three gateways, so the
  * group and the transactional id are coordinated by whichever core holds
  * their lease (coordinator leases, src/core/coordination/), and the core
- * holding the group's lease is SIGKILLed: its leases move to the other core
- * and the clients carry on.
+ * holding the group's lease is SIGKILLed: its gateways leave the survivors'
+ * Metadata, its leases move to the other core and the clients carry on.
+ *
+ * The load and its accounting are test/support/cluster-load.ts, shared with
+ * test/differential/cluster.test.ts, which holds three Apache Kafka brokers
+ * to the same faults: the group's re-reads printed here compare with those.
  */
 import { ApiKey } from '../../protocol/api-keys.js';
 import { RawConnection } from '../support/raw-connection.js';
