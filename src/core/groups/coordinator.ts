@@ -10,12 +10,14 @@ import type {
   HeartbeatRequest,
   JoinGroupRequest,
   JoinGroupResult,
+  JoinedMember,
   LeaveGroupRequest,
   LeaveGroupResult,
   SyncGroupRequest,
   StoredGroup,
   SyncGroupResult,
 } from './types.js';
+import { joinedFields } from './types.js';
 
 /**
  * Kafka's classic group protocol, in the core so that gateways stay stateless
@@ -71,8 +73,7 @@ export interface GroupStore {
   save(groupId: string, stored: StoredGroup): Promise<boolean>;
 }
 
-interface Member
-  extends Pick<JoinGroupRequest, 'memberId' | 'groupInstanceId' | 'clientId' | 'clientHost' | 'sessionTimeoutMs' | 'rebalanceTimeoutMs' | 'protocolType' | 'protocols'> {
+interface Member extends JoinedMember, Pick<JoinGroupRequest, 'protocols'> {
   assignment: Buffer;
   joinWaiter: ((result: JoinGroupResult) => void) | null;
   syncWaiter: ((result: SyncGroupResult) => void) | null;
@@ -774,13 +775,7 @@ export class GroupCoordinator {
     group.leaderId = stored.leaderId;
     for (const m of stored.members) {
       const member: Member = {
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        sessionTimeoutMs: m.sessionTimeoutMs,
-        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-        protocolType: m.protocolType,
+        ...joinedFields(m),
         protocols: m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
         assignment: Buffer.from(m.assignment, 'base64'),
         joinWaiter: null,
@@ -803,13 +798,7 @@ export class GroupCoordinator {
       protocolName: group.protocolName,
       leaderId: group.leaderId,
       members: [...group.members.values()].map((m) => ({
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        sessionTimeoutMs: m.sessionTimeoutMs,
-        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-        protocolType: m.protocolType,
+        ...joinedFields(m),
         protocols: m.protocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
         assignment: m.assignment.toString('base64'),
       })),

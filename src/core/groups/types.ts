@@ -142,23 +142,23 @@ export interface CommitMembership {
  * PreparingRebalance is stored as it last stood outside of it: the held
  * JoinGroups belong to connections of the node that held them.
  */
+/** What a member joined with and keeps across rebalances, as JoinGroup gave it (its protocols apart: they carry bytes). */
+export const JOINED_MEMBER_FIELDS = ['memberId', 'groupInstanceId', 'clientId', 'clientHost', 'sessionTimeoutMs', 'rebalanceTimeoutMs', 'protocolType'] as const;
+export type JoinedMember = Pick<JoinGroupRequest, (typeof JOINED_MEMBER_FIELDS)[number]>;
+
+/** Those fields of a member, copied, so the stored and the live member never list them apart. */
+export function joinedFields(member: JoinedMember): JoinedMember {
+  return Object.fromEntries(JOINED_MEMBER_FIELDS.map((k) => [k, member[k]])) as unknown as JoinedMember;
+}
+
 export interface StoredGroup {
   state: 'Empty' | 'CompletingRebalance' | 'Stable';
   generationId: number;
   protocolType: string | null;
   protocolName: string | null;
   leaderId: string | null;
-  members: {
-    memberId: string;
-    groupInstanceId: string | null;
-    clientId: string;
-    clientHost: string;
-    sessionTimeoutMs: number;
-    rebalanceTimeoutMs: number;
-    protocolType: string;
-    protocols: { name: string; metadata: string }[];
-    assignment: string;
-  }[];
+  /** Each member's joined fields, and its protocols' metadata and its assignment as base64 (stored as JSON). */
+  members: (JoinedMember & { protocols: { name: string; metadata: string }[]; assignment: string })[];
 }
 
 /** FindCoordinator's question to the core: who coordinates these groups or transactional ids. */
