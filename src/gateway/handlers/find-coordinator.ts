@@ -34,13 +34,13 @@ export const findCoordinator: ApiHandler<typeof FindCoordinator> = {
     const keyType: number = request.keyType;
     const resource = keyType === 1 ? ('TRANSACTIONAL_ID' as const) : ('GROUP' as const);
     const keys: string[] = ctx.header.apiVersion < 4 ? [request.key] : request.coordinatorKeys;
-    const allowed = KEY_TYPES.has(keyType) ? keys.filter((key) => ctx.access.allows('DESCRIBE', resource, key)) : [];
+    const allowed = new Set(KEY_TYPES.has(keyType) ? keys.filter((key) => ctx.access.allows('DESCRIBE', resource, key)) : []);
     const owners = new Map<string, string | null>();
     let selfCore = '';
     let failure: { errorCode: number; errorMessage: string } | null = null;
-    if (allowed.length > 0 && keyType !== 2) {
+    if (allowed.size > 0 && keyType !== 2) {
       try {
-        const answer = await ctx.core.findCoordinators({ kind: keyType === 1 ? 'transaction' : 'group', keys: allowed, reachable: reachableCores(ctx) });
+        const answer = await ctx.core.findCoordinators({ kind: keyType === 1 ? 'transaction' : 'group', keys: [...allowed], reachable: reachableCores(ctx) });
         selfCore = answer.node;
         noteOwnCore(ctx, selfCore);
         for (const c of answer.coordinators) owners.set(c.key, c.owner);
@@ -54,7 +54,7 @@ export const findCoordinator: ApiHandler<typeof FindCoordinator> = {
       if (!KEY_TYPES.has(keyType)) {
         return { ...nobody, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Key type ${keyType} is not one Kafka defines; ask for 0 (a group) or 1 (a transactional id).` };
       }
-      if (!ctx.access.allows('DESCRIBE', resource, key)) {
+      if (!allowed.has(key)) {
         return { ...nobody, errorCode: DENIED_CODE[resource], errorMessage: `Not authorized to find the coordinator of ${resource === 'GROUP' ? 'group' : 'transactional id'} '${key}'.` };
       }
       if (failure) return { ...nobody, ...failure };
