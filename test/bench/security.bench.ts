@@ -29,11 +29,13 @@ import KafkaJavascript from '@confluentinc/kafka-javascript';
 import type { ConsumerGlobalConfig, LibrdKafkaError, ProducerGlobalConfig } from '@confluentinc/kafka-javascript';
 import { ApiKey } from '../../protocol/api-keys.js';
 import { freePort } from '../support/gateway.js';
+import { createTopic } from '../support/rdkafka.js';
 import { RawConnection } from '../support/raw-connection.js';
 import { makeSecurityFixture, SECURED_USERS, startSecuredKafka, type SecurityFixture } from '../support/secured-brokers.js';
 import { killAll, REPO_ROOT, spawnProcess } from './e2e/processes.js';
+import { FLAT_OUT_PRODUCER } from './flat-out-producer.js';
 
-const { AdminClient, CODES } = KafkaJavascript;
+const { CODES } = KafkaJavascript;
 type BrokerName = 'kafka' | 'gateway';
 type Listener = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 const LISTENERS: readonly Listener[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];
@@ -99,32 +101,13 @@ function clientSecurity(listener: Listener, fixture: SecurityFixture): Record<st
   };
 }
 
-async function createTopic(bootstrap: string, topic: string): Promise<void> {
-  const admin = AdminClient.create({ 'bootstrap.servers': bootstrap, 'client.id': 'queen-bench-admin', 'log_level': 3 } as never);
-  try {
-    await new Promise<void>((resolve, reject) =>
-      admin.createTopic({ topic, num_partitions: PARTITIONS, replication_factor: 1 }, 20_000, (err) => (err ? reject(new Error(`creating ${topic}: ${err.message}`)) : resolve())),
-    );
-  } finally {
-    admin.disconnect();
-  }
-}
-
 /** Produces flat out for `forSeconds`; answers records acknowledged per second and how many there are. */
 async function produce(bootstrap: string, security: Record<string, string>, topic: string, forSeconds: number): Promise<{ rate: number; count: number }> {
   let failed = 0;
   const producer = new KafkaJavascript.Producer({
+    ...FLAT_OUT_PRODUCER,
     'bootstrap.servers': bootstrap,
-    'client.id': 'queen-bench',
-    'log_level': 3,
-    'acks': 'all',
-    'linger.ms': 5,
-    'batch.size': 1_000_000,
-    'batch.num.messages': 10_000,
-    'compression.type': 'none',
     'enable.idempotence': false,
-    'dr_cb': true,
-    'delivery.report.only.error': true,
     ...security,
   } as unknown as ProducerGlobalConfig);
   producer.on('delivery-report', (err: LibrdKafkaError | null) => void (err && failed++));
@@ -209,7 +192,7 @@ try {
       for (const l of LISTENERS) samples.set(`${name} ${l}`, { produce: [], consume: [] });
       // A warm-up (not counted): the JIT, the connections and the broker's first topic.
       const warm = `bench-sec-warm-${runTag}`;
-      await createTopic(server.bootstrap.PLAINTEXT, warm);
+      await createTopic(server.bootstrap.PLAINTEXT, warm, PARTITIONS);
       await produce(server.bootstrap.PLAINTEXT, {}, warm, 2);
     }
     for (let round = 0; round < rounds; round++) {
@@ -222,7 +205,7 @@ try {
           process.stdout.write(`${name}: round ${round + 1}, ${listener} ... `);
           try {
             const topic = `bench-sec-${listener.toLowerCase()}-${round}-${runTag}`;
-            await createTopic(server.bootstrap.PLAINTEXT, topic);
+            await createTopic(server.bootstrap.PLAINTEXT, topic, PARTITIONS);
             const security = clientSecurity(listener, fixture);
             const produced = await produce(server.bootstrap[listener], security, topic, seconds);
             const consumed = await consume(server.bootstrap[listener], security, topic, produced.count);

@@ -24,9 +24,11 @@ import type { LibrdKafkaError, ProducerGlobalConfig } from '@confluentinc/kafka-
 import pg from 'pg';
 import { startApacheKafka } from '../support/apache-kafka.js';
 import { LOCAL_TEST_URL } from '../support/postgres.js';
+import { createTopic } from '../support/rdkafka.js';
 import { killAll, REPO_ROOT, spawnProcess } from './e2e/processes.js';
+import { FLAT_OUT_PRODUCER } from './flat-out-producer.js';
 
-const { AdminClient, CODES } = KafkaJavascript;
+const { CODES } = KafkaJavascript;
 type BrokerName = 'kafka' | 'memory' | 'postgres';
 type Mode = 'plain' | 'txn100ms' | 'txn1000';
 const MODES: { mode: Mode; label: string }[] = [
@@ -82,17 +84,6 @@ async function startServer(name: BrokerName): Promise<Server> {
   };
 }
 
-async function createTopic(bootstrap: string, topic: string): Promise<void> {
-  const admin = AdminClient.create({ 'bootstrap.servers': bootstrap, 'client.id': 'queen-bench-admin', 'log_level': 3 } as never);
-  try {
-    await new Promise<void>((resolve, reject) =>
-      admin.createTopic({ topic, num_partitions: PARTITIONS, replication_factor: 1 }, 20_000, (err) => (err ? reject(new Error(`creating ${topic}: ${err.message}`)) : resolve())),
-    );
-  } finally {
-    admin.disconnect();
-  }
-}
-
 function call(what: string, body: (cb: (err: LibrdKafkaError | null | undefined) => void) => void): Promise<void> {
   return new Promise((resolve, reject) => body((err) => (err ? reject(new Error(`${what}: ${err.message}`)) : resolve())));
 }
@@ -100,20 +91,12 @@ function call(what: string, body: (cb: (err: LibrdKafkaError | null | undefined)
 /** One mode against one broker: records acknowledged per second of wall time. */
 async function measure(bootstrap: string, mode: Mode, forSeconds = seconds): Promise<number> {
   const topic = `bench-txn-${mode}-${runTag}-${topicCount++}`;
-  await createTopic(bootstrap, topic);
+  await createTopic(bootstrap, topic, PARTITIONS);
   const transactional = mode !== 'plain';
   let failed = 0;
   const producer = new KafkaJavascript.Producer({
+    ...FLAT_OUT_PRODUCER,
     'bootstrap.servers': bootstrap,
-    'client.id': 'queen-bench',
-    'log_level': 3,
-    'acks': 'all',
-    'linger.ms': 5,
-    'batch.size': 1_000_000,
-    'batch.num.messages': 10_000,
-    'compression.type': 'none',
-    'dr_cb': true,
-    'delivery.report.only.error': true,
     ...(transactional ? { 'transactional.id': `bench-${topic}`, 'transaction.timeout.ms': 60_000 } : { 'enable.idempotence': false }),
   } as unknown as ProducerGlobalConfig);
   producer.on('delivery-report', (err: LibrdKafkaError | null) => void (err && failed++));

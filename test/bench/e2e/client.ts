@@ -33,6 +33,7 @@ import type { ConsumerGlobalConfig, LibrdKafkaError, Message, ProducerGlobalConf
 import kafkajs from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { perfConsume, perfProduce } from './perf-tools.js';
+import { FLAT_OUT_PRODUCER } from '../flat-out-producer.js';
 
 const { Producer, KafkaConsumer, CODES } = KafkaJavascript;
 const { Kafka, logLevel } = kafkajs;
@@ -58,10 +59,7 @@ export interface LatencyResult { measured: number; p50: number; p99: number; p99
 const now = () => performance.timeOrigin + performance.now();
 const STATS_INTERVAL_MS = 100;
 const RDKAFKA_BASE = { 'client.id': 'queen-bench', 'log_level': 3 };
-const RDKAFKA_PRODUCER = {
-  'acks': 'all', 'linger.ms': 5, 'batch.size': 1_000_000, 'batch.num.messages': 10_000, 'compression.type': 'none', 'enable.idempotence': false,
-  'dr_cb': true, 'delivery.report.only.error': true, 'statistics.interval.ms': STATS_INTERVAL_MS,
-};
+const RDKAFKA_PRODUCER = { ...FLAT_OUT_PRODUCER, 'enable.idempotence': false, 'statistics.interval.ms': STATS_INTERVAL_MS };
 /** Byte 8 of a paced record's value: 1 once the warm-up is over. */
 const MEASURED_FLAG = 8;
 const KAFKAJS_SEND_SIZE = 500;
