@@ -30,6 +30,7 @@ import {
 import { transactionMarker } from '../../rules/kafka-transactions.js';
 import type { Database, Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
+import { offsetColumns } from './offsets.js';
 
 /**
  * The PostgreSQL engine's transaction coordinator (rules in
@@ -179,15 +180,7 @@ export class PostgresTransactions {
         throw new CoreError('invalid_txn_state', `Group "${group}" is not in an open transaction of "${who.transactionalId}"; call AddOffsetsToTxn (sendOffsetsToTransaction) first.`);
       }
       if (offsets.length === 0) return;
-      await tx.run('txn-put-offsets', [
-        who.transactionalId,
-        group,
-        offsets.map((o) => o.queue),
-        offsets.map((o) => o.partition),
-        offsets.map((o) => o.offset),
-        offsets.map((o) => o.leaderEpoch),
-        offsets.map((o) => o.metadata),
-      ]);
+      await tx.run('txn-put-offsets', [who.transactionalId, group, ...offsetColumns(offsets)]);
     });
   }
 

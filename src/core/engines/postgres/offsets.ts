@@ -8,6 +8,11 @@ import type {
 } from '../../core.js';
 import { type PostgresStore } from './store.js';
 
+/** Committed offsets as the statements take them: one array per column (commit-offsets, txn-put-offsets). */
+export function offsetColumns(offsets: readonly CommittedOffset[]): unknown[][] {
+  return [offsets.map((o) => o.queue), offsets.map((o) => o.partition), offsets.map((o) => o.offset), offsets.map((o) => o.leaderEpoch), offsets.map((o) => o.metadata)];
+}
+
 /** Consumer groups' committed offsets (sql/groups.sql). */
 export class PostgresOffsets {
   constructor(private readonly store: PostgresStore) {}
@@ -19,14 +24,7 @@ export class PostgresOffsets {
     // A fenced commit is checked against its lease in its own transaction (./coordination.ts).
     await this.store.db.transaction(async (tx) => {
       if (fence) await this.store.coordination.checkFence(tx, { kind: 'group', key: group, ...fence });
-      await tx.run('commit-offsets', [
-        group,
-        checked.map((o) => o.queue),
-        checked.map((o) => o.partition),
-        checked.map((o) => o.offset),
-        checked.map((o) => o.leaderEpoch),
-        checked.map((o) => o.metadata),
-      ]);
+      await tx.run('commit-offsets', [group, ...offsetColumns(checked)]);
     });
   }
 
