@@ -30,7 +30,7 @@ import {
 import { transactionMarker } from '../../rules/kafka-transactions.js';
 import type { Database, Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
-import { offsetColumns } from './offsets.js';
+import { offsetColumns } from './offset-columns.js';
 
 /**
  * The PostgreSQL engine's transaction coordinator (rules in

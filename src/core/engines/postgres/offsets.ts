@@ -6,12 +6,8 @@ import type {
   FetchOffsetsResult,
   GroupSummary,
 } from '../../core.js';
+import { offsetColumns } from './offset-columns.js';
 import { type PostgresStore } from './store.js';
-
-/** Committed offsets as the statements take them: one array per column (commit-offsets, txn-put-offsets). */
-export function offsetColumns(offsets: readonly CommittedOffset[]): unknown[][] {
-  return [offsets.map((o) => o.queue), offsets.map((o) => o.partition), offsets.map((o) => o.offset), offsets.map((o) => o.leaderEpoch), offsets.map((o) => o.metadata)];
-}
 
 /** Consumer groups' committed offsets (sql/groups.sql). */
 export class PostgresOffsets {
