@@ -168,19 +168,23 @@ export interface ThrowawayCluster {
   thaw: () => Promise<void>;
 }
 
-/** The postmaster's pid and its children's (backends, background workers), from postmaster.pid and /proc. */
-async function clusterPids(dataDir: string): Promise<number[]> {
+/** The postmaster's pid, from postmaster.pid. */
+async function postmasterPid(dataDir: string): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  return Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+}
+
+/** The pids whose parent is `parent` (backends and background workers of a postmaster), from /proc. */
+async function childrenOf(parent: number): Promise<number[]> {
   const { readFile, readdir } = await import('node:fs/promises');
-  const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  const pids = [postmaster];
+  const children: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     // Field 4 (after the parenthesised command name) is the parent pid.
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (parent === postmaster) pids.push(Number(entry));
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) children.push(Number(entry));
   }
-  return pids;
+  return children;
 }
 
 export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
@@ -230,8 +234,18 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
       await exec(pgCtl, ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
     },
     freeze: async () => {
-      frozen = await clusterPids(dataDir);
+      // The postmaster first, so it forks no backend while its children are listed; then every
+      // child, listed again until a pass finds none new (one forked just before the stop shows
+      // up late, and left running it would answer its connection all through the freeze).
+      const postmaster = await postmasterPid(dataDir);
+      frozen = [postmaster];
       signal(frozen, 'SIGSTOP');
+      for (;;) {
+        const fresh = (await childrenOf(postmaster)).filter((pid) => !frozen.includes(pid));
+        if (fresh.length === 0) break;
+        signal(fresh, 'SIGSTOP');
+        frozen.push(...fresh);
+      }
     },
     thaw: async () => {
       signal(frozen, 'SIGCONT');
