@@ -3,8 +3,10 @@
  * Its flags are its own (a repeated --source-option does not fit the serve
  * settings' table), read and checked before anything starts; a mistake is one
  * sentence on stderr and exit code 2. The target is a core: over the internal
- * RPC (--core HOST:PORT, the secret in --rpc-secret or QUEEN_RPC_SECRET), or a
- * PostgreSQL engine opened in this process (--engine postgres --database-url).
+ * RPC (--core HOST:PORT, authenticated as a gateway is: the secret in
+ * --rpc-secret or QUEEN_RPC_SECRET, mutual TLS with the --rpc-tls-* files, or
+ * both), or a PostgreSQL engine opened in this process (--engine postgres
+ * --database-url).
  * Over the RPC the core's group coordinator is the gateways' own, so a group
  * whose members have joined on the target is seen to have moved at once.
  * With --to-kafka the target is an Apache Kafka cluster instead (the reverse
@@ -18,6 +20,7 @@ import { Bridge, RESERVED_SOURCE_OPTIONS } from '../bridge/bridge.js';
 import { MissingLibrdkafka } from '../bridge/librdkafka.js';
 import { KafkaTarget, RESERVED_TARGET_OPTIONS } from '../bridge/to-kafka.js';
 import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.js';
+import { TlsCredentials } from '../tls/credentials.js';
 import { ConfigError, LOG_LEVELS } from './settings.js';
 
 const CODECS: Record<string, CompressionCodec> = { none: CompressionCodec.None, gzip: CompressionCodec.Gzip, snappy: CompressionCodec.Snappy, lz4: CompressionCodec.Lz4, zstd: CompressionCodec.Zstd };
@@ -29,6 +32,8 @@ export interface BridgeConfig {
   sourceOptions: Record<string, string>;
   core: string | null;
   rpcSecret: string | null;
+  /** Mutual TLS to the core of --core: the bridge's client certificate and key, and the CA the core's certificate must chain to. */
+  rpcTls: { certFile: string; keyFile: string; caFile: string } | null;
   engine: 'postgres' | null;
   databaseUrl: string | null;
   databaseSchema: string;
@@ -48,7 +53,10 @@ const FLAGS: { flag: string; value: string; help: string }[] = [
   { flag: 'groups', value: 'PATTERN', help: "a regular expression; consumer groups whose whole name it matches have their committed offsets copied (default: none)" },
   { flag: 'source-option', value: 'KEY=VALUE', help: 'a librdkafka setting for the source, repeatable: security.protocol, sasl.*, ssl.* ...' },
   { flag: 'core', value: 'HOST:PORT', help: 'the target core over the internal RPC (a `queen-gateway core`); or use --engine postgres' },
-  { flag: 'rpc-secret', value: 'SECRET', help: 'the RPC secret for --core (default: QUEEN_RPC_SECRET)' },
+  { flag: 'rpc-secret', value: 'SECRET', help: 'the RPC secret for --core (default: QUEEN_RPC_SECRET); optional with the --rpc-tls-* files' },
+  { flag: 'rpc-tls-cert-file', value: 'FILE', help: "mutual TLS to --core: the bridge's PEM client certificate (reloaded when the file changes)" },
+  { flag: 'rpc-tls-key-file', value: 'FILE', help: 'the PEM private key of --rpc-tls-cert-file' },
+  { flag: 'rpc-tls-ca-file', value: 'FILE', help: "the PEM CA certificates the core's certificate must chain to" },
   { flag: 'engine', value: 'postgres', help: 'open the target PostgreSQL engine in this process instead of --core' },
   { flag: 'database-url', value: 'URL', help: 'the PostgreSQL URL for --engine postgres (default: QUEEN_DATABASE_URL)' },
   { flag: 'database-schema', value: 'NAME', help: 'the PostgreSQL schema for --engine postgres (default queen)' },
@@ -131,8 +139,13 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       throw new ConfigError(`The flag --core is wrong: ${(e as Error).message}`);
     }
   }
-  const rpcSecret = values.get('rpc-secret') ?? env['QUEEN_RPC_SECRET'] ?? null;
-  if (core !== null && (rpcSecret === null || rpcSecret.length < 16)) throw new ConfigError('--core needs the shared RPC secret: set --rpc-secret (or QUEEN_RPC_SECRET) to the core\'s secret of at least 16 characters.');
+  const rpcTls = readRpcTls(values, core);
+  // The environment's secret is a default for --core only; a secret on the command line is checked whatever the target.
+  const rpcSecret = values.get('rpc-secret') ?? (core === null ? null : env['QUEEN_RPC_SECRET'] || null);
+  if (core !== null && rpcSecret === null && rpcTls === null) {
+    throw new ConfigError("--core needs a way to authenticate to the core: set --rpc-secret (or QUEEN_RPC_SECRET) to the core's secret of at least 16 characters, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both, as the core asks.");
+  }
+  if (rpcSecret !== null && rpcSecret.length < 16) throw new ConfigError("The RPC secret is too short: set --rpc-secret (or QUEEN_RPC_SECRET) to the core's secret of at least 16 characters.");
   const databaseUrl = values.get('database-url') ?? env['QUEEN_DATABASE_URL'] ?? null;
   if (engine !== null && !databaseUrl) throw new ConfigError('--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.');
   const compressionName = values.get('compression') ?? 'none';
@@ -148,6 +161,7 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     sourceOptions,
     core,
     rpcSecret,
+    rpcTls,
     engine: engine as 'postgres' | null,
     databaseUrl,
     databaseSchema: values.get('database-schema') ?? 'queen',
@@ -159,6 +173,18 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     toKafka,
     targetOptions,
   };
+}
+
+/** --rpc-tls-*: all three or none, and only with --core. */
+function readRpcTls(values: Map<string, string>, core: string | null): BridgeConfig['rpcTls'] {
+  const [certFile, keyFile, caFile] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'].map((flag) => values.get(flag));
+  const given = [certFile, keyFile, caFile].filter((f) => f !== undefined).length;
+  if (given === 0) return null;
+  if (core === null) throw new ConfigError('The --rpc-tls-* files are for --core (mutual TLS to a core over the RPC); the other targets do not use the RPC: leave them out.');
+  if (given !== 3) {
+    throw new ConfigError("--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs the bridge's certificate and key and the CA the core's certificate must chain to; give all three, or none.");
+  }
+  return { certFile: certFile!, keyFile: keyFile!, caFile: caFile! };
 }
 
 /** The reverse direction's flags: --to-kafka, and what does not go with it. */
@@ -179,7 +205,13 @@ function readReverse(values: Map<string, string>, source: string, targetOptions:
 export async function runBridge(config: BridgeConfig): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'queen-bridge' } });
   const core: Core | null = config.toKafka !== null ? null : config.core !== null
-    ? await connectCore({ address: parseRpcAddress(config.core), secret: config.rpcSecret!, connectTimeoutMs: 30_000, log })
+    ? await connectCore({
+        address: parseRpcAddress(config.core),
+        ...(config.rpcSecret === null ? {} : { secret: config.rpcSecret }),
+        ...(config.rpcTls === null ? {} : { tls: new TlsCredentials({ ...config.rpcTls, clientAuth: 'required' }, log) }),
+        connectTimeoutMs: 30_000,
+        log,
+      })
     : await openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
   let bridge: Bridge;
   try {

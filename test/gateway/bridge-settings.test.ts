@@ -39,7 +39,8 @@ describe('queen-gateway bridge: flags', () => {
     expect(problem(['--source', 'k1:9092', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET])).toMatch(/needs --topics/);
     expect(problem([...GOOD, '--groups', '(unclosed'])).toMatch(/--groups is not a valid regular expression/);
     expect(problem(['--source', 'k1:9092', '--topics', 'x'])).toMatch(/exactly one target/);
-    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070'])).toMatch(/RPC secret/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070'])).toMatch(/--core needs a way to authenticate to the core: set --rpc-secret .* or give mutual TLS files/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070', '--rpc-secret', 'short'])).toMatch(/The RPC secret is too short/);
     expect(problem(['--source', 'k1:9092', '--topics', 'x', '--engine', 'postgres'])).toMatch(/needs a database/);
     expect(problem([...GOOD, '--source-option', 'isolation.level=read_uncommitted'])).toMatch(/cannot be set: the bridge sets it itself/);
     expect(problem([...GOOD, '--source-option', 'novalue'])).toMatch(/KEY=VALUE/);
@@ -86,5 +87,30 @@ describe('queen-gateway bridge --to-kafka: flags', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--to-kafka BROKERS');
     expect(help.stdout).toContain('--target-option KEY=VALUE');
+  }, 60_000);
+});
+
+describe('queen-gateway bridge --core with mutual TLS: flags', () => {
+  const TLS = ['--rpc-tls-cert-file', '/etc/queen/bridge.pem', '--rpc-tls-key-file', '/etc/queen/bridge.key', '--rpc-tls-ca-file', '/etc/queen/ca.pem'];
+  const CORE = ['--source', 'k1:9092', '--topics', 'x', '--core', 'core.internal:7070'];
+
+  it('takes the three files with no secret, or with one', () => {
+    const config = readBridgeConfig([...CORE, ...TLS], {});
+    expect(config.rpcTls).toEqual({ certFile: '/etc/queen/bridge.pem', keyFile: '/etc/queen/bridge.key', caFile: '/etc/queen/ca.pem' });
+    expect(config.rpcSecret).toBeNull();
+    expect(readBridgeConfig([...CORE, ...TLS], { QUEEN_RPC_SECRET: SECRET }).rpcSecret).toBe(SECRET);
+    expect(readBridgeConfig(GOOD, {}).rpcTls).toBeNull();
+  });
+
+  it('refuses some of the files, or the files without --core', () => {
+    expect(problem([...CORE, ...TLS.slice(0, 4)])).toMatch(/--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--engine', 'postgres', ...TLS], { QUEEN_DATABASE_URL: 'postgres://u:p@h:5432/d' })).toMatch(/The --rpc-tls-\* files are for --core/);
+    expect(problem([...REVERSE, ...TLS])).toMatch(/The --rpc-tls-\* files are for --core/);
+  });
+
+  it('lists the files in help', () => {
+    const help = spawnSync(process.execPath, [CLI, 'bridge', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--rpc-tls-cert-file FILE');
   }, 60_000);
 });

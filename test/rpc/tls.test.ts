@@ -6,8 +6,9 @@
  * refused with a sentence and logged by the core; renewed certificates are
  * picked up without a restart of the side that holds them (the core's for new
  * connections, a gateway's on its next connection). With both TLS and a
- * secret on the core, a gateway must pass both. Certificates are made at
- * test time (test/support/certificates.ts).
+ * secret on the core, a gateway must pass both. The migration bridge reaches
+ * the same core with a certificate of its own. Certificates are made at test
+ * time (test/support/certificates.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
@@ -15,11 +16,13 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker } from '../../src/index.js';
 import { connectCore } from '../../src/rpc/index.js';
 import { TlsCredentials } from '../../src/tls/credentials.js';
 import { makeTestPki, type TestPki } from '../support/certificates.js';
 import { freePort, LogCapture } from '../support/gateway.js';
 import { kafkajsClient } from '../support/kafkajs.js';
+import { readRecords } from '../support/rdkafka.js';
 import { uniqueTopic } from '../support/records.js';
 import { waitFor } from '../support/eventually.js';
 
@@ -117,6 +120,50 @@ describe('the RPC over mutual TLS (core and gateway processes)', () => {
       await admin.disconnect();
     }
   });
+
+  it('takes the migration bridge with its own certificate and no secret: a topic copied offset for offset; a bridge from another CA is refused', async () => {
+    const source = await startBroker({ autoCreateTopics: false, shutdownGraceMs: 1_000 });
+    const topic = uniqueTopic('rpc-tls-bridge');
+    const bridgeCert = pki.client('bridge', '/O=Queen/CN=bridge-1');
+    const bridgeArgs = (cert: { cert: string; key: string }) => [
+      'bridge', '--source', source.bootstrap, '--topics', topic, '--core', `127.0.0.1:${rpcPort}`,
+      '--rpc-tls-cert-file', cert.cert, '--rpc-tls-key-file', cert.key, '--rpc-tls-ca-file', pki.caCert,
+      '--progress-interval-ms', '0', '--refresh-interval-ms', '200',
+    ];
+    let bridge: Launched | undefined;
+    try {
+      const kafka = kafkajsClient(source.bootstrap);
+      const admin = kafka.admin();
+      await admin.connect();
+      expect(await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true })).toBe(true);
+      await admin.disconnect();
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic, acks: -1, messages: Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: `k${i}`, value: `copied over TLS ${i}` })) });
+      await producer.disconnect();
+
+      bridge = launch(bridgeArgs(bridgeCert));
+      await waitFor(() => bridge!.logs.matching('bridge running').length > 0 || bridge!.child.exitCode !== null, { timeoutMs: 60_000, what: 'the bridge to start', describe: () => bridge!.logs.tail() });
+      expect(bridge.child.exitCode, bridge.logs.tail()).toBeNull();
+      expect(core!.logs.matching('rpc connection ready', 'CN=bridge-1').length).toBeGreaterThan(0);
+      // The gateway on the same core serves the copy: the same records at the same offsets.
+      const [original, copy] = await Promise.all([
+        readRecords(source.bootstrap, topic, { partitions: [0, 1], count: 20, timeoutMs: 30_000 }),
+        readRecords(bootstrap, topic, { partitions: [0, 1], count: 20, timeoutMs: 60_000 }),
+      ]);
+      const shape = (records: typeof copy) => records.map((r) => `${r.partition}@${r.offset} ${r.key}=${r.value}`).sort();
+      expect(shape(copy)).toEqual(shape(original));
+      expect(copy.filter((r) => r.value === 'copied over TLS 19')).toHaveLength(1);
+    } finally {
+      await stop(bridge);
+      await source.stop();
+    }
+
+    const rogue = pki.client('rogue-bridge', '/CN=rogue-bridge', { untrusted: true });
+    const refused = launch(bridgeArgs(rogue));
+    expect(await refused.exited).toBe(1);
+    expect(refused.logs.tail()).toMatch(/The bridge could not start: .*does not verify against this core's CA/);
+  }, 120_000);
 
   it('refuses a gateway whose certificate comes from another CA: it exits saying why, the core logs it', async () => {
     const rogue = pki.client('rogue', '/CN=rogue-gateway', { untrusted: true });
