@@ -28,7 +28,7 @@
 import { ApiKey } from '../../protocol/api-keys.js';
 import { RawConnection } from '../support/raw-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClusterRig, type ClusterRig } from '../support/cluster.js';
+import { listedPorts, startClusterRig, type ClusterRig } from '../support/cluster.js';
 import { describeOutcome, underLoad, type LoadOptions } from '../support/cluster-load.js';
 import { sleep, waitFor } from '../support/eventually.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -52,15 +52,9 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
     await found.database?.release();
   }, 60_000);
 
-  /** The ports of the gateways a Metadata request through `port` lists. */
-  async function listedPorts(port: number): Promise<number[]> {
-    const raw = await RawConnection.open(port);
-    const answer = await raw.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }).finally(() => raw.destroy());
-    return (answer.brokers as { port: number }[]).map((b) => b.port).sort();
-  }
-
   /** The load of test/support/cluster-load.ts through `fault`; the group's re-reads logged, not failed. */
   async function run(label: string, fault: LoadOptions['fault'], clients: string = oneCore): Promise<void> {
+    await rig.converged();
     const target = { bootstrap: rig.bootstrap, describe: () => rig.describe() };
     console.log(describeOutcome(await underLoad(target, label, { clients, fault })));
   }
@@ -101,7 +95,7 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
         await victim.kill();
         // Its gateways leave the cluster: a survivor's Metadata names only the gateways that can serve.
         const survivor = rig.gateways.find((g) => g.core !== deadCore)!;
-        const serving = rig.gateways.filter((g) => g.core !== deadCore).map((g) => g.port).sort();
+        const serving = rig.gateways.filter((g) => g.core !== deadCore).map((g) => g.port).sort((a, b) => a - b);
         await waitFor(async () => JSON.stringify(await listedPorts(survivor.port)) === JSON.stringify(serving), {
           what: `the gateways of the killed core ${deadCore} to leave ${survivor.name}'s Metadata`,
           timeoutMs: 5_000,

@@ -11,6 +11,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ApiKey } from '../../protocol/api-keys.js';
+import { RawConnection } from './raw-connection.js';
 import { waitFor } from './eventually.js';
 import { freePort, LogCapture } from './gateway.js';
 import { startRedis, type TestRedis } from './redis.js';
@@ -45,7 +47,22 @@ export interface ClusterRig {
   bootstrap: string;
   /** Each process's state and last log lines, for a failure message. */
   describe(lines?: number): string;
+  /**
+   * Resolves once every running gateway's Metadata lists every running
+   * gateway. Until then two gateways can answer with different lists (each
+   * reads the registry on its heartbeat), and librdkafka drops the handle of
+   * a broker one answer leaves out, failing a request in flight to it
+   * ("Broker handle destroyed"): a load starts on an agreed cluster.
+   */
+  converged(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The ports of the gateways a Metadata request through `port` lists, sorted. */
+export async function listedPorts(port: number): Promise<number[]> {
+  const raw = await RawConnection.open(port);
+  const answer = await raw.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }).finally(() => raw.destroy());
+  return (answer.brokers as { port: number }[]).map((b) => b.port).sort((a, b) => a - b);
 }
 
 export interface ClusterRigOptions {
@@ -172,7 +189,13 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
     await Promise.all(gateways.map((g) => g.start()));
     const describe = (lines = 12) =>
       [...cores, ...gateways].map((p) => `--- ${p.name} (${p.running ? `pid ${p.pid}` : 'not running'}):\n${p.logs.tail(lines)}`).join('\n');
-    return { redis, cores, gateways, bootstrap: gateways.map((g) => g.bootstrap).join(','), describe, stop };
+    const converged = async () => {
+      const serving = gateways.filter((g) => g.running).map((g) => g.port).sort((a, b) => a - b);
+      const agreed = async () => (await Promise.all(serving.map(listedPorts))).every((listed) => listed.join() === serving.join());
+      await waitFor(agreed, { what: `every gateway's Metadata to list the ${serving.length} running gateways`, timeoutMs: 30_000, describe: () => describe() });
+    };
+    await converged();
+    return { redis, cores, gateways, bootstrap: gateways.map((g) => g.bootstrap).join(','), describe, converged, stop };
   } catch (e) {
     await stop();
     throw e;
