@@ -21,7 +21,7 @@ import { MissingLibrdkafka } from '../bridge/librdkafka.js';
 import { KafkaTarget, RESERVED_TARGET_OPTIONS } from '../bridge/to-kafka.js';
 import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.js';
 import { TlsCredentials } from '../tls/credentials.js';
-import { ConfigError, LOG_LEVELS } from './settings.js';
+import { checkRpcAuthentication, ConfigError, LOG_LEVELS, RPC_TLS_FLAGS } from './settings.js';
 
 const CODECS: Record<string, CompressionCodec> = { none: CompressionCodec.None, gzip: CompressionCodec.Gzip, snappy: CompressionCodec.Snappy, lz4: CompressionCodec.Lz4, zstd: CompressionCodec.Zstd };
 
@@ -139,13 +139,16 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
       throw new ConfigError(`The flag --core is wrong: ${(e as Error).message}`);
     }
   }
-  const rpcTls = readRpcTls(values, core);
-  // The environment's secret is a default for --core only; a secret on the command line is checked whatever the target.
-  const rpcSecret = values.get('rpc-secret') ?? (core === null ? null : env['QUEEN_RPC_SECRET'] || null);
-  if (core !== null && rpcSecret === null && rpcTls === null) {
-    throw new ConfigError("--core needs a way to authenticate to the core: set --rpc-secret (or QUEEN_RPC_SECRET) to the core's secret of at least 16 characters, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both, as the core asks.");
+  // --core authenticates as a gateway does (settings.ts); the environment's secret is a default for it alone.
+  const tlsFiles = RPC_TLS_FLAGS.map((flag) => values.get(flag));
+  const rpcSecret = core === null ? null : (values.get('rpc-secret') ?? (env['QUEEN_RPC_SECRET'] || null));
+  let rpcTls: BridgeConfig['rpcTls'] = null;
+  if (core === null) {
+    if (tlsFiles.some((f) => f !== undefined)) throw new ConfigError('The --rpc-tls-* files are for --core (mutual TLS to a core over the RPC); the other targets do not use the RPC: leave them out.');
+  } else if (checkRpcAuthentication('bridge', rpcSecret ?? undefined, tlsFiles)) {
+    const [certFile, keyFile, caFile] = tlsFiles as string[];
+    rpcTls = { certFile: certFile!, keyFile: keyFile!, caFile: caFile! };
   }
-  if (rpcSecret !== null && rpcSecret.length < 16) throw new ConfigError("The RPC secret is too short: set --rpc-secret (or QUEEN_RPC_SECRET) to the core's secret of at least 16 characters.");
   const databaseUrl = values.get('database-url') ?? env['QUEEN_DATABASE_URL'] ?? null;
   if (engine !== null && !databaseUrl) throw new ConfigError('--engine postgres needs a database: set --database-url (or QUEEN_DATABASE_URL) to a URL such as postgres://user:pass@localhost:5432/queen.');
   const compressionName = values.get('compression') ?? 'none';
@@ -173,18 +176,6 @@ export function readBridgeConfig(argv: readonly string[], env: NodeJS.ProcessEnv
     toKafka,
     targetOptions,
   };
-}
-
-/** --rpc-tls-*: all three or none, and only with --core. */
-function readRpcTls(values: Map<string, string>, core: string | null): BridgeConfig['rpcTls'] {
-  const [certFile, keyFile, caFile] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'].map((flag) => values.get(flag));
-  const given = [certFile, keyFile, caFile].filter((f) => f !== undefined).length;
-  if (given === 0) return null;
-  if (core === null) throw new ConfigError('The --rpc-tls-* files are for --core (mutual TLS to a core over the RPC); the other targets do not use the RPC: leave them out.');
-  if (given !== 3) {
-    throw new ConfigError("--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs the bridge's certificate and key and the CA the core's certificate must chain to; give all three, or none.");
-  }
-  return { certFile: certFile!, keyFile: keyFile!, caFile: caFile! };
 }
 
 /** The reverse direction's flags: --to-kafka, and what does not go with it. */

@@ -135,7 +135,8 @@ export const COMMANDS = {
 
 export type Command = keyof typeof COMMANDS;
 
-const RPC_TLS_FLAGS: readonly string[] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'];
+/** Mutual TLS on the RPC: this side's certificate, its key, the CA the other side's certificate must chain to. */
+export const RPC_TLS_FLAGS: readonly string[] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'];
 /** The core's limits on connections that have not authenticated yet. */
 const RPC_HANDSHAKE_FLAGS: readonly string[] = ['rpc-handshake-timeout-ms', 'rpc-max-unauthenticated'];
 const SPLIT_LAYOUT_FLAGS: readonly string[] = ['rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'core', 'rpc-call-timeout-ms', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS];
@@ -173,24 +174,34 @@ export function takesSetting(command: Command, flag: string): boolean {
   }
 }
 
-function checkSplitLayout(command: Command, config: ServeConfig): void {
-  if (command === 'serve') return;
-  const tlsFiles = [config.rpcTlsCertFile, config.rpcTlsKeyFile, config.rpcTlsCaFile].filter((f) => f !== undefined).length;
-  if (tlsFiles !== 0 && tlsFiles !== 3) {
+/**
+ * The RPC's authentication settings as every end of the hop (core, gateway,
+ * bridge) checks them: the three TLS files together or not at all, the secret
+ * or the files or both, and a secret long enough. Whether TLS was given.
+ */
+export function checkRpcAuthentication(who: string, secret: string | undefined, tlsFiles: readonly (string | undefined)[]): boolean {
+  const given = tlsFiles.filter((f) => f !== undefined).length;
+  if (given !== 0 && given !== RPC_TLS_FLAGS.length) {
     throw new ConfigError(
       `--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs this side's certificate and key and the CA the other side's certificate must chain to; give all three, or none.`,
     );
   }
-  if (tlsFiles === 3 && command === 'core' && config.rpcSocket !== undefined) {
-    throw new ConfigError('TLS on the RPC takes TCP: drop --rpc-socket and listen with --rpc-host and --rpc-port, or drop the --rpc-tls-* files (a Unix socket\'s file permissions decide who may connect).');
-  }
-  if (config.rpcSecret === undefined && tlsFiles === 0) {
+  if (secret === undefined && given === 0) {
     throw new ConfigError(
-      `The ${command} needs a way to authenticate the RPC: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both.`,
+      `The ${who} needs a way to authenticate the RPC: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both.`,
     );
   }
-  if (config.rpcSecret !== undefined && config.rpcSecret.length < MIN_SECRET_LENGTH) {
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
     throw new ConfigError(`The RPC secret is too short: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway.`);
+  }
+  return given !== 0;
+}
+
+function checkSplitLayout(command: Command, config: ServeConfig): void {
+  if (command === 'serve') return;
+  const tls = checkRpcAuthentication(command, config.rpcSecret, [config.rpcTlsCertFile, config.rpcTlsKeyFile, config.rpcTlsCaFile]);
+  if (tls && command === 'core' && config.rpcSocket !== undefined) {
+    throw new ConfigError('TLS on the RPC takes TCP: drop --rpc-socket and listen with --rpc-host and --rpc-port, or drop the --rpc-tls-* files (a Unix socket\'s file permissions decide who may connect).');
   }
   if (command === 'gateway') {
     if (config.core === undefined) throw new ConfigError(`The gateway needs its core: set --core (or ${envName('core')}) to the core's HOST:PORT, e.g. --core core:7070.`);

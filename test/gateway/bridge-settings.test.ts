@@ -39,7 +39,7 @@ describe('queen-gateway bridge: flags', () => {
     expect(problem(['--source', 'k1:9092', '--core', '127.0.0.1:7070', '--rpc-secret', SECRET])).toMatch(/needs --topics/);
     expect(problem([...GOOD, '--groups', '(unclosed'])).toMatch(/--groups is not a valid regular expression/);
     expect(problem(['--source', 'k1:9092', '--topics', 'x'])).toMatch(/exactly one target/);
-    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070'])).toMatch(/--core needs a way to authenticate to the core: set --rpc-secret .* or give mutual TLS files/);
+    expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070'])).toMatch(/The bridge needs a way to authenticate the RPC: set --rpc-secret .* or give mutual TLS files/);
     expect(problem(['--source', 'k1:9092', '--topics', 'x', '--core', '127.0.0.1:7070', '--rpc-secret', 'short'])).toMatch(/The RPC secret is too short/);
     expect(problem(['--source', 'k1:9092', '--topics', 'x', '--engine', 'postgres'])).toMatch(/needs a database/);
     expect(problem([...GOOD, '--source-option', 'isolation.level=read_uncommitted'])).toMatch(/cannot be set: the bridge sets it itself/);
