@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Family } from '../http/metrics.js';
+import { Family } from '../metrics/registry.js';
 import type { BridgeProgress } from './bridge.js';
 
 /**
