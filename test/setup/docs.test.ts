@@ -2,7 +2,8 @@
  * The README and the book in docs/ say only what the tree has: every relative
  * link reaches a file (and every `#anchor` a heading of it), every `--flag`
  * they name is one the commands take, every `QUEEN_*` variable one they read,
- * every `npm run X` a script of package.json; and the README stays short
+ * every path in a code span a file or folder of the tree, every `npm run X` a
+ * script of package.json; and the README stays short
  * enough to read in five minutes. Text that drifts from the code fails here,
  * naming the page and what it named.
  */
@@ -77,7 +78,7 @@ function brokenLink(page: string, target: string): string | null {
   return anchorsOf(readFileSync(file, 'utf8')).has(anchor) ? null : `${page}: the link ${target} names #${anchor}, a heading ${relative(ROOT, file)} does not have`;
 }
 
-/** What a page names that the code does not have: flags, QUEEN_* variables, npm scripts. */
+/** What a page names that the tree does not have: flags, QUEEN_* variables, paths, npm scripts. */
 function unknownNames(page: string, markdown: string): string[] {
   const flags = gatewayFlags();
   const others = new Set(Object.values(OTHER_TOOLS_FLAGS).flat());
@@ -89,6 +90,10 @@ function unknownNames(page: string, markdown: string): string[] {
   }
   for (const m of markdown.matchAll(/\bQUEEN_[A-Z0-9_]+/g)) {
     if (!variables.has(m[0])) problems.push(`${page}: ${m[0]} is not an environment variable of any setting in src/cli/settings.ts`);
+  }
+  // A path in a code span (`src/core/front.ts`); placeholders (`<name>`) and globs are not paths.
+  for (const m of markdown.matchAll(/`((?:src|test|protocol|docs|compose|scripts|bench-results|bin|\.ci)\/[^`\s*<>]*)`/g)) {
+    if (!existsSync(join(ROOT, m[1]!))) problems.push(`${page}: ${m[1]} does not exist`);
   }
   for (const m of markdown.matchAll(/\bnpm run ([a-z][\w:-]*)/g)) {
     if (scripts[m[1]!] === undefined) problems.push(`${page}: "npm run ${m[1]}" names no script of package.json`);
@@ -126,7 +131,7 @@ describe('the README and docs/ against the tree', () => {
       expect(broken.join('\n')).toBe('');
     });
 
-    it(`${page}: names only flags, QUEEN_* variables and npm scripts that exist`, () => {
+    it(`${page}: names only flags, QUEEN_* variables, paths and npm scripts that exist`, () => {
       expect(unknownNames(page, text(page)).join('\n')).toBe('');
     });
   }
