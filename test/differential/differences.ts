@@ -17,7 +17,7 @@ export interface DeliberateDifference {
   paths: string[];
   /** Only on these engines (default: both). */
   engines?: TargetName[];
-  /** The README row: what differs, what Kafka does, what the gateway does, why. */
+  /** The docs/differences.md row: what differs, what Kafka does, what the gateway does, why. */
   behaviour: string;
   kafka: string;
   gateway: string;
