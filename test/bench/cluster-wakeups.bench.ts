@@ -10,7 +10,7 @@
  * each transport, against no cross-node wake-ups at all.
  *
  * Run: `npm run bench:wakeups` (needs PostgreSQL, see test/support/postgres.ts,
- * and redis-server). The figures are in README.md ("Several gateways").
+ * and redis-server). The figures are in docs/benchmarks.md.
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import type { Core } from '../../src/core/core.js';

@@ -13,7 +13,7 @@
  * requests' window and round trip when none is.
  *
  * Run: `npm run bench:cluster` (needs PostgreSQL and redis-server). The
- * figures are in README.md ("Several gateways").
+ * figures are in docs/benchmarks.md.
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';

@@ -3,7 +3,7 @@
  * sees of one scenario: error codes, config names, values, sources, flags,
  * partition counts, replica lists) is flattened into field paths, and the
  * gateway's is held against Apache Kafka's field by field. A field may differ
- * only where DELIBERATE_DIFFERENCES names it, with the reason; README.md's
+ * only where DELIBERATE_DIFFERENCES names it, with the reason; docs/differences.md
  * "Differences from Apache Kafka" says the same to users.
  *
  * Kept apart from the data-plane harness (test/differential on branch

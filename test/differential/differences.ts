@@ -1,7 +1,7 @@
 /**
  * The differences between Apache Kafka and the gateway that are kept on
  * purpose, each with its reason: the one table the differential harness
- * consults (./harness.ts judge). The README's "Differences from Apache Kafka"
+ * consults (./harness.ts judge). docs/differences.md ("Differences from Apache Kafka")
  * section lists the same rows for users; ./differences.test.ts keeps the two
  * in step.
  *
@@ -17,7 +17,7 @@ export interface DeliberateDifference {
   paths: string[];
   /** Only on these engines (default: both). */
   engines?: TargetName[];
-  /** The README row: what differs, what Kafka does, what the gateway does, why. */
+  /** The docs/differences.md row: what differs, what Kafka does, what the gateway does, why. */
   behaviour: string;
   kafka: string;
   gateway: string;

@@ -7,7 +7,7 @@
  * Kafka's field by field.
  *
  * A field that differs fails the test unless ./differences.ts lists it (with
- * the reason, which the README's "Differences from Apache Kafka" table
+ * the reason, which docs/differences.md ("Differences from Apache Kafka")
  * repeats); a listed difference that no longer occurs fails too, so the table
  * stays true.
  *
@@ -191,10 +191,10 @@ export function describeVerdict(scenario: string, engine: TargetName, verdict: V
   if (verdict.unexplained.length > 0) {
     lines.push(`scenario "${scenario}": the gateway (${engine} engine) differs from Apache Kafka in ${verdict.unexplained.length} field(s) not listed in test/differential/differences.ts:`);
     for (const d of verdict.unexplained.slice(0, 40)) lines.push(`  ${d.path}: Kafka ${show(d.reference)}, gateway ${show(d.candidate)}`);
-    lines.push('Fix the gateway, or list the difference with its reason in differences.ts and the README table.');
+    lines.push('Fix the gateway, or list the difference with its reason in differences.ts and the table in docs/differences.md.');
   }
   for (const s of verdict.stale) {
-    lines.push(`scenario "${scenario}": the listed difference "${s.behaviour}" (${s.paths.join(', ')}) no longer occurs on the ${engine} engine; remove it from differences.ts and the README table.`);
+    lines.push(`scenario "${scenario}": the listed difference "${s.behaviour}" (${s.paths.join(', ')}) no longer occurs on the ${engine} engine; remove it from differences.ts and the table in docs/differences.md.`);
   }
   return lines.join('\n');
 }

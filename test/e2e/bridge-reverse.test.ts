@@ -10,7 +10,7 @@
  * At the end every partition on Kafka holds the source's records
  * in the source's order, record for record (key, value, headers, timestamp),
  * with none twice. Offsets are not compared one for one: Kafka cannot keep
- * them (README, Bridge in reverse), which is why the group's offsets are
+ * them (docs/bridge.md, "In reverse"), which is why the group's offsets are
  * translated.
  *
  * 6,000 records by default (BRIDGE_RECORDS sets it), to keep this file to a

@@ -114,7 +114,7 @@ async function writeCompacted(bootstrap: string, topic: string): Promise<void> {
   } finally {
     await disconnect(producer);
   }
-  // The bridge starts on a settled log: records compacted away after they were copied would stay on the target (README, Bridge).
+  // The bridge starts on a settled log: records compacted away after they were copied would stay on the target (docs/bridge.md).
   let settled = await gaps();
   await waitFor(async () => {
     await sleep(1_500);

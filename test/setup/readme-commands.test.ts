@@ -4,7 +4,8 @@
  * The Quick start names two commands: the first starts the gateway, the
  * second (`npm test`) prepares the machine and runs the suite. `.ci/run` must
  * run the locked form of the first (`npm ci`) and exactly the second; when
- * either file changes without the other, this fails.
+ * either file changes without the other, this fails. The Try it block and
+ * the kafkajs block of "From a program" run against a gateway.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -106,5 +107,16 @@ describe('the README "Try it" block', () => {
       [0, 'hello from kcat'],
       [1, { from: 'curl' }],
     ]);
+  });
+
+  it('runs the "From a program" kafkajs block, and kcat reads its record back', async () => {
+    const block = section('### From a program').match(/```ts\n([\s\S]*?)```/)?.[1];
+    expect(block, 'the section opens with a ts block').toBeDefined();
+    expect(block).toContain("from 'kafkajs'");
+    // The block stops at its send; disconnecting lets the process end.
+    const program = `${block!.replaceAll('127.0.0.1:9092', bootstrap)}\nawait producer.disconnect();\n`;
+    await run(process.execPath, ['--input-type=module', '-e', program], { cwd: ROOT, timeout: 30_000 });
+    const { stdout } = await run('kcat', ['-C', '-b', bootstrap, '-t', 'greetings', '-o', '2', '-c', '1', '-e', '-q', '-f', '%k=%s\n'], { timeout: 20_000 });
+    expect(stdout.trim()).toBe('k=hello from kafkajs');
   });
 });

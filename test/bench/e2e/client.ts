@@ -5,8 +5,8 @@
  * stdout: `{"progress":n}` while it runs, `{"ready":true}` once a latency
  * consumer has its partitions, and `{"result":…}` at the end.
  *
- * Client settings, as applications commonly run them (and stated in the
- * README):
+ * Client settings, as applications commonly run them (and stated in
+ * docs/bench/README.md):
  * - librdkafka producer: acks=all, linger.ms=5, batch.size=1,000,000,
  *   batch.num.messages=10,000 (librdkafka's defaults), no compression, no
  *   idempotence; records spread round-robin over the partitions. Delivery

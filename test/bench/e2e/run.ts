@@ -605,7 +605,7 @@ mkdirSync(join(outFile, '..'), { recursive: true });
 writeFileSync(outFile, JSON.stringify(output, null, 2) + '\n');
 const chart = outFile.replace(/\.json$/, '') + '.svg';
 writeFileSync(chart, renderChart(output));
-// Only a whole run (full or --quick, default output) replaces the chart the README shows.
+// Only a whole run (full or --quick, default output) replaces the chart docs/benchmarks.md shows.
 if (!only && !flag('brokers') && !flag('out')) {
   mkdirSync(join(REPO_ROOT, 'docs/bench'), { recursive: true });
   copyFileSync(chart, join(REPO_ROOT, 'docs/bench/results.svg'));
