@@ -17,7 +17,7 @@ import type { SecurityProtocol } from './listeners.js';
 import type { QuotaManager } from './quotas.js';
 import type { HandlerRegistry } from './registry.js';
 import type { RequestBudget } from './request-budget.js';
-import { NONE } from './kafka-errors.js';
+import { NONE, transientCoordinatorCode } from './kafka-errors.js';
 import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
 
 /** What every connection of one gateway shares. */
@@ -393,7 +393,13 @@ export class Connection {
       quota,
       quotas: this.runtime.quotas,
     };
-    handler.handle(body, ctx).then(
+    const answered = handler.handle(body, ctx).catch((e: unknown) => {
+      const errorCode = handler.unavailable ? transientCoordinatorCode(e) : undefined;
+      if (errorCode === undefined) throw e;
+      // The core logs the fault once per episode; the client retries on the code.
+      return handler.unavailable!(body, errorCode, ctx);
+    });
+    answered.then(
       (response) => {
         this.releaseHeld(slot.heldBytes);
         if (this.closed) return;

@@ -118,4 +118,13 @@ export interface ApiHandler<A extends ApiDef = any> {
    * (Produce with acks=0).
    */
   handle(request: RequestOf<A>, ctx: HandlerContext): Promise<ResponseOf<A> | null>;
+  /**
+   * The answer when the core could not answer (the store is down, the core
+   * is closing): the request with every group or partition it names given
+   * `errorCode`, a code the client retries. Without it such a request closes
+   * its connection, which every client survives by reconnecting, but which
+   * the group APIs answer instead, as Kafka's group coordinator does when
+   * its log cannot be read or written (COORDINATOR_NOT_AVAILABLE).
+   */
+  unavailable?(request: RequestOf<A>, errorCode: number, ctx: HandlerContext): ResponseOf<A>;
 }

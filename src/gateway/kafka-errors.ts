@@ -116,3 +116,21 @@ const GROUP_ERRORS: Readonly<Record<GroupError, number>> = {
 export function groupErrorCode(error: GroupError | null): number {
   return error === null ? NONE : GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
 }
+
+/**
+ * What a group API answers when the core could not: a store that did not
+ * answer is COORDINATOR_NOT_AVAILABLE, which Kafka's group coordinator
+ * answers when it cannot read or write its log, and on which every client
+ * looks the coordinator up again and retries (KAFKA_STORAGE_ERROR, the data
+ * plane's answer, is fatal to the Java consumer's commit and offset fetch);
+ * a closing core is NOT_COORDINATOR, so the client goes to another one.
+ */
+export const COORDINATOR_TRANSIENT: Partial<Record<CoreErrorCode, number>> = {
+  unavailable: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  closed: ErrorCode.NOT_COORDINATOR,
+};
+
+/** COORDINATOR_TRANSIENT's code for `e` (ApiHandler.unavailable); undefined for anything else, which stays a dead connection. */
+export function transientCoordinatorCode(e: unknown): number | undefined {
+  return isCoreError(e) ? COORDINATOR_TRANSIENT[e.code] : undefined;
+}

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { kafkaErrorOf } from './kafka-errors.js';
+import { COORDINATOR_TRANSIENT, kafkaErrorOf } from './kafka-errors.js';
 
 /**
  * The Kafka code for a transactional call's refusal. KIP-588 gave clients
@@ -9,7 +9,8 @@ import { kafkaErrorOf } from './kafka-errors.js';
  * so does this gateway: both mean "a newer instance took over".
  */
 export function transactionalErrorOf(e: unknown, version: number, fencedFrom: number): { errorCode: number; errorMessage: string } {
-  const found = kafkaErrorOf(e);
+  // The transaction coordinator, like the group coordinator, is unavailable rather than broken while its store is.
+  const found = kafkaErrorOf(e, COORDINATOR_TRANSIENT);
   if (found.errorCode === ErrorCode.PRODUCER_FENCED && version < fencedFrom) return { ...found, errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
   return found;
 }

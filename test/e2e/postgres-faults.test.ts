@@ -8,8 +8,11 @@
  * been handed no error, and the
  * gateway must have said so in one log line per episode (down, then back),
  * with no connection closed for it and nothing logged per request. While
- * the database is down, /health and native pushes answer 503 with
- * Retry-After, /health within its deadline even while the database hangs.
+ * the database is down, Produce and Fetch answer retriable codes, the group
+ * APIs COORDINATOR_NOT_AVAILABLE (as Kafka's coordinator does when its log
+ * cannot be reached) on a connection that stays open, /health and native
+ * pushes answer 503 with Retry-After, /health within its deadline even while
+ * the database hangs.
  *
  * A database that cannot be reached at start stops `serve` with one
  * sentence saying what to fix. The stop case runs in the split layout too
@@ -46,6 +49,11 @@ const PARTITIONS = [0, 1];
 const PRODUCE = 0;
 const FETCH = 1;
 const API_VERSIONS = 18;
+const OFFSET_COMMIT = 8;
+const OFFSET_FETCH = 9;
+const DESCRIBE_GROUPS = 15;
+const LIST_GROUPS = 16;
+const COORDINATOR_NOT_AVAILABLE = 15;
 const REQUEST_TIMED_OUT = 7;
 const KAFKA_STORAGE_ERROR = 56;
 const WARN = 40;
@@ -289,7 +297,20 @@ describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idem
           forgottenTopicsData: [], rackId: '',
         }, 40_000);
         expect(fetched.responses[0].partitions[0].errorCode, 'Fetch while PostgreSQL is down').toBe(KAFKA_STORAGE_ERROR);
-        // Still open and answering.
+        // The group APIs answer as Kafka's coordinator does when it cannot reach its log: retry, after finding me again.
+        const group = `pgfault-${label}-group`;
+        const described = await raw.request(DESCRIBE_GROUPS, 5, { groups: [group], includeAuthorizedOperations: false }, 40_000);
+        expect(described.groups[0].errorCode, 'DescribeGroups while PostgreSQL is down').toBe(COORDINATOR_NOT_AVAILABLE);
+        const listed = await raw.request(LIST_GROUPS, 4, { statesFilter: [] }, 40_000);
+        expect(listed.errorCode, 'ListGroups while PostgreSQL is down').toBe(COORDINATOR_NOT_AVAILABLE);
+        const offsetsFetched = await raw.request(OFFSET_FETCH, 7, { groupId: group, topics: [{ name: rdTopic, partitionIndexes: [0] }], requireStable: false }, 40_000);
+        expect(offsetsFetched.errorCode, 'OffsetFetch while PostgreSQL is down').toBe(COORDINATOR_NOT_AVAILABLE);
+        const committed = await raw.request(OFFSET_COMMIT, 8, {
+          groupId: group, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
+          topics: [{ name: rdTopic, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }],
+        }, 40_000);
+        expect(committed.topics[0].partitions[0].errorCode, 'OffsetCommit while PostgreSQL is down').toBe(COORDINATOR_NOT_AVAILABLE);
+        // Still open and answering: no request above closed it.
         expect((await raw.request(API_VERSIONS, 3, { clientSoftwareName: 'faults', clientSoftwareVersion: '1' })).errorCode).toBe(0);
       } finally {
         raw.destroy();

@@ -18,4 +18,5 @@ export const deleteGroups: ApiHandler<typeof DeleteGroups> = {
     const codes = new Map(groups.map((g) => [g.group, groupErrorCode(g.error)]));
     return { throttleTimeMs: 0, results: asked.map((groupId) => ({ groupId, errorCode: codes.get(groupId) ?? DENIED_CODE.GROUP })) };
   },
+  unavailable: (request, errorCode) => ({ throttleTimeMs: 0, results: request.groupsNames.map((groupId) => ({ groupId, errorCode })) }),
 };

@@ -44,4 +44,8 @@ export const describeGroups: ApiHandler<typeof DescribeGroups> = {
       })),
     };
   },
+  unavailable: (request, errorCode) => ({
+    throttleTimeMs: 0,
+    groups: request.groups.map((groupId) => ({ errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, 0) })),
+  }),
 };

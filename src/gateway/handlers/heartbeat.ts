@@ -21,4 +21,5 @@ export const heartbeat: ApiHandler<typeof Heartbeat> = {
     });
     return { throttleTimeMs: 0, errorCode: groupErrorCode(error) };
   },
+  unavailable: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode }),
 };

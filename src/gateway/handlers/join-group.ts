@@ -17,17 +17,21 @@
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { JoinGroup } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
+import type { RequestOf, ResponseOf } from '../../../protocol/codec/types.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
+
+/** A JoinGroup answered with an error only: no generation, no members. */
+function refused(request: RequestOf<typeof JoinGroup>, errorCode: number, version: number): ResponseOf<typeof JoinGroup> {
+  return { throttleTimeMs: 0, errorCode, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '', leader: '', skipAssignment: false, memberId: request.memberId, members: [] };
+}
 
 export const joinGroup: ApiHandler<typeof JoinGroup> = {
   api: JoinGroup,
   versions: '0-9',
   async handle(request, ctx) {
     const version = ctx.header.apiVersion;
-    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
-      return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '', leader: '', skipAssignment: false, memberId: request.memberId, members: [] };
-    }
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return refused(request, DENIED_CODE.GROUP, version);
     const result = await ctx.core.joinGroup(
       {
         group: request.groupId,
@@ -58,4 +62,5 @@ export const joinGroup: ApiHandler<typeof JoinGroup> = {
       members: result.members,
     };
   },
+  unavailable: (request, errorCode, ctx) => refused(request, errorCode, ctx.header.apiVersion),
 };

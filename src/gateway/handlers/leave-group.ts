@@ -36,4 +36,5 @@ export const leaveGroup: ApiHandler<typeof LeaveGroup> = {
       members: result.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, errorCode: m.error === null ? NONE : groupErrorCode(m.error) })),
     };
   },
+  unavailable: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, members: [] }),
 };

@@ -29,4 +29,5 @@ export const listGroups: ApiHandler<typeof ListGroups> = {
         .map((g) => ({ groupId: g.group, protocolType: g.protocolType, groupState: g.state, groupType: 'classic' })),
     };
   },
+  unavailable: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }),
 };

@@ -28,7 +28,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetCommit } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { groupErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { COORDINATOR_TRANSIENT, groupErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';
 
 const MAX_METADATA_BYTES = 4096;
@@ -83,7 +83,7 @@ export const offsetCommit: ApiHandler<typeof OffsetCommit> = {
         });
         groupCode = groupErrorCode(error === 'illegal_generation' && ctx.header.apiVersion >= 9 && !(await groupExists(ctx, request.groupId)) ? 'group_id_not_found' : error);
       } catch (e) {
-        groupCode = kafkaErrorOf(e).errorCode;
+        groupCode = kafkaErrorOf(e, COORDINATOR_TRANSIENT).errorCode;
       }
     }
     return {
@@ -97,4 +97,8 @@ export const offsetCommit: ApiHandler<typeof OffsetCommit> = {
       })),
     };
   },
+  unavailable: (request, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+  }),
 };

@@ -41,4 +41,5 @@ export const offsetDelete: ApiHandler<typeof OffsetDelete> = {
           })),
     };
   },
+  unavailable: (_request, errorCode) => ({ errorCode, throttleTimeMs: 0, topics: [] }),
 };

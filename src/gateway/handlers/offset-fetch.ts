@@ -21,7 +21,7 @@ import { OffsetFetch } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DENIED_CODE } from '../acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { COORDINATOR_TRANSIENT, kafkaErrorOf, NONE } from '../kafka-errors.js';
 
 type TopicPartitions = NonNullable<RequestOf<typeof OffsetFetch>['groups'][number]['topics']>[number];
 
@@ -50,7 +50,7 @@ async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartit
     }
     return { errorCode: NONE, topics: [...[...byTopic].map(([name, partitions]) => ({ name, partitions })), ...hidden] };
   } catch (e) {
-    return { errorCode: kafkaErrorOf(e).errorCode, topics: [] };
+    return { errorCode: kafkaErrorOf(e, COORDINATOR_TRANSIENT).errorCode, topics: [] };
   }
 }
 

@@ -8,16 +8,20 @@
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { SyncGroup } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../acl-operations.js';
+import type { ResponseOf } from '../../../protocol/codec/types.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
+
+/** A SyncGroup answered with an error only: no assignment. */
+function refused(errorCode: number): ResponseOf<typeof SyncGroup> {
+  return { throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+}
 
 export const syncGroup: ApiHandler<typeof SyncGroup> = {
   api: SyncGroup,
   versions: '0-5',
   async handle(request, ctx) {
-    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) {
-      return { throttleTimeMs: 0, errorCode: DENIED_CODE.GROUP, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
-    }
+    if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return refused(DENIED_CODE.GROUP);
     const result = await ctx.core.syncGroup(
       {
         group: request.groupId,
@@ -42,4 +46,5 @@ export const syncGroup: ApiHandler<typeof SyncGroup> = {
       assignment: result.assignment,
     };
   },
+  unavailable: (_request, errorCode) => refused(errorCode),
 };

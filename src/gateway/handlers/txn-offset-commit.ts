@@ -64,4 +64,8 @@ export const txnOffsetCommit: ApiHandler<typeof TxnOffsetCommit> = {
       topics: topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     };
   },
+  unavailable: (request, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+  }),
 };
