@@ -1,6 +1,40 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { type CompactionSettings, DEFAULT_QUEUE_CONFIG, type QueueConfig, type TimestampType } from '../core/index.js';
-import { KAFKA_QUEUE_CONFIG } from './topics.js';
+import { DEFAULT_QUEUE_CONFIG, type QueueConfig } from '../core/index.js';
+import {
+  compacts,
+  compactionSettings,
+  deletesByRetention,
+  DELETES_NOTHING,
+  maxMessageBytesSetting,
+  retentionBytesSetting,
+  retentionMsSetting,
+  timestampAfterSetting,
+  timestampBeforeSetting,
+  timestampTypeSetting,
+  type Setting,
+} from './effects.js';
+import {
+  atLeast,
+  between,
+  BOOLEAN,
+  type Check,
+  DOUBLE,
+  eachOneOf,
+  gzipLevel,
+  INT,
+  invalid,
+  LIST,
+  LONG,
+  LONG_MAX,
+  oneOf,
+  parseList,
+  ratio,
+  STRING,
+  throttledReplicas,
+  TopicConfigError,
+  ValueProblem,
+  type ValueType,
+} from './values.js';
 
 /**
  * Kafka's topic configs on a queue. CreateTopics, DescribeConfigs,
@@ -23,169 +57,6 @@ import { KAFKA_QUEUE_CONFIG } from './topics.js';
  * The gateway has no broker-wide overrides (no server.properties), so a
  * default is always Kafka's built-in one, reported as DEFAULT_CONFIG.
  */
-
-/** Kafka's ConfigResource types (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs). */
-export const ResourceType = { TOPIC: 2, BROKER: 4 } as const;
-
-/** Kafka's ConfigSource values. */
-export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DYNAMIC_BROKER_CONFIG: 2, DYNAMIC_DEFAULT_BROKER_CONFIG: 3, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
-
-/** Kafka's ConfigType values (DescribeConfigs v3+). */
-export const ConfigType = { BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7 } as const;
-
-/** IncrementalAlterConfigs operations. */
-export const ConfigOperation = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
-
-/** A config request a user got wrong: the Kafka error code for it and a sentence saying what to do. */
-export class TopicConfigError extends Error {
-  override readonly name = 'TopicConfigError';
-  constructor(
-    readonly errorCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const invalid = (message: string) => new TopicConfigError(ErrorCode.INVALID_CONFIG, message);
-
-// ─── Values: parsing as Kafka's ConfigDef does ────────────────────────────────
-
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
-const INT_MIN = -(2n ** 31n);
-const INT_MAX = 2n ** 31n - 1n;
-
-/** Why a value is refused, without the "Invalid value ... for configuration ..." that wraps it. */
-class ValueProblem extends Error {}
-
-function parseInteger(raw: string, min: bigint, max: bigint, typeName: string): bigint {
-  const text = raw.trim();
-  if (!/^[+-]?\d+$/.test(text)) throw new ValueProblem(`Not a number of type ${typeName}`);
-  const n = BigInt(text);
-  if (n < min || n > max) throw new ValueProblem(`Not a number of type ${typeName}`);
-  return n;
-}
-
-/** Java's Double.toString for the values a ratio takes, so described values read as Kafka's. */
-function javaDouble(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e7) return n.toFixed(1);
-  const abs = Math.abs(n);
-  if (abs >= 1e-3 && abs < 1e7) return String(n);
-  const [mantissa, exponent] = n.toExponential().split('e');
-  return `${mantissa!.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
-}
-
-function parseList(raw: string): string[] {
-  const text = raw.trim();
-  return text === '' ? [] : text.split(/\s*,\s*/);
-}
-
-/** A key's type: how a value is read and how Kafka writes it back. */
-interface ValueType {
-  code: number;
-  /** The value as Kafka shows it, or a ValueProblem. */
-  normalize(raw: string): string;
-}
-
-const INT: ValueType = { code: ConfigType.INT, normalize: (raw) => String(parseInteger(raw, INT_MIN, INT_MAX, 'INT')) };
-const LONG: ValueType = { code: ConfigType.LONG, normalize: (raw) => String(parseInteger(raw, LONG_MIN, LONG_MAX, 'LONG')) };
-const STRING: ValueType = { code: ConfigType.STRING, normalize: (raw) => raw.trim() };
-const LIST: ValueType = { code: ConfigType.LIST, normalize: (raw) => parseList(raw).join(',') };
-const BOOLEAN: ValueType = {
-  code: ConfigType.BOOLEAN,
-  normalize(raw) {
-    const text = raw.trim().toLowerCase();
-    if (text !== 'true' && text !== 'false') throw new ValueProblem('Expected value to be either true or false');
-    return text;
-  },
-};
-const DOUBLE: ValueType = {
-  code: ConfigType.DOUBLE,
-  normalize(raw) {
-    const text = raw.trim();
-    const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?$/.test(text) ? Number(text.replace(/[dDfF]$/, '')) : NaN;
-    if (!Number.isFinite(n)) throw new ValueProblem('Not a number of type DOUBLE');
-    return javaDouble(n);
-  },
-};
-
-/** A check on a normalized value: null when fine, else what is wrong. */
-type Check = (value: string) => string | null;
-
-const atLeast = (min: bigint): Check => (v) => (BigInt(v) >= min ? null : `Value must be at least ${min}`);
-const between = (min: bigint, max: bigint): Check => (v) => (BigInt(v) < min ? `Value must be at least ${min}` : BigInt(v) > max ? `Value must be no more than ${max}` : null);
-const ratio: Check = (v) => (Number(v) < 0 ? 'Value must be at least 0' : Number(v) > 1 ? 'Value must be no more than 1' : null);
-const oneOf = (...allowed: string[]): Check => (v) => (allowed.includes(v) ? null : `String must be one of: ${allowed.join(', ')}`);
-const eachOneOf = (...allowed: string[]): Check => (v) => (parseList(v).every((item) => allowed.includes(item)) ? null : `String must be one of: ${allowed.join(', ')}`);
-/** gzip's levels: 1 to 9, or -1 for the codec's own default. */
-const gzipLevel: Check = (v) => (v === '-1' || (BigInt(v) >= 1n && BigInt(v) <= 9n) ? null : 'Value must be between 1 and 9 or equal to -1');
-const throttledReplicas: Check = (v) => {
-  const items = parseList(v);
-  if (items.length === 0 || (items.length === 1 && items[0] === '*') || items.every((i) => /^\d+:\d+$/.test(i))) return null;
-  return "it must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...";
-};
-
-// ─── Effects: what a key does to a queue ──────────────────────────────────────
-
-/** A key that takes effect: its value is mirrored into one of the queue's own settings. */
-interface Setting {
-  toSetting(value: string): Partial<QueueConfig>;
-  /** The queue's setting as this key's value. */
-  fromSetting(config: QueueConfig): string;
-}
-
-/** Numbers beyond what the core holds mean "no limit" in effect: 2^53 ms is 285,000 years. */
-function clampToSafe(value: string): number {
-  const n = BigInt(value);
-  return Number(n > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : n);
-}
-
-const retentionMsSetting: Setting = {
-  toSetting: (v) => ({ retentionMs: clampToSafe(v) }),
-  fromSetting: (c) => String(c.retentionMs),
-};
-const retentionBytesSetting: Setting = {
-  // Kafka treats every negative size as no limit.
-  toSetting: (v) => ({ retentionBytes: BigInt(v) < 0n ? -1 : clampToSafe(v) }),
-  fromSetting: (c) => String(c.retentionBytes),
-};
-const maxMessageBytesSetting: Setting = {
-  toSetting: (v) => ({ maxMessageBytes: Number(v) }),
-  fromSetting: (c) => String(c.maxMessageBytes),
-};
-/** cleanup.policy: "delete" lets retention.ms and retention.bytes delete; an empty list (Kafka 4.x) deletes nothing, so retention is off. */
-const DELETES_NOTHING: Partial<QueueConfig> = { retentionMs: -1, retentionBytes: -1 };
-const deletesByRetention = (policy: string) => parseList(policy).includes('delete');
-const compacts = (policy: string) => parseList(policy).includes('compact');
-
-/** The compactor's settings for a topic whose Kafka configs are `value` (each key set or its default). */
-function compactionSettings(value: (name: string) => string): CompactionSettings {
-  return {
-    deleteRetentionMs: clampToSafe(value('delete.retention.ms')),
-    minCompactionLagMs: clampToSafe(value('min.compaction.lag.ms')),
-    maxCompactionLagMs: clampToSafe(value('max.compaction.lag.ms')),
-    minCleanableDirtyRatio: Number(value('min.cleanable.dirty.ratio')),
-    segmentBytes: Number(value('segment.bytes')),
-    segmentMs: clampToSafe(value('segment.ms')),
-  };
-}
-
-const timestampBeforeSetting: Setting = {
-  toSetting: (v) => ({ timestampBeforeMaxMs: clampToSafe(v) }),
-  fromSetting: (c) => String(c.timestampBeforeMaxMs),
-};
-const timestampAfterSetting: Setting = {
-  toSetting: (v) => ({ timestampAfterMaxMs: clampToSafe(v) }),
-  fromSetting: (c) => String(c.timestampAfterMaxMs),
-};
-
-const timestampTypeSetting: Setting = {
-  toSetting: (v) => ({ timestampType: v as TimestampType }),
-  fromSetting: (c) => c.timestampType,
-};
-
-// ─── The table ────────────────────────────────────────────────────────────────
 
 /** A broker-wide key and its built-in value, as Kafka lists it among a topic key's synonyms. */
 interface BrokerDefault {
@@ -215,7 +86,7 @@ export interface TopicConfigKey {
   documentation: string;
 }
 
-const MAX_LONG = String(LONG_MAX);
+export const MAX_LONG = String(LONG_MAX);
 const WEEK_MS = String(7 * 24 * 3600 * 1000);
 
 const NO_REPLICAS = 'Partitions have one replica, this gateway; durability comes from the core (PostgreSQL), not from broker replicas.';
@@ -302,11 +173,11 @@ export const TOPIC_CONFIG_KEYS: readonly TopicConfigKey[] = [
  * Not a Kafka key: Queen's native dedup window, shown read-only so a Kafka
  * admin can see it (0 on topics created through Kafka). Set over HTTP.
  */
-const DEDUP_WINDOW_KEY = 'queen.dedup.window.seconds';
+export const DEDUP_WINDOW_KEY = 'queen.dedup.window.seconds';
 
 const BY_NAME = new Map(TOPIC_CONFIG_KEYS.map((k) => [k.name, k]));
 
-function keyNamed(name: string): TopicConfigKey {
+export function keyNamed(name: string): TopicConfigKey {
   const key = BY_NAME.get(name);
   if (key) return key;
   if (name === DEDUP_WINDOW_KEY) throw invalid(`Topic config ${DEDUP_WINDOW_KEY} is read-only through Kafka: it is Queen's native dedup window; set it with Queen's HTTP API.`);
@@ -314,7 +185,7 @@ function keyNamed(name: string): TopicConfigKey {
 }
 
 /** The value as Kafka would store it, or a TopicConfigError naming the key and the rule. */
-function normalizedValue(key: TopicConfigKey, raw: string): string {
+export function normalizedValue(key: TopicConfigKey, raw: string): string {
   let value: string;
   try {
     value = key.type.normalize(raw);
@@ -330,13 +201,13 @@ function normalizedValue(key: TopicConfigKey, raw: string): string {
 }
 
 /** Checks Kafka makes across keys, on the topic's whole set of values after a change. */
-function checkTogether(set: Readonly<Record<string, string>>): void {
+export function checkTogether(set: Readonly<Record<string, string>>): void {
   const min = BigInt(set['min.compaction.lag.ms'] ?? '0');
   const max = BigInt(set['max.compaction.lag.ms'] ?? MAX_LONG);
   if (min > max) throw invalid(`conflict topic config setting min.compaction.lag.ms (${min}) > max.compaction.lag.ms (${max})`);
 }
 
-function refuseDuplicates(names: string[]): void {
+export function refuseDuplicates(names: string[]): void {
   const seen = new Set<string>();
   for (const name of names) {
     if (seen.has(name)) throw new TopicConfigError(ErrorCode.INVALID_REQUEST, `Config ${name} is given more than once; give each config once.`);
@@ -344,121 +215,12 @@ function refuseDuplicates(names: string[]): void {
   }
 }
 
-// ─── Describing ───────────────────────────────────────────────────────────────
-
-export interface ConfigSynonym {
-  name: string;
-  value: string | null;
-  source: number;
-}
-
-/** One described config, with every field DescribeConfigs and CreateTopics (v5+) answer. */
-export interface DescribedConfig {
-  name: string;
-  value: string | null;
-  readOnly: boolean;
-  isDefault: boolean;
-  configSource: number;
-  isSensitive: boolean;
-  synonyms: ConfigSynonym[];
-  configType: number;
-  documentation: string | null;
-}
-
-export interface DescribeOptions {
-  /** Null for every key. */
-  keys?: readonly string[] | null;
-  includeSynonyms?: boolean;
-  includeDocumentation?: boolean;
-}
-
-/**
- * A key's value on a queue, and whether it was set on the topic. A key that
- * drives a queue setting reads it back from the setting, which Queen's HTTP
- * API can change too: while the setting is what the topic's Kafka configs
- * make it, the Kafka value shows (so 2^63-1 reads back as given, not as
- * the core's largest number); once changed natively, the setting shows and
- * counts as set on the topic.
- */
-function currentValue(key: TopicConfigKey, config: QueueConfig): { value: string; set: boolean } {
-  const stored = config.topicConfigs[key.name];
-  const fromKafka = stored === undefined ? { value: key.default, set: false } : { value: stored, set: true };
-  if (!('fromSetting' in key.effect)) return fromKafka;
-  const actual = key.effect.fromSetting(config);
-  const expected = key.effect.fromSetting({ ...config, ...settingsFor(config.topicConfigs) });
-  return actual === expected ? fromKafka : { value: actual, set: true };
-}
-
-function describeKey(key: TopicConfigKey, config: QueueConfig, options: DescribeOptions): DescribedConfig {
-  const { value, set } = currentValue(key, config);
-  // Kafka lists the broker-wide default among a topic key's synonyms only where one broker key stands behind it (not for retention.ms, which has three).
-  const brokerDefault = key.brokerDefault && key.brokerSynonyms.length === 1 ? [{ name: key.brokerDefault.name, value: key.brokerDefault.value, source: ConfigSource.DEFAULT_CONFIG }] : [];
-  return {
-    name: key.name,
-    value,
-    readOnly: false,
-    isDefault: !set,
-    configSource: set ? ConfigSource.DYNAMIC_TOPIC_CONFIG : ConfigSource.DEFAULT_CONFIG,
-    isSensitive: false,
-    synonyms: !options.includeSynonyms ? [] : set ? [{ name: key.name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG }, ...brokerDefault] : brokerDefault,
-    configType: key.type.code,
-    documentation: options.includeDocumentation ? key.documentation : null,
-  };
-}
-
-/**
- * The dedup window as a read-only config. Off (0) is what topics created
- * through Kafka have, so it reads as a default there: tools that list the
- * configs set on a topic (kafka-configs.sh, Terraform's drift check) must not
- * find a key they never set. A window set natively reads as set.
- */
-function describeDedupWindow(config: QueueConfig, options: DescribeOptions): DescribedConfig {
-  const value = String(config.dedupWindowSeconds);
-  const source = config.dedupWindowSeconds === KAFKA_QUEUE_CONFIG.dedupWindowSeconds ? ConfigSource.DEFAULT_CONFIG : ConfigSource.DYNAMIC_TOPIC_CONFIG;
-  return {
-    name: DEDUP_WINDOW_KEY,
-    value,
-    readOnly: true,
-    isDefault: source === ConfigSource.DEFAULT_CONFIG,
-    configSource: source,
-    isSensitive: false,
-    synonyms: options.includeSynonyms ? [{ name: DEDUP_WINDOW_KEY, value, source }] : [],
-    configType: ConfigType.LONG,
-    documentation: options.includeDocumentation
-      ? 'Queen\'s native deduplication window for pushes over HTTP, in seconds (0 = off, as on topics created through Kafka). Not a Kafka config; read-only here, set it with Queen\'s HTTP API.'
-      : null,
-  };
-}
-
-/** A topic's configs as Kafka describes them; names in `keys` that are not configs are left out, as Kafka does. */
-export function describeTopicConfig(config: QueueConfig, options: DescribeOptions = {}): DescribedConfig[] {
-  const wanted = options.keys ? new Set(options.keys) : null;
-  const described = TOPIC_CONFIG_KEYS.filter((k) => !wanted || wanted.has(k.name)).map((k) => describeKey(k, config, options));
-  if (!wanted || wanted.has(DEDUP_WINDOW_KEY)) described.push(describeDedupWindow(config, options));
-  return described;
-}
-
-/** The broker-wide keys whose built-in values are the topic defaults, for a broker's DescribeConfigs. */
-export function topicDefaultsAsBrokerConfigs(): { name: string; value: string | null; type: number; documentation: string }[] {
-  return TOPIC_CONFIG_KEYS.flatMap((k) =>
-    k.brokerSynonyms.map((name) => ({
-      name,
-      // As in Kafka, the broker keys without a built-in value (log.retention.ms beside log.retention.hours) are described as null.
-      value: k.brokerDefault?.name === name ? k.brokerDefault.value : null,
-      type: name.endsWith('.hours') || name.endsWith('.minutes') ? ConfigType.INT : k.type.code,
-      documentation: `The cluster-wide default of the topic config ${k.name}. ${k.documentation}`,
-    })),
-  );
-}
-
-// ─── Changing ─────────────────────────────────────────────────────────────────
-
 /**
  * The queue settings for a topic whose Kafka configs become `set` (every
  * key set on the topic, by name): the stored set itself, and every setting
  * a key drives, from `set` or else from the key's default.
  */
-function settingsFor(set: Readonly<Record<string, string>>): Partial<QueueConfig> {
+export function settingsFor(set: Readonly<Record<string, string>>): Partial<QueueConfig> {
   const settings: Partial<QueueConfig> = { topicConfigs: set };
   for (const key of TOPIC_CONFIG_KEYS) {
     if ('toSetting' in key.effect) Object.assign(settings, key.effect.toSetting(set[key.name] ?? key.default));
@@ -467,102 +229,4 @@ function settingsFor(set: Readonly<Record<string, string>>): Partial<QueueConfig
   if (!deletesByRetention(policy)) Object.assign(settings, DELETES_NOTHING);
   settings.compaction = compacts(policy) ? compactionSettings((name) => set[name] ?? BY_NAME.get(name)!.default) : null;
   return settings;
-}
-
-/** The settings for a new set of Kafka configs, after the checks Kafka makes across keys. */
-function checkedSettingsFor(set: Record<string, string>): Partial<QueueConfig> {
-  checkTogether(set);
-  return settingsFor(set);
-}
-
-/** A null value in CreateTopics: Kafka refuses it as a bad config. */
-const nullAtCreation = (name: string) => invalid(`Null value not supported for topic configs: ${name}. Give a value, or leave the config out for its default.`);
-
-/** A null value in AlterConfigs or an IncrementalAlterConfigs SET: Kafka refuses it as a bad request. */
-const nullInAlter = (name: string) =>
-  new TopicConfigError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${name}. Give a value, or delete the config to return it to its default.`);
-
-/** One key's value as given, checked: the normalized value, or a TopicConfigError. */
-function checkedValue(name: string, value: string | null, nullValue: (name: string) => TopicConfigError): string {
-  const key = keyNamed(name);
-  if (value === null) throw nullValue(name);
-  return normalizedValue(key, value);
-}
-
-/** The set a list of entries makes; a key given twice keeps its last value. */
-function setOf(entries: readonly { name: string; value: string | null }[], nullValue: (name: string) => TopicConfigError): Record<string, string> {
-  const set: Record<string, string> = {};
-  for (const { name, value } of entries) set[name] = checkedValue(name, value, nullValue);
-  return set;
-}
-
-/**
- * Configs given at creation (CreateTopics): a key given twice takes its last
- * value, as in Kafka. Throws TopicConfigError.
- */
-export function topicConfigFromEntries(entries: readonly { name: string; value: string | null }[]): Partial<QueueConfig> {
-  return checkedSettingsFor(setOf(entries, nullAtCreation));
-}
-
-/**
- * AlterConfigs: the given configs replace the topic's whole set, so every
- * key not listed returns to its default, as in Kafka; a key given twice is
- * refused, as Kafka does here.
- */
-export function replacedTopicConfig(entries: readonly { name: string; value: string | null }[]): Partial<QueueConfig> {
-  refuseDuplicates(entries.map((e) => e.name));
-  return checkedSettingsFor(setOf(entries, nullInAlter));
-}
-
-export interface ConfigChange {
-  name: string;
-  configOperation: number;
-  value: string | null;
-}
-
-/** APPEND and SUBTRACT on a list key, starting from its current value (its default when unset), as Kafka does. */
-function changedList(key: TopicConfigKey, current: QueueConfig, change: ConfigChange): string {
-  if (key.type !== LIST) {
-    const verb = change.configOperation === ConfigOperation.APPEND ? 'APPEND' : 'SUBTRACT';
-    throw invalid(`Can't ${verb} to key ${key.name} because its type is not LIST.`);
-  }
-  const now = parseList(currentValue(key, current).value);
-  const given = parseList(change.value ?? '');
-  const next = change.configOperation === ConfigOperation.APPEND ? [...now, ...given.filter((v) => !now.includes(v))] : now.filter((v) => !given.includes(v));
-  return next.join(',');
-}
-
-/**
- * IncrementalAlterConfigs: SET a value, DELETE back to the default (a name
- * that is no config deletes nothing, as in Kafka), APPEND to or SUBTRACT
- * from a list key.
- */
-export function incrementalTopicConfig(current: QueueConfig, changes: readonly ConfigChange[]): Partial<QueueConfig> {
-  refuseDuplicates(changes.map((c) => c.name));
-  const set: Record<string, string> = { ...current.topicConfigs };
-  for (const change of changes) {
-    switch (change.configOperation) {
-      case ConfigOperation.SET:
-        set[change.name] = checkedValue(change.name, change.value, nullInAlter);
-        break;
-      case ConfigOperation.DELETE:
-        delete set[change.name];
-        break;
-      case ConfigOperation.APPEND:
-      case ConfigOperation.SUBTRACT: {
-        const key = keyNamed(change.name);
-        set[change.name] = normalizedValue(key, changedList(key, current, change));
-        break;
-      }
-      default:
-        throw new TopicConfigError(ErrorCode.INVALID_REQUEST, `Unknown config operation ${change.configOperation} for ${change.name}; use 0 (SET), 1 (DELETE), 2 (APPEND) or 3 (SUBTRACT).`);
-    }
-  }
-  return checkedSettingsFor(set);
-}
-
-/** The Kafka code and message for an error from this module; anything else is rethrown. */
-export function topicConfigErrorOf(e: unknown): { errorCode: number; errorMessage: string } {
-  if (e instanceof TopicConfigError) return { errorCode: e.errorCode, errorMessage: e.message };
-  throw e;
 }
