@@ -56,11 +56,6 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.coordinator = this.groups.coordinator;
   }
 
-  /** Holds the group's lease before a group call is answered (./coordination/leased-groups.ts). */
-  private own(group: string, reachable: readonly string[] | null = null) {
-    return this.groups.own(group, reachable);
-  }
-
   /** The engine, while the core is open. */
   private open(): E {
     if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');
@@ -346,25 +341,25 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── Consumer groups: the coordinator (./groups), offsets in the engine ────
 
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
     return this.coordinator.join(req, options?.signal);
   }
 
   async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return syncError(held.error);
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, members: [] };
     return this.coordinator.leave(req);
   }
@@ -380,7 +375,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         const taken = await this.coordination.take('transaction', key, reachable);
         coordinators.push({ key, owner: taken.held ? node : taken.owner });
       } else {
-        const held = await this.own(key, reachable);
+        const held = await this.groups.own(key, reachable);
         coordinators.push({ key, owner: 'error' in held ? held.owner ?? null : node });
       }
     }
@@ -389,7 +384,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async describeGroups(req: { groups: string[] }) {
     const elsewhere = new Set<string>();
-    for (const group of req.groups) if ('error' in (await this.own(group))) elsewhere.add(group);
+    for (const group of req.groups) if ('error' in (await this.groups.own(group))) elsewhere.add(group);
     const described: GroupDescription[] = this.coordinator
       .describe(req.groups)
       .map((d) => (elsewhere.has(d.group) ? { ...d, error: 'not_coordinator' as const } : d));
@@ -420,7 +415,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const withOffsets = await this.groupsWithOffsets();
     const results: { group: string; error: GroupError | null }[] = [];
     for (const group of req.groups) {
-      if ('error' in (await this.own(group))) {
+      if ('error' in (await this.groups.own(group))) {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
@@ -443,7 +438,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
     const error = this.coordinator.checkCommit(req);
     if (error) return { error };
@@ -465,7 +460,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async deleteGroupOffsets(req: Parameters<Core['deleteGroupOffsets']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = await this.groupsWithOffsets();
     if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
