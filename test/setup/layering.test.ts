@@ -14,7 +14,8 @@
  * - The gateway reaches the core only through src/core/index.ts, the core's
  *   one front door; its engines, rules and coordinator stay behind it. Every
  *   other room reaches the core through its interface files (index.ts,
- *   core.ts, errors.ts) and nothing deeper.
+ *   core.ts, errors.ts) and nothing deeper; core.ts itself, the interface,
+ *   imports nothing but the group types it extends.
  * - A handler imports no other handler: what two handlers share lives in a
  *   room of the gateway (topics.ts, config-resources.ts, ...), not in one of them.
  * - src/client (Queen's HTTP client) takes only types from the core.
@@ -141,6 +142,10 @@ describe('the layering, read from the source tree', () => {
   it('outside the core, only its interface files are imported (never an engine, a rule or a coordinator)', () => {
     const face = ['src/core/index.ts', 'src/core/core.ts', 'src/core/errors.ts'];
     expect(violations((e) => !within(e.from, 'src/core') && within(e.to, 'src/core') && !face.includes(e.to))).toEqual([]);
+  });
+
+  it('the Core interface (core.ts) is plain data of its own: it imports only the group types it extends, never a rule or an engine', () => {
+    expect(violations((e) => e.from === 'src/core/core.ts' && e.to !== 'src/core/groups/types.ts')).toEqual([]);
   });
 
   it('a handler imports no other handler', () => {
