@@ -40,7 +40,7 @@
  *   mechanisms and sessions for the SASL ones (see src/gateway/sasl/settings.ts).
  *
  * - `authorization`: ACLs, `{ enabled, superUsers, allowEveryoneIfNoAclFound,
- *   refreshMs }` (src/gateway/authorizer.ts); off by default. `quotas`:
+ *   refreshMs }` (src/access/authorizer.ts); off by default. `quotas`:
  *   `{ refreshMs, windowMs, samples }` for client quotas (src/gateway/quotas.ts).
  *   `http.auth`: `{ tokensFile, basic }` puts the HTTP API behind credentials
  *   and the same ACLs (src/http/access.ts).
@@ -64,18 +64,18 @@ import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/sett
 import { GatewayServer, type BoundListener } from './gateway/server.js';
 import type { ServerLimits } from './gateway/limits.js';
 import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
-import type { AuthorizationSettings } from './gateway/authorizer.js';
+import type { AuthorizationSettings } from './access/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 import { derivedNodeId } from './cluster/leadership.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
-import type { RedisConnection } from './cluster/redis.js';
+import type { RedisConnection } from './redis/redis.js';
 
 export type { Core, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, type GatewayOptions } from './gateway/server.js';
 export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
-export type { AuthorizationSettings } from './gateway/authorizer.js';
+export type { AuthorizationSettings } from './access/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
 export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
 export type { SaslOptions } from './gateway/sasl/settings.js';
@@ -338,7 +338,7 @@ async function joinCluster(
   const nodeId = options.nodeId ?? derivedNodeId(host, port);
   const keyPrefix = cluster.keyPrefix ?? DEFAULT_KEY_PREFIX;
   // Loaded only by a cluster member, so a gateway alone never loads the Redis client.
-  const { openRedis } = await import('./cluster/redis.js');
+  const { openRedis } = await import('./redis/redis.js');
   const connection = await openRedis(cluster.redisUrl, 'registry', log);
   try {
     const clusterId = await RedisMembership.clusterId(connection, keyPrefix, settings.clusterId, options.clusterId !== undefined, log);

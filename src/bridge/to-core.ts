@@ -19,8 +19,7 @@ import type { Logger } from 'pino';
 import type { AppendAtPartition, Core } from '../core/core.js';
 import { CoreError } from '../core/errors.js';
 import type { CompressionCodec } from '../../protocol/records/compression.js';
-import { KAFKA_QUEUE_CONFIG } from '../gateway/topics.js';
-import { topicConfigFromEntries, TopicConfigError } from '../gateway/topic-configs.js';
+import { KAFKA_QUEUE_CONFIG, topicConfigFromEntries, TopicConfigError } from '../topic-configs/index.js';
 import { encodeCopy } from './copy-batches.js';
 import { COMMIT_METADATA, type BridgeTarget, type GroupCopied, type PartitionWrite, type PartitionWritten, type SourceGroupOffset } from './target.js';
 

@@ -5,13 +5,12 @@
  * happens before anything starts; a bad value is one sentence saying what to
  * fix, raised as a ConfigError.
  */
-import { defaultMemoryLimitBytes } from '../core/engines/memory/store.js';
-import { ENGINE_NAMES, ENGINES } from '../core/engines/registry.js';
+import { defaultMemoryLimitBytes, ENGINE_NAMES, ENGINES } from '../core/index.js';
 import { parseRpcAddress } from '../rpc/address.js';
 import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
 import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
 import { CLIENT_AUTH_MODES } from '../tls/credentials.js';
-import { redisUrlProblem } from '../cluster/redis-url.js';
+import { redisUrlProblem } from '../redis/redis-url.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -91,7 +90,7 @@ export const SETTINGS = [
   { flag: 'rpc-tls-ca-file', kind: { type: 'string' }, help: "core and gateway: PEM CA certificates the other side's certificate must chain to; with the three TLS files the secret is optional, with both a gateway must pass both" },
   { flag: 'rpc-handshake-timeout-ms', kind: { type: 'int', min: 100, max: 600_000 }, default: 5_000, help: 'core: a connection must finish the RPC handshake (TLS and the secret) within this long, or it is closed and logged' },
   { flag: 'rpc-max-unauthenticated', kind: { type: 'int', min: 1, max: 100_000 }, default: 64, help: 'core: connections still in their RPC handshake at once; more are closed at once (logged)' },
-  // ACLs and client quotas (src/gateway/authorizer.ts, src/gateway/quotas.ts); both are stored in the core.
+  // ACLs and client quotas (src/access/authorizer.ts, src/gateway/quotas.ts); both are stored in the core.
   { flag: 'authorizer', kind: { type: 'bool' }, default: false, help: "check Kafka ACLs on every request, as Kafka's StandardAuthorizer (off: every client may do everything)" },
   { flag: 'super-users', kind: { type: 'string' }, help: 'principals allowed everything with --authorizer, separated by ";" as in Kafka\'s super.users, e.g. "User:admin;User:ops"' },
   { flag: 'allow-everyone-if-no-acl-found', kind: { type: 'bool' }, default: false, help: "with --authorizer, allow everyone on a resource no ACL covers (Kafka's allow.everyone.if.no.acl.found)" },

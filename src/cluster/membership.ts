@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RedisConnection } from './redis.js';
+import type { RedisConnection } from '../redis/redis.js';
 
 /**
  * The gateways of one cluster, as every gateway sees them: each registers

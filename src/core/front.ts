@@ -1,8 +1,9 @@
 import type { CallOptions, CommittedOffset, Core, PartitionRef } from './core.js';
 import type { Engine } from './engine.js';
 import { CoreError, isCoreError } from './errors.js';
-import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
-import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
+import { LeasedGroups } from './coordination/leased-groups.js';
+import { LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } from './groups/coordinator.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
@@ -33,11 +34,13 @@ const MAX_PREFIX_LIMIT = 10_000;
  * holding the group's lease, which it takes when the lease is free or ran
  * out (loading the group's stored membership); the others answer
  * not_coordinator, and the client asks FindCoordinator again, as with Kafka.
+ * ./coordination/leased-groups.ts ties the coordinator to its leases; this
+ * front only asks it.
  */
 export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
   private readonly coordination: CoordinationStore;
-  private readonly leases: GroupLeases;
+  private readonly groups: LeasedGroups;
   /** Whether the engine is shared (commits carry their lease to be checked). */
   private readonly shared: boolean;
   private closed = false;
@@ -49,44 +52,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   ) {
     this.shared = engine.coordination !== undefined;
     this.coordination = engine.coordination ?? new LocalCoordination();
-    const store = this.shared
-      ? {
-          save: (group: string, stored: Parameters<CoordinationStore['saveGroup']>[2]) => {
-            const epoch = this.leases.epochOf(group);
-            if (epoch === null) return Promise.resolve(false);
-            return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
-              if (!owned) this.leases.forget(group);
-              return owned;
-            });
-          },
-        }
-      : null;
-    this.coordinator = new GroupCoordinator(coordinatorOptions, store);
-    this.leases = new GroupLeases(this.coordination, {
-      active: () => this.coordinator.activeGroups(),
-      lost: (group) => this.coordinator.drop(group),
-    });
-  }
-
-  /**
-   * Holds the group's lease before a group call is answered (loading the
-   * group when the lease is newly this node's). An id the coordinator will
-   * refuse anyway (empty) takes no lease.
-   */
-  private async own(group: string, reachable: readonly string[] | null = null): Promise<Held & { owner?: string }> {
-    if (typeof group !== 'string' || group === '') return { epoch: 0 };
-    let hold;
-    try {
-      hold = await this.leases.hold(group, reachable, async () => {
-        const stored = await this.coordination.loadGroup(group);
-        if (stored) this.coordinator.restore(group, stored);
-      });
-    } catch (e) {
-      // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
-      if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
-      throw e;
-    }
-    return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
+    this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions);
+    this.coordinator = this.groups.coordinator;
   }
 
   /** The engine, while the core is open. */
@@ -374,25 +341,25 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── Consumer groups: the coordinator (./groups), offsets in the engine ────
 
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
     return this.coordinator.join(req, options?.signal);
   }
 
   async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return syncError(held.error);
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, members: [] };
     return this.coordinator.leave(req);
   }
@@ -408,7 +375,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         const taken = await this.coordination.take('transaction', key, reachable);
         coordinators.push({ key, owner: taken.held ? node : taken.owner });
       } else {
-        const held = await this.own(key, reachable);
+        const held = await this.groups.own(key, reachable);
         coordinators.push({ key, owner: 'error' in held ? held.owner ?? null : node });
       }
     }
@@ -417,7 +384,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async describeGroups(req: { groups: string[] }) {
     const elsewhere = new Set<string>();
-    for (const group of req.groups) if ('error' in (await this.own(group))) elsewhere.add(group);
+    for (const group of req.groups) if ('error' in (await this.groups.own(group))) elsewhere.add(group);
     const described: GroupDescription[] = this.coordinator
       .describe(req.groups)
       .map((d) => (elsewhere.has(d.group) ? { ...d, error: 'not_coordinator' as const } : d));
@@ -448,7 +415,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const withOffsets = await this.groupsWithOffsets();
     const results: { group: string; error: GroupError | null }[] = [];
     for (const group of req.groups) {
-      if ('error' in (await this.own(group))) {
+      if ('error' in (await this.groups.own(group))) {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
@@ -464,14 +431,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
       await this.coordination.deleteGroup(group);
-      await this.leases.release(group);
+      await this.groups.release(group);
       results.push({ group, error: null });
     }
     return { groups: results };
   }
 
   async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
     const error = this.coordinator.checkCommit(req);
     if (error) return { error };
@@ -484,8 +451,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     } catch (e) {
       // Another node took the group while this one decided: the commit is refused whole, as Kafka's stale coordinator's would be.
       if (isCoreError(e) && e.code === 'not_coordinator') {
-        this.leases.forget(req.group);
-        this.coordinator.drop(req.group);
+        this.groups.lost(req.group);
         return { error: 'not_coordinator' as const };
       }
       throw e;
@@ -494,7 +460,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async deleteGroupOffsets(req: Parameters<Core['deleteGroupOffsets']>[0]) {
-    const held = await this.own(req?.group);
+    const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = await this.groupsWithOffsets();
     if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
@@ -517,13 +483,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.leases.close();
-    this.coordinator.close();
+    this.groups.close();
     await this.engine.close();
   }
 }
-
-type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available' };
 
 /** A commit's fence: the lease (owner, epoch) its group coordinator decided under. */
 function checkFence(fence: unknown): { owner: string; epoch: number } {

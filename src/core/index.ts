@@ -12,7 +12,7 @@ export * from './core.js';
 export type { Engine } from './engine.js';
 export { CoreFront } from './front.js';
 export { CoreError, isCoreError, type CoreErrorCode } from './errors.js';
-export { ENGINE_NAMES, ENGINES, type EngineName, type EngineOptions } from './engines/registry.js';
+export { defaultMemoryLimitBytes, ENGINE_NAMES, ENGINES, type EngineName, type EngineOptions } from './engines/registry.js';
 export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
 export type * from './groups/types.js';
 
@@ -30,10 +30,15 @@ export async function openCore(options: OpenCoreOptions): Promise<Core> {
 
 // The core's own rules that its front ends apply to their input before they
 // call it (a topic name, an ACL binding, a quota change, SCRAM limits), so one
-// rule judges it on both sides of the call. Front ends take them from here,
-// never from ./rules/ (test/setup/layering.test.ts holds them to that).
+// rule judges it on both sides of the call, and the native records' decoding
+// (the core encodes a native push into a batch; native readers decode it).
+// Front ends take them from here, never from ./rules/
+// (test/setup/layering.test.ts holds them to that).
 export { MAX_PARTITIONS } from './rules/arguments.js';
-export { validateQueueName } from './rules/names.js';
+export { DEFAULT_PARTITION_NAME, validateQueueName } from './rules/names.js';
+export { MAX_POP_BATCH } from './rules/leases.js';
+export { DEFAULT_APPEND_LIMITS, storedBatchLimit } from './rules/batches.js';
+export { decodeStoredBatch, toQueenMessage, type DecodedRecord } from './rules/native-records.js';
 export { checkAclBinding, checkAclFilters, filterMatches, patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from './rules/acls.js';
 export { checkQuotaAlterations, quotaEntityKey } from './rules/quotas.js';
-export { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, SCRAM_MECHANISMS } from './rules/scram-credentials.js';
+export { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from './rules/scram-credentials.js';

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { type AclBinding, type AclBindingFilter, checkAclBinding, checkAclFilters, isCoreError } from '../core/index.js';
-import { CLUSTER_NAME, nameOfCode, OPERATION_CODES, PATTERN_TYPE_CODES, PERMISSION_CODES, RESOURCE_TYPE_CODES } from './acl-operations.js';
+import { CLUSTER_NAME, nameOfCode, OPERATION_CODES, PATTERN_TYPE_CODES, PERMISSION_CODES, RESOURCE_TYPE_CODES } from '../access/acl-operations.js';
 import type { HandlerContext } from './handler.js';
 
 /**

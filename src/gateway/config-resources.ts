@@ -6,10 +6,10 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import type { QueueConfig } from '../core/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from './acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../access/acl-operations.js';
 import type { HandlerContext } from './handler.js';
 import { kafkaErrorOf, NONE } from './kafka-errors.js';
-import { ResourceType, topicConfigErrorOf } from './topic-configs.js';
+import { ResourceType, topicConfigErrorOf } from '../topic-configs/index.js';
 import { repeatedNames, topicNameProblem } from './topics.js';
 
 export interface AlterableResource<Entry> {

@@ -10,7 +10,7 @@ import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { type CoreErrorCode, isCoreError, type Core } from '../core/index.js';
-import type { Authorizer } from './authorizer.js';
+import type { Authorizer } from '../access/authorizer.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
 import type { ServerLimits } from './limits.js';
 import type { SecurityProtocol } from './listeners.js';

@@ -4,7 +4,7 @@ import type { RequestHeader } from '../../protocol/headers.js';
 import type { ApiDef } from '../../protocol/schema/definition.js';
 import type { ClusterView } from '../cluster/membership.js';
 import type { Core } from '../core/index.js';
-import type { Access, Authorizer } from './authorizer.js';
+import type { Access, Authorizer } from '../access/authorizer.js';
 import type { QuotaManager, RequestQuota } from './quotas.js';
 import type { SecurityProtocol } from './listeners.js';
 import type { SaslAuthenticator } from './sasl/authenticator.js';
@@ -87,7 +87,7 @@ export interface HandlerContext {
   shared: Map<string, unknown>;
   /** Every API this gateway serves, from the handler registry (what ApiVersions answers). */
   apis: readonly AdvertisedApi[];
-  /** What this request's principal may do: `if (!ctx.access.allows('WRITE', 'TOPIC', name))` (authorizer.ts). */
+  /** What this request's principal may do: `if (!ctx.access.allows('WRITE', 'TOPIC', name))` (src/access/authorizer.ts). */
   access: Access;
   /** The gateway's authorizer: the ACL APIs refresh it after a change. */
   authorizer: Authorizer;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type ClientQuotaEntry, type Core, type QuotaEntity, quotaEntityKey, type QuotaKey } from '../core/index.js';
-import { CoreRefresh } from './core-refresh.js';
+import { CoreRefresh } from '../access/core-refresh.js';
 
 /**
  * Client quotas as Kafka's broker applies them: produce bytes/s and fetch

@@ -3,7 +3,7 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import type { Logger } from 'pino';
 import type { ClusterView } from '../cluster/membership.js';
 import type { Core } from '../core/index.js';
-import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from './authorizer.js';
+import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from '../access/authorizer.js';
 import { Connection, type GatewayRuntime, type ListenerRuntime } from './connection.js';
 import { checkLimits, DEFAULT_LIMITS, type ServerLimits } from './limits.js';
 import type { ApiHandler, GatewaySettings } from './handler.js';
@@ -30,7 +30,7 @@ export interface GatewayOptions {
   log: Logger;
   /** Defaults to every handler in ./handlers/index.ts. */
   handlers?: readonly ApiHandler[];
-  /** ACLs (authorizer.ts); off by default. */
+  /** ACLs (src/access/authorizer.ts); off by default. */
   authorization?: Partial<AuthorizationSettings>;
   /** Client quotas' refresh and measuring windows (quotas.ts). */
   quotas?: Partial<QuotaSettings>;

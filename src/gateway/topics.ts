@@ -1,4 +1,5 @@
-import { isCoreError, type QueueConfig, type QueueInfo, validateQueueName } from '../core/index.js';
+import { isCoreError, type QueueInfo, validateQueueName } from '../core/index.js';
+import { KAFKA_QUEUE_CONFIG } from '../topic-configs/index.js';
 import type { HandlerContext } from './handler.js';
 
 /**
@@ -9,13 +10,6 @@ import type { HandlerContext } from './handler.js';
 
 /** The all-zero UUID Kafka sends when a request names topics rather than ids. */
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/**
- * Queues the gateway creates (auto-create, CreateTopics) turn the native dedup
- * window off: a Kafka record has no transaction id, so the check could only
- * answer no; the idempotent producer's sequence numbers do that job.
- */
-export const KAFKA_QUEUE_CONFIG: Readonly<Partial<QueueConfig>> = Object.freeze({ dedupWindowSeconds: 0, fixedPartitionCount: true });
 
 /** Why a topic name breaks Kafka's rule (1-249 of `[A-Za-z0-9._-]`, not "." or ".."), or null when it is fine. */
 export function topicNameProblem(name: string | null | undefined): string | null {

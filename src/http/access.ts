@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AclOperation, AclResourceType } from '../core/core.js';
-import type { Authorizer } from '../gateway/authorizer.js';
+import { CLUSTER_NAME } from '../access/acl-operations.js';
+import type { Authorizer } from '../access/authorizer.js';
 import { HttpError } from './errors.js';
 import { parsePartitionId } from './partition-ids.js';
 
@@ -37,8 +38,7 @@ export interface HttpAccessOptions {
 
 type Need = { operation: AclOperation; type: AclResourceType; name: string };
 
-const CLUSTER = 'kafka-cluster';
-const cluster = (operation: AclOperation): Need => ({ operation, type: 'CLUSTER', name: CLUSTER });
+const cluster = (operation: AclOperation): Need => ({ operation, type: 'CLUSTER', name: CLUSTER_NAME });
 const topic = (operation: AclOperation, name: unknown): Need[] => (typeof name === 'string' ? [{ operation, type: 'TOPIC', name }] : []);
 const group = (name: unknown): Need[] => (typeof name === 'string' && name !== '' ? [{ operation: 'READ', type: 'GROUP', name }] : []);
 

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation, TransactionResult } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
-import { MAX_POP_BATCH } from '../core/rules/leases.js';
-import { DEFAULT_APPEND_LIMITS, storedBatchLimit } from '../core/rules/batches.js';
-import { decodeStoredBatch, toQueenMessage, type DecodedRecord } from '../core/rules/native-records.js';
+import { decodeStoredBatch, DEFAULT_APPEND_LIMITS, MAX_POP_BATCH, storedBatchLimit, toQueenMessage, type DecodedRecord } from '../core/index.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { iso } from './answers.js';
 import { HttpError } from './errors.js';

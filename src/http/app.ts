@@ -14,6 +14,7 @@ import { HttpMetrics } from '../metrics/registry.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
+import { registerConsumerGroupRoutes } from './routes/consumer-groups.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerNotBuiltRoutes } from './routes/not-built.js';
 import { registerOperationsRoutes } from './routes/operations.js';
@@ -84,6 +85,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerTransactionRoutes(context);
   registerKvRoutes(context);
   registerQueueRoutes(context);
+  registerConsumerGroupRoutes(context);
   registerOperationsRoutes(context);
   registerNotBuiltRoutes(context);
   await app.ready();

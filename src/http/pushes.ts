@@ -1,5 +1,5 @@
 import type { Core, PushItem, PushResult } from '../core/core.js';
-import { DEFAULT_PARTITION_NAME } from '../core/rules/names.js';
+import { DEFAULT_PARTITION_NAME } from '../core/index.js';
 import { isCoreError } from '../core/errors.js';
 
 /**

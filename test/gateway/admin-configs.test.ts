@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/api-keys.js';
 import type { Message } from '../../protocol/codec/compile.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { TOPIC_CONFIG_KEYS } from '../../src/gateway/topic-configs.js';
+import { TOPIC_CONFIG_KEYS } from '../../src/topic-configs/index.js';
 import { configNamed, DEFAULT_PARTITIONS, failureTypes, NODE_ID, startAdminHarness, type AdminHarness } from './admin-support.js';
 
 const TOPIC = ConfigResourceTypes.TOPIC;

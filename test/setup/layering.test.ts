@@ -2,11 +2,20 @@
  * The layering DESIGN.md draws, read from the source tree, so it stays true
  * as files are added: data flows down and nothing imports upward.
  *
+ * - Every room imports only the rooms ROOMS below allows it: the one table
+ *   where the layering is read. In particular the front doors (gateway, HTTP
+ *   API, bridge) never import one another, only the composition roots
+ *   (src/cli, src/index.ts) import several of them, the core imports no front
+ *   door and no cluster code, and the shared rooms below the front doors
+ *   (topic-configs, access, redis, metrics, tls, ids) import no front door.
  * - protocol/ (the wire format) imports nothing from src/.
  * - The core knows no front end: src/core imports nothing from the gateway,
  *   the RPC, the HTTP API, the bridge, the CLI or the client.
  * - The gateway reaches the core only through src/core/index.ts, the core's
- *   one front door; its engines, rules and coordinator stay behind it.
+ *   one front door; its engines, rules and coordinator stay behind it. Every
+ *   other room reaches the core through its interface files (index.ts,
+ *   core.ts, errors.ts) and nothing deeper; core.ts itself, the interface,
+ *   imports nothing but the group types it extends.
  * - A handler imports no other handler: what two handlers share lives in a
  *   room of the gateway (topics.ts, config-resources.ts, ...), not in one of them.
  * - src/client (Queen's HTTP client) takes only types from the core.
@@ -56,6 +65,42 @@ function violations(rule: (edge: Edge) => boolean): string[] {
 }
 
 const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** The doors requests come in by; each is a room of its own, and none reaches into another. */
+const FRONT_DOORS = ['src/gateway', 'src/http', 'src/bridge'];
+/** The composition roots: the only rooms that put several front doors together. */
+const COMPOSITION_ROOTS = ['src/cli', 'src/index.ts'];
+
+/**
+ * Room -> the rooms it may import (its own files always). A room is a folder
+ * of src/ (or src/index.ts, or protocol/); a new folder needs a row here
+ * before it builds, so where it sits is decided once, in this table.
+ */
+const ROOMS: Readonly<Record<string, readonly string[]>> = {
+  protocol: [],
+  'src/ids': [],
+  'src/tls': [],
+  'src/redis': [],
+  'src/core': ['protocol', 'src/ids', 'src/redis'],
+  'src/rpc': ['protocol', 'src/core', 'src/tls'],
+  'src/cluster': ['src/redis'],
+  'src/metrics': ['protocol', 'src/core'],
+  'src/topic-configs': ['protocol', 'src/core'],
+  'src/access': ['protocol', 'src/core'],
+  'src/client': ['src/core', 'src/ids'],
+  'src/gateway': ['protocol', 'src/core', 'src/cluster', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access'],
+  'src/http': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access'],
+  'src/bridge': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/metrics', 'src/topic-configs'],
+  'src/index.ts': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access', 'src/client', 'src/gateway', 'src/http', 'src/bridge'],
+  'src/cli': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access', 'src/index.ts', 'src/gateway', 'src/http', 'src/bridge'],
+};
+
+/** The room a file is in: protocol/, src/index.ts, or the folder of src/ it sits in. */
+function roomOf(path: string): string {
+  if (within(path, 'protocol')) return 'protocol';
+  const [, folder, rest] = path.split('/');
+  return rest === undefined ? path : `src/${folder}`;
+}
 const isHandler = (path: string) => within(path, 'src/gateway/handlers') && path !== 'src/gateway/handlers/index.ts';
 
 describe('the layering, read from the source tree', () => {
@@ -63,6 +108,22 @@ describe('the layering, read from the source tree', () => {
     expect(FILES.length).toBeGreaterThan(100);
     expect(EDGES.some((e) => e.from === 'src/gateway/server.ts' && e.to === 'src/gateway/connection.ts')).toBe(true);
     expect(EDGES.some((e) => e.from === 'src/core/index.ts' && e.to === 'src/core/engines/postgres/index.ts')).toBe(false); // a specifier in a variable, on purpose
+  });
+
+  it('every room of src/ has a row in the table of rooms', () => {
+    expect([...new Set(FILES.map(roomOf))].filter((room) => !(room in ROOMS)).sort()).toEqual([]);
+  });
+
+  it('the table keeps the front doors apart: only the composition roots list another front door, and only they list several', () => {
+    const listing = Object.entries(ROOMS)
+      .filter(([room, allowed]) => !COMPOSITION_ROOTS.includes(room) && allowed.some((to) => FRONT_DOORS.includes(to)))
+      .map(([room]) => room);
+    expect(listing).toEqual([]);
+    expect(ROOMS['src/core']).not.toContain('src/cluster');
+  });
+
+  it('each room imports only the rooms the table allows it', () => {
+    expect(violations((e) => roomOf(e.from) !== roomOf(e.to) && !(ROOMS[roomOf(e.from)] ?? []).includes(roomOf(e.to)))).toEqual([]);
   });
 
   it('protocol/ imports nothing from src/', () => {
@@ -76,6 +137,15 @@ describe('the layering, read from the source tree', () => {
 
   it('the gateway reaches the core only through src/core/index.ts', () => {
     expect(violations((e) => within(e.from, 'src/gateway') && within(e.to, 'src/core') && e.to !== 'src/core/index.ts')).toEqual([]);
+  });
+
+  it('outside the core, only its interface files are imported (never an engine, a rule or a coordinator)', () => {
+    const face = ['src/core/index.ts', 'src/core/core.ts', 'src/core/errors.ts'];
+    expect(violations((e) => !within(e.from, 'src/core') && within(e.to, 'src/core') && !face.includes(e.to))).toEqual([]);
+  });
+
+  it('the Core interface (core.ts) is plain data of its own: it imports only the group types it extends, never a rule or an engine', () => {
+    expect(violations((e) => e.from === 'src/core/core.ts' && e.to !== 'src/core/groups/types.ts')).toEqual([]);
   });
 
   it('a handler imports no other handler', () => {

@@ -5,9 +5,12 @@
  * `EngineName` type and openCore() all read this table.
  *
  * Each engine is imported only when opened, so the embedded default never
- * loads a database driver.
+ * loads a database driver; what the CLI needs before that (an engine's
+ * defaults for its flags) is exported here from small files of its own.
  */
 import type { Engine } from '../engine.js';
+
+export { defaultMemoryLimitBytes } from './memory/limits.js';
 
 /** Options every engine receives; each takes the ones it knows and ignores the rest. */
 export interface EngineOptions {

@@ -6,13 +6,12 @@
  * the salted password is stored: StoredKey verifies a client's proof without
  * being able to produce one.
  *
- * Both engines check requests with the same rules, here.
+ * Both engines check requests with the same rules, here; the types are the
+ * Core interface's (../core.ts).
  */
+import { SCRAM_MECHANISMS, type AlterScramCredentialsRequest, type ScramCredential, type ScramCredentialRef, type ScramMechanism } from '../core.js';
 import { CoreError } from '../errors.js';
 import { requireArray, requireInteger } from './arguments.js';
-
-export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
-export type ScramMechanism = (typeof SCRAM_MECHANISMS)[number];
 
 /** Kafka's bounds on a credential's iteration count. */
 export const MIN_SCRAM_ITERATIONS = 4096;
@@ -21,35 +20,6 @@ export const MAX_SCRAM_ITERATIONS = 16384;
 const MAX_USER_BYTES = 1024;
 
 export const SCRAM_KEY_BYTES: Readonly<Record<ScramMechanism, number>> = { 'SCRAM-SHA-256': 32, 'SCRAM-SHA-512': 64 };
-
-export interface ScramCredential {
-  user: string;
-  mechanism: ScramMechanism;
-  iterations: number;
-  salt: Buffer;
-  storedKey: Buffer;
-  serverKey: Buffer;
-}
-
-export interface ScramCredentialRef {
-  user: string;
-  mechanism: ScramMechanism;
-}
-
-export interface ScramUser {
-  user: string;
-  credentials: Array<{ mechanism: ScramMechanism; iterations: number }>;
-}
-
-export interface AlterScramCredentialsRequest {
-  deletions: ScramCredentialRef[];
-  upsertions: ScramCredential[];
-}
-
-/** Per deletion then per upsertion, in request order: null, or why nothing was done for it. */
-export interface AlterScramCredentialsResult {
-  results: Array<{ user: string; mechanism: ScramMechanism; error: 'not_found' | null }>;
-}
 
 export function validateScramUser(value: unknown): string {
   if (typeof value !== 'string' || value === '') throw new CoreError('invalid_argument', 'A SCRAM user name must be a non-empty string.');

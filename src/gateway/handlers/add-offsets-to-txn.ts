@@ -7,7 +7,7 @@
 // ACLs: WRITE on the transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
 // and READ on the group (else GROUP_AUTHORIZATION_FAILED), as Kafka's.
 import { AddOffsetsToTxn } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';

@@ -22,7 +22,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AddPartitionsToTxn } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import type { AddPartitionsToTxnResult, PartitionRef } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { coreErrorCode, NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';

@@ -15,7 +15,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterClientQuotas } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { type AlterClientQuotasRequest, checkQuotaAlterations, isCoreError } from '../../core/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { entityFromWire } from '../quota-entities.js';

@@ -4,7 +4,7 @@
 // per-resource loop in ../config-resources.ts.)
 //
 // Choices:
-// - Keys and values go through ../topic-configs.ts: every Kafka topic
+// - Keys and values go through src/topic-configs/: every Kafka topic
 //   config, with Kafka's validation. Unknown keys and bad values answer
 //   INVALID_CONFIG naming the key; a null value or a
 //   key given twice, INVALID_REQUEST; nothing changes for that resource.
@@ -22,7 +22,7 @@
 import { AlterConfigs } from '../../../protocol/messages/index.js';
 import { alterResources } from '../config-resources.js';
 import type { ApiHandler } from '../handler.js';
-import { replacedTopicConfig } from '../topic-configs.js';
+import { replacedTopicConfig } from '../../topic-configs/index.js';
 
 export const alterConfigs: ApiHandler<typeof AlterConfigs> = {
   api: AlterConfigs,

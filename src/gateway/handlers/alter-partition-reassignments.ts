@@ -18,7 +18,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterPartitionReassignments } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { listedBrokers } from '../brokers.js';

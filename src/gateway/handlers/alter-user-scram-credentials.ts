@@ -16,7 +16,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { AlterUserScramCredentials } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramCredentialRef, type ScramMechanism } from '../../core/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramKeysFromSaltedPassword } from '../sasl/scram.js';

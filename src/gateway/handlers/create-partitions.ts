@@ -18,7 +18,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreatePartitions } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { MAX_PARTITIONS } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { listedBrokers } from '../brokers.js';

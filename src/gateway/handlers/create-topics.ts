@@ -15,7 +15,7 @@
 // - Manual assignments are taken when they name only this gateway's node id
 //   (../replica-assignments.ts); NumPartitions and ReplicationFactor must
 //   then be -1 (INVALID_REQUEST otherwise), as in Kafka.
-// - Configs go through ../topic-configs.ts: every Kafka topic key; unknown
+// - Configs go through src/topic-configs/: every Kafka topic key; unknown
 //   keys and bad values answer INVALID_CONFIG.
 // - ValidateOnly (v1+) checks everything, including that the topic does not
 //   exist yet, and creates nothing.
@@ -32,13 +32,13 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { CreateTopics } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DEFAULT_QUEUE_CONFIG, MAX_PARTITIONS, type QueueConfig, type QueueInfo } from '../../core/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { listedBrokers } from '../brokers.js';
 import { checkNewTopicAssignments, ReplicaAssignmentError } from '../replica-assignments.js';
-import { describeTopicConfig, topicConfigErrorOf, topicConfigFromEntries } from '../topic-configs.js';
-import { describeTopics, KAFKA_QUEUE_CONFIG, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
+import { describeTopicConfig, KAFKA_QUEUE_CONFIG, topicConfigErrorOf, topicConfigFromEntries } from '../../topic-configs/index.js';
+import { describeTopics, repeatedNames, topicNameProblem, ZERO_UUID } from '../topics.js';
 
 type CreatableTopic = RequestOf<typeof CreateTopics>['topics'][number];
 

@@ -17,7 +17,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteRecords } from '../../../protocol/messages/index.js';
 import { isCoreError } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';

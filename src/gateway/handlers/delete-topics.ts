@@ -17,7 +17,7 @@
 // and answers the topic id; error messages from v5.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DeleteTopics } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { forgetTopicIds, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';

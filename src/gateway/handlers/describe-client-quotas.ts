@@ -12,7 +12,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeClientQuotas } from '../../../protocol/messages/index.js';
 import type { QuotaEntity } from '../../core/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { entityComponentOf, entityToWire } from '../quota-entities.js';

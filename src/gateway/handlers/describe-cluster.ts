@@ -14,8 +14,8 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeCluster } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
-import { clusterOperations } from '../authorizer.js';
-import { authorizedOperations } from '../acl-operations.js';
+import { clusterOperations } from '../../access/authorizer.js';
+import { authorizedOperations } from '../../access/acl-operations.js';
 import { NONE } from '../kafka-errors.js';
 import { controllerOf, listedBrokers } from '../brokers.js';
 

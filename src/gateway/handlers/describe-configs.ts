@@ -1,8 +1,8 @@
 // DescribeConfigs: reads topic configs (from the queue's settings, through
-// ../topic-configs.ts) and this gateway's broker configs.
+// src/topic-configs/) and this gateway's broker configs.
 //
 // Choices:
-// - TOPIC: every Kafka topic config (../topic-configs.ts), a value set on
+// - TOPIC: every Kafka topic config (src/topic-configs/), a value set on
 //   the topic as DYNAMIC_TOPIC_CONFIG, else Kafka's default as
 //   DEFAULT_CONFIG, with Kafka's synonyms; and the read-only
 //   queen.dedup.window.seconds.
@@ -30,7 +30,7 @@ import type { RequestOf } from '../../../protocol/codec/types.js';
 import { configsDenied } from '../config-resources.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
-import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../topic-configs.js';
+import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../../topic-configs/index.js';
 import { topicNameProblem } from '../topics.js';
 
 type ConfigsResource = RequestOf<typeof DescribeConfigs>['resources'][number];

@@ -11,7 +11,7 @@
 // principal may do on the group.
 import { DescribeGroups } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
-import { authorizedOperations, DENIED_CODE } from '../acl-operations.js';
+import { authorizedOperations, DENIED_CODE } from '../../access/acl-operations.js';
 import { groupErrorCode } from '../kafka-errors.js';
 
 

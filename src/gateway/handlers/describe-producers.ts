@@ -13,7 +13,7 @@
 // ACLs: READ on the topic, else TOPIC_AUTHORIZATION_FAILED.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeProducers } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';

@@ -25,7 +25,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTopicPartitions } from '../../../protocol/messages/index.js';
 import type { PartitionInfo, QueueInfo } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { listedBrokers, partitionLeadership } from '../brokers.js';

@@ -8,7 +8,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeTransactions } from '../../../protocol/messages/index.js';
 import type { PartitionRef } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 

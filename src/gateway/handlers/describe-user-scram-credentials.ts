@@ -7,7 +7,7 @@
 // cluster, else CLUSTER_AUTHORIZATION_FAILED and no names at all.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeUserScramCredentials } from '../../../protocol/messages/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { scramTypeOf } from '../sasl/scram-mechanisms.js';

@@ -46,7 +46,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Fetch } from '../../../protocol/messages/index.js';
 import type { ReadPartitionResult } from '../../core/index.js';
 import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';

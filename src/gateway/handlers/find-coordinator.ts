@@ -19,7 +19,7 @@
 // transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { FindCoordinator } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { coordinatorGateway, noteOwnCore, reachableCores } from '../coordinator-gateways.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';

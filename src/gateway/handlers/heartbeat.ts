@@ -4,7 +4,7 @@
 //
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { Heartbeat } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';
 

@@ -15,7 +15,7 @@
 import { IncrementalAlterConfigs } from '../../../protocol/messages/index.js';
 import { alterResources } from '../config-resources.js';
 import type { ApiHandler } from '../handler.js';
-import { incrementalTopicConfig, type ConfigChange } from '../topic-configs.js';
+import { incrementalTopicConfig, type ConfigChange } from '../../topic-configs/index.js';
 
 export const incrementalAlterConfigs: ApiHandler<typeof IncrementalAlterConfigs> = {
   api: IncrementalAlterConfigs,

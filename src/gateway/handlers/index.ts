@@ -87,7 +87,7 @@ export const handlers: readonly ApiHandler[] = [
   txnOffsetCommit,
   describeTransactions,
   listTransactions,
-  // ACLs and quotas (../authorizer.ts, ../quotas.ts).
+  // ACLs and quotas (../../access/authorizer.ts, ../quotas.ts).
   createAcls,
   describeAcls,
   deleteAcls,

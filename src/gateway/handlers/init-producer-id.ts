@@ -18,7 +18,7 @@
 // IDEMPOTENT_WRITE on the cluster or WRITE on some topic (else
 // CLUSTER_AUTHORIZATION_FAILED).
 import { InitProducerId } from '../../../protocol/messages/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';

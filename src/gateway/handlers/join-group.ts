@@ -16,7 +16,7 @@
 //
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { JoinGroup } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { RequestOf, ResponseOf } from '../../../protocol/codec/types.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode } from '../kafka-errors.js';

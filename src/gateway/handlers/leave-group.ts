@@ -8,7 +8,7 @@
 // ACLs: READ on the group, else GROUP_AUTHORIZATION_FAILED.
 import { LeaveGroup } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 

@@ -7,7 +7,7 @@
 // ACLs: with DESCRIBE on the cluster every group is listed; without it, the
 // groups the principal may DESCRIBE, as Kafka's.
 import { ListGroups } from '../../../protocol/messages/index.js';
-import { CLUSTER_NAME } from '../acl-operations.js';
+import { CLUSTER_NAME } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 

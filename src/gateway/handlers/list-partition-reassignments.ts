@@ -11,7 +11,7 @@
 //
 // ACLs: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
 import { ListPartitionReassignments } from '../../../protocol/messages/index.js';
-import { CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
+import { CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 

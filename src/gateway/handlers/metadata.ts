@@ -32,8 +32,8 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Metadata } from '../../../protocol/messages/index.js';
 import { isCoreError, type QueueInfo } from '../../core/index.js';
-import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../acl-operations.js';
-import { clusterOperations } from '../authorizer.js';
+import { authorizedOperations, CLUSTER_NAME, DENIED_CODE } from '../../access/acl-operations.js';
+import { clusterOperations } from '../../access/authorizer.js';
 import type { ApiHandler, BrokerAddress, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { controllerOf, listedBrokers, partitionLeadership } from '../brokers.js';

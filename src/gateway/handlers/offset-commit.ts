@@ -26,7 +26,7 @@
 // answer TOPIC_AUTHORIZATION_FAILED), as Kafka's.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetCommit } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { COORDINATOR_TRANSIENT, groupErrorCode, kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';

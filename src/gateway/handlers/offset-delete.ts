@@ -8,7 +8,7 @@
 // topic (else its partitions answer TOPIC_AUTHORIZATION_FAILED).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetDelete } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { groupErrorCode, NONE } from '../kafka-errors.js';
 import { describeTopics, topicNameProblem } from '../topics.js';

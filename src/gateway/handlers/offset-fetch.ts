@@ -19,7 +19,7 @@
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetFetch } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { COORDINATOR_TRANSIENT, kafkaErrorOf, NONE } from '../kafka-errors.js';
 

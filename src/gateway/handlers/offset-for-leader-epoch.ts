@@ -23,7 +23,7 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { OffsetForLeaderEpoch } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import type { PartitionOffsets, PartitionRef, ReadError } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';

@@ -64,7 +64,7 @@ import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendError, AppendPartition } from '../../core/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';

@@ -21,7 +21,7 @@
 // nothing is committed.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { TxnOffsetCommit } from '../../../protocol/messages/index.js';
-import { DENIED_CODE } from '../acl-operations.js';
+import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 import { transactionalErrorOf } from '../transactional-errors.js';

@@ -16,7 +16,8 @@
  * the key's ledger entry (../idempotency.ts), so a retry after a lost answer
  * can never apply it twice (an incr counting twice).
  */
-import type { KvEntry, KvPutResult, TransactionResult } from '../../core/core.js';
+import type { FastifyRequest } from 'fastify';
+import type { Core, KvEntry, KvPutResult, TransactionResult } from '../../core/core.js';
 import { kvEntryAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
@@ -25,6 +26,10 @@ import { withLedger } from '../idempotency.js';
 import { KV_PATH, LIFETIME_PROPERTIES, NAME } from '../schemas.js';
 
 type KvParams = { ns: string; key: string };
+type KvRequest<Body> = FastifyRequest<{ Params: KvParams; Body: Body }>;
+type PutBody = { value: unknown; expectedVersion?: number } & LifetimeFields;
+type PutIfAbsentBody = { value: unknown } & LifetimeFields;
+type IncrBody = { by?: number } & LifetimeFields;
 
 /**
  * The one KV operation's result. With an Idempotency-Key the write runs as a
@@ -38,79 +43,74 @@ function only<T>(outcome: TransactionResult): T {
 
 const closed = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
 
+const LIST_SCHEMA = {
+  params: { type: 'object', required: ['ns'], properties: { ns: NAME } },
+  querystring: closed([], { prefix: { type: 'string', default: '' }, limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 } }),
+};
+const PUT_BODY = closed(['value'], { value: {}, expectedVersion: { type: 'integer', minimum: 0 }, ...LIFETIME_PROPERTIES });
+const PUT_IF_ABSENT_BODY = closed(['value'], { value: {}, ...LIFETIME_PROPERTIES });
+const INCR_BODY = closed([], { by: { type: 'number' }, ...LIFETIME_PROPERTIES });
+const ONCE_BODY = closed([], LIFETIME_PROPERTIES);
+
 export function registerKvRoutes({ app, core }: HttpApiContext): void {
-  app.get<{ Params: { ns: string }; Querystring: { prefix: string; limit: number } }>(
-    '/api/v1/kv/:ns',
-    {
-      schema: {
-        params: { type: 'object', required: ['ns'], properties: { ns: NAME } },
-        querystring: closed([], { prefix: { type: 'string', default: '' }, limit: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 } }),
-      },
-    },
-    async (request) => {
-      const entries = await core.kvGetPrefix({ ns: request.params.ns, prefix: request.query.prefix, limit: request.query.limit });
-      return { entries: entries.map(kvEntryAnswer) };
-    },
+  app.get<{ Params: { ns: string }; Querystring: { prefix: string; limit: number } }>('/api/v1/kv/:ns', { schema: LIST_SCHEMA }, async (request) =>
+    listEntries(core, request.params.ns, request.query),
   );
-
-  app.get<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => {
-    const { ns, key } = request.params;
-    const entry = await core.kvGet({ ns, key });
-    if (!entry) throw new HttpError(404, 'not_found', `KV namespace "${ns}" has no live key ${JSON.stringify(key)}: it was never written, was deleted, or expired.`);
-    return kvEntryAnswer(entry);
-  });
-
-  app.put<{ Params: KvParams; Body: { value: unknown; expectedVersion?: number } & LifetimeFields }>(
-    '/api/v1/kv/:ns/:key',
-    { schema: { params: KV_PATH, body: closed(['value'], { value: {}, expectedVersion: { type: 'integer', minimum: 0 }, ...LIFETIME_PROPERTIES }) } },
-    async (request) => {
-      const { ns, key } = request.params;
-      const lifetime = lifetimeOf(request.body, 'body');
-      const write = {
-        ns, key, value: request.body.value,
-        ...(lifetime ? { lifetime } : {}),
-        ...(request.body.expectedVersion === undefined ? {} : { expectedVersion: request.body.expectedVersion }),
-      };
-      const put = await withLedger(core, request, [{ op: 'kv.put', ...write }], () => core.kvPut(write), only<KvPutResult>);
-      return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
-    },
+  app.get<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => getEntry(core, request.params));
+  app.put<{ Params: KvParams; Body: PutBody }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH, body: PUT_BODY } }, async (request) => putEntry(core, request));
+  app.post<{ Params: KvParams; Body: PutIfAbsentBody }>('/api/v1/kv/:ns/:key/put-if-absent', { schema: { params: KV_PATH, body: PUT_IF_ABSENT_BODY } }, async (request) =>
+    putIfAbsent(core, request),
   );
+  app.delete<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) => deleteEntry(core, request));
+  app.post<{ Params: KvParams; Body: IncrBody }>('/api/v1/kv/:ns/:key/incr', { schema: { params: KV_PATH, body: INCR_BODY } }, async (request) => increment(core, request));
+  app.post<{ Params: KvParams; Body: LifetimeFields }>('/api/v1/kv/:ns/:key/once', { schema: { params: KV_PATH, body: ONCE_BODY } }, async (request) => once(core, request));
+}
 
-  app.post<{ Params: KvParams; Body: { value: unknown } & LifetimeFields }>(
-    '/api/v1/kv/:ns/:key/put-if-absent',
-    { schema: { params: KV_PATH, body: closed(['value'], { value: {}, ...LIFETIME_PROPERTIES }) } },
-    async (request) => {
-      const { ns, key } = request.params;
-      const lifetime = lifetimeOf(request.body, 'body');
-      const write = { ns, key, value: request.body.value, ...(lifetime ? { lifetime } : {}) };
-      const put = await withLedger(core, request, [{ op: 'kv.putIfAbsent', ...write }], () => core.kvPutIfAbsent(write), only<KvPutResult>);
-      return { applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null };
-    },
-  );
+async function listEntries(core: Core, ns: string, query: { prefix: string; limit: number }) {
+  const entries = await core.kvGetPrefix({ ns, prefix: query.prefix, limit: query.limit });
+  return { entries: entries.map(kvEntryAnswer) };
+}
 
-  app.delete<{ Params: KvParams }>('/api/v1/kv/:ns/:key', { schema: { params: KV_PATH } }, async (request) =>
-    withLedger(core, request, [{ op: 'kv.delete', ...request.params }], () => core.kvDelete(request.params), only<{ deleted: boolean }>),
-  );
+async function getEntry(core: Core, { ns, key }: KvParams) {
+  const entry = await core.kvGet({ ns, key });
+  if (!entry) throw new HttpError(404, 'not_found', `KV namespace "${ns}" has no live key ${JSON.stringify(key)}: it was never written, was deleted, or expired.`);
+  return kvEntryAnswer(entry);
+}
 
-  app.post<{ Params: KvParams; Body: { by?: number } & LifetimeFields }>(
-    '/api/v1/kv/:ns/:key/incr',
-    { schema: { params: KV_PATH, body: closed([], { by: { type: 'number' }, ...LIFETIME_PROPERTIES }) } },
-    async (request) => {
-      const body = request.body ?? {};
-      const lifetime = lifetimeOf(body, 'body');
-      const incr = { ...request.params, by: body.by ?? 1, ...(lifetime ? { lifetime } : {}) };
-      const entry = await withLedger(core, request, [{ op: 'kv.incr', ...incr }], () => core.kvIncr(incr), only<KvEntry>);
-      return { entry: kvEntryAnswer(entry) };
-    },
-  );
+const putAnswer = (put: KvPutResult) => ({ applied: put.applied, entry: put.entry ? kvEntryAnswer(put.entry) : null });
 
-  app.post<{ Params: KvParams; Body: LifetimeFields }>(
-    '/api/v1/kv/:ns/:key/once',
-    { schema: { params: KV_PATH, body: closed([], LIFETIME_PROPERTIES) } },
-    async (request) => {
-      const gate = { ...request.params, lifetime: requiredLifetimeOf(request.body, 'body') };
-      // A lost gate rolls the transaction back, key's entry included: the answer, recorded after, says so.
-      return withLedger(core, request, [{ op: 'once', ...gate }], () => core.once(gate), (outcome) => (outcome.success ? (outcome.results[0] as { won: boolean }) : { won: false }));
-    },
-  );
+async function putEntry(core: Core, request: KvRequest<PutBody>) {
+  const { ns, key } = request.params;
+  const lifetime = lifetimeOf(request.body, 'body');
+  const write = {
+    ns, key, value: request.body.value,
+    ...(lifetime ? { lifetime } : {}),
+    ...(request.body.expectedVersion === undefined ? {} : { expectedVersion: request.body.expectedVersion }),
+  };
+  return putAnswer(await withLedger(core, request, [{ op: 'kv.put', ...write }], () => core.kvPut(write), only<KvPutResult>));
+}
+
+async function putIfAbsent(core: Core, request: KvRequest<PutIfAbsentBody>) {
+  const { ns, key } = request.params;
+  const lifetime = lifetimeOf(request.body, 'body');
+  const write = { ns, key, value: request.body.value, ...(lifetime ? { lifetime } : {}) };
+  return putAnswer(await withLedger(core, request, [{ op: 'kv.putIfAbsent', ...write }], () => core.kvPutIfAbsent(write), only<KvPutResult>));
+}
+
+function deleteEntry(core: Core, request: FastifyRequest<{ Params: KvParams }>) {
+  return withLedger(core, request, [{ op: 'kv.delete', ...request.params }], () => core.kvDelete(request.params), only<{ deleted: boolean }>);
+}
+
+async function increment(core: Core, request: KvRequest<IncrBody>) {
+  const body = request.body ?? {};
+  const lifetime = lifetimeOf(body, 'body');
+  const incr = { ...request.params, by: body.by ?? 1, ...(lifetime ? { lifetime } : {}) };
+  const entry = await withLedger(core, request, [{ op: 'kv.incr', ...incr }], () => core.kvIncr(incr), only<KvEntry>);
+  return { entry: kvEntryAnswer(entry) };
+}
+
+function once(core: Core, request: KvRequest<LifetimeFields>) {
+  const gate = { ...request.params, lifetime: requiredLifetimeOf(request.body, 'body') };
+  // A lost gate rolls the transaction back, key's entry included: the answer, recorded after, says so.
+  return withLedger(core, request, [{ op: 'once', ...gate }], () => core.once(gate), (outcome) => (outcome.success ? (outcome.results[0] as { won: boolean }) : { won: false }));
 }

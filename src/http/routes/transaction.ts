@@ -24,7 +24,9 @@
  * one operation per item, so indexes are mapped back to this request's.
  */
 import { randomUUID } from 'node:crypto';
-import type { Core, KvEntry, PushItemResult, TransactionOperation } from '../../core/core.js';
+import type { FastifyRequest } from 'fastify';
+import type { Core, KvEntry, PushItemResult, TransactionOperation, TransactionResult } from '../../core/core.js';
+import type { HttpMetrics } from '../../metrics/registry.js';
 import { locateMessages, NOT_FOUND, planAck, QUEUE_MODE_GROUP, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { kvEntryAnswer, pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
@@ -182,46 +184,59 @@ function resultAnswer(op: HttpOperation, results: unknown[]): unknown {
   }
 }
 
+type TransactionBody = { operations: HttpOperation[]; requiredLeases?: string[] };
+
 export function registerTransactionRoutes({ app, core, metrics }: HttpApiContext): void {
-  app.post<{ Body: { operations: HttpOperation[]; requiredLeases?: string[] } }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => {
-    const operations = request.body.operations;
-    const { ops, origins } = await toCoreOperations(core, operations);
-    // An Idempotency-Key's ledger entry commits with the effect, or not at all.
-    const marker = idempotencyMarker(request);
-    if (marker) ops.push(marker);
-    const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
-    let outcome;
-    try {
-      outcome = await withQueuesCreated(core, pushes, () => core.transaction({ operations: ops }));
-    } catch (e) {
-      if (e instanceof Error && 'code' in e) e.message = renameIndexes(e.message, origins);
-      throw e;
+  app.post<{ Body: TransactionBody }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => transact(core, metrics, request));
+}
+
+async function transact(core: Core, metrics: HttpMetrics, request: FastifyRequest<{ Body: TransactionBody }>) {
+  const operations = request.body.operations;
+  const { ops, origins } = await toCoreOperations(core, operations);
+  // An Idempotency-Key's ledger entry commits with the effect, or not at all.
+  const marker = idempotencyMarker(request);
+  if (marker) ops.push(marker);
+  const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
+  let outcome;
+  try {
+    outcome = await withQueuesCreated(core, pushes, () => core.transaction({ operations: ops }));
+  } catch (e) {
+    if (e instanceof Error && 'code' in e) e.message = renameIndexes(e.message, origins);
+    throw e;
+  }
+  const transactionId = randomUUID();
+  if (!outcome.success) {
+    metrics.rollbacks.add({ reason: outcome.reason });
+    return { transactionId, ...rollbackAnswer(outcome, origins) };
+  }
+  const perOperation: unknown[][] = operations.map(() => []);
+  outcome.results.forEach((result, i) => origins[i] && perOperation[origins[i]!.index]!.push(result));
+  countEffects(metrics, operations, perOperation, (i) => ops[origins.findIndex((o) => o.index === i)]);
+  return { transactionId, success: true, results: operations.map((op, i) => resultAnswer(op, perOperation[i]!)) };
+}
+
+/** A rollback as Queen answers it: the reason, and the operation (and push item) that caused it, in this request's numbering. */
+function rollbackAnswer(outcome: Extract<TransactionResult, { success: false }>, origins: Origin[]) {
+  const origin = origins[outcome.failedIndex] ?? { index: outcome.failedIndex, item: null };
+  const message = renameIndexes(outcome.message, origins);
+  return {
+    success: false,
+    reason: outcome.reason,
+    failed_index: origin.index,
+    ...(origin.item === null ? {} : { failed_item: origin.item }),
+    message,
+    error: message,
+  };
+}
+
+/** Counts the committed pushes and acks; `firstCoreOperation` gives an operation's first core operation (an ack's own). */
+function countEffects(metrics: HttpMetrics, operations: HttpOperation[], perOperation: unknown[][], firstCoreOperation: (i: number) => TransactionOperation | undefined): void {
+  operations.forEach((op, i) => {
+    if (op.type === 'push') {
+      for (const r of perOperation[i] as PushItemResult[]) metrics.pushed.add({ queue: r.queue, status: r.status });
+    } else if (op.type === 'ack' && (perOperation[i]![0] as { acked?: boolean } | undefined)?.acked) {
+      const ack = firstCoreOperation(i) as { queue: string; status: string };
+      metrics.acked.add({ queue: ack.queue, status: ack.status });
     }
-    const transactionId = randomUUID();
-    if (!outcome.success) {
-      metrics.rollbacks.add({ reason: outcome.reason });
-      const origin = origins[outcome.failedIndex] ?? { index: outcome.failedIndex, item: null };
-      const message = renameIndexes(outcome.message, origins);
-      return {
-        transactionId,
-        success: false,
-        reason: outcome.reason,
-        failed_index: origin.index,
-        ...(origin.item === null ? {} : { failed_item: origin.item }),
-        message,
-        error: message,
-      };
-    }
-    const perOperation: unknown[][] = operations.map(() => []);
-    outcome.results.forEach((result, i) => origins[i] && perOperation[origins[i]!.index]!.push(result));
-    operations.forEach((op, i) => {
-      if (op.type === 'push') {
-        for (const r of perOperation[i] as PushItemResult[]) metrics.pushed.add({ queue: r.queue, status: r.status });
-      } else if (op.type === 'ack' && (perOperation[i]![0] as { acked?: boolean } | undefined)?.acked) {
-        const ack = ops[origins.findIndex((o) => o.index === i)] as { queue: string; status: string };
-        metrics.acked.add({ queue: ack.queue, status: ack.status });
-      }
-    });
-    return { transactionId, success: true, results: operations.map((op, i) => resultAnswer(op, perOperation[i]!)) };
   });
 }

@@ -18,7 +18,7 @@ import { Writer } from '../../../protocol/primitives/writer.js';
 import { openCore, type CoordinatorOptions, type Core } from '../../../src/core/index.js';
 import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from '../../../src/gateway/handler.js';
 import { handlers as allHandlers } from '../../../src/gateway/handlers/index.js';
-import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from '../../../src/gateway/authorizer.js';
+import { Authorizer, AUTHORIZATION_OFF, type AuthorizationSettings } from '../../../src/access/authorizer.js';
 import { SaslAuthenticator, type SaslSettings } from '../../../src/gateway/sasl/authenticator.js';
 import { DEFAULT_QUOTA_SETTINGS, QuotaManager } from '../../../src/gateway/quotas.js';
 import { HandlerRegistry } from '../../../src/gateway/registry.js';

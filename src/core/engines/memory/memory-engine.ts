@@ -15,9 +15,10 @@ import { MemoryScramCredentials } from './scram-credentials.js';
 import type { Logger } from 'pino';
 import type { MemoryTransactions } from './kafka-transactions.js';
 import type { PartitionState } from './store.js';
-import { defaultMemoryLimitBytes, MemoryStore } from './store.js';
+import { defaultMemoryLimitBytes } from './limits.js';
+import { MemoryStore } from './store.js';
 
-export { defaultMemoryLimitBytes } from './store.js';
+export { defaultMemoryLimitBytes } from './limits.js';
 
 /**
  * The memory engine: the embedded default for development and tests. Every

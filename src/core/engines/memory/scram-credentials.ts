@@ -9,7 +9,7 @@ import {
   type ScramCredentialRef,
   type ScramMechanism,
   type ScramUser,
-} from '../../rules/scram-credentials.js';
+} from '../../core.js';
 
 export class MemoryScramCredentials {
   private readonly byUser = new Map<string, Map<ScramMechanism, ScramCredential>>();

@@ -1,4 +1,3 @@
-import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { AppendResult, CommittedOffset, KvEntry, PartitionRef, QueueConfig, QueueInfo, ReadError } from '../../core.js';
 import { CoreError } from '../../errors.js';
@@ -26,16 +25,6 @@ export interface MemoryStoreOptions {
   appendLimits: AppendLimits;
   maxStoredBytes: number;
   log: Logger | null;
-}
-
-/**
- * A quarter of the machine's memory: the engine keeps every record in the
- * process's memory, and Node, the gateway's buffers and the rest of the
- * machine need the other three quarters. Measured: 2.5 GB stored is 2.7 GB
- * RSS, so the limit is close to what the process grows by.
- */
-export function defaultMemoryLimitBytes(): number {
-  return Math.floor(totalmem() / 4);
 }
 
 /** Map slot, entry object and its fields, roughly: what an entry costs beyond its names and value. */

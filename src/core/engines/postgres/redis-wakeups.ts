@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { openRedis, type RedisConnection } from '../../../cluster/redis.js';
+import { openRedis, type RedisConnection } from '../../../redis/redis.js';
 import type { WakeupRelay, Wakeups } from './wakeups.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type ScramCredentialRef,
   type ScramMechanism,
   type ScramUser,
-} from '../../rules/scram-credentials.js';
+} from '../../core.js';
 import type { Database } from './database.js';
 
 interface InfoRow {

@@ -4,8 +4,9 @@ import { CLUSTER_NAME, operationBits, RESOURCE_OPERATIONS } from './acl-operatio
 import { CoreRefresh } from './core-refresh.js';
 
 /**
- * The gateway's authorizer: Kafka's StandardAuthorizer rules over the ACL
- * bindings stored in the core, cached here and read again every `refreshMs`
+ * The authorizer the Kafka listeners and the HTTP API share (so one ACL
+ * judges a request whichever door it came by): Kafka's StandardAuthorizer
+ * rules over the ACL bindings stored in the core, cached here and read again every `refreshMs`
  * (and at once after this gateway changes them), so gateways in front of one
  * store agree within that time.
  *

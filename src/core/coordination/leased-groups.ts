@@ -1,0 +1,88 @@
+import { isCoreError } from '../errors.js';
+import { GroupCoordinator, type CoordinatorOptions } from '../groups/coordinator.js';
+import type { StoredGroup } from '../groups/types.js';
+import { GroupLeases, type CoordinationStore } from './leases.js';
+
+/** A group call may proceed under the lease at `epoch`, or is answered with the error (and the owner, when another node holds it). */
+export type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available'; owner?: string };
+
+/**
+ * The group coordinator under coordinator leases: the one place that ties
+ * the two together, so the core front only asks it. The coordinator knows
+ * nothing of leases (it stores through a GroupStore), the leases nothing of
+ * groups (they report through two hooks); this class gives each what it
+ * needs of the other:
+ *
+ * - a group call holds the group's lease first, loading the stored group
+ *   into the coordinator when the lease is newly this node's;
+ * - the coordinator stores a group only under the epoch its lease is held
+ *   at, and a store that finds the lease another node's forgets it;
+ * - a lease lost (renewal refused, another owner found) drops the group
+ *   from the coordinator; renewal keeps the leases of groups with members.
+ *
+ * On an engine that is not shared (the memory engine) nothing is stored and
+ * every lease is this node's (LocalCoordination).
+ */
+export class LeasedGroups {
+  readonly coordinator: GroupCoordinator;
+  private readonly leases: GroupLeases;
+
+  constructor(
+    private readonly coordination: CoordinationStore,
+    shared: boolean,
+    options: Partial<CoordinatorOptions>,
+  ) {
+    const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
+    this.coordinator = new GroupCoordinator(options, store);
+    this.leases = new GroupLeases(coordination, {
+      active: () => this.coordinator.activeGroups(),
+      lost: (group) => this.coordinator.drop(group),
+    });
+  }
+
+  private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
+    const epoch = this.leases.epochOf(group);
+    if (epoch === null) return Promise.resolve(false);
+    return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
+      if (!owned) this.leases.forget(group);
+      return owned;
+    });
+  }
+
+  /**
+   * Holds the group's lease before a group call is answered (loading the
+   * group when the lease is newly this node's). An id the coordinator will
+   * refuse anyway (empty) takes no lease.
+   */
+  async own(group: string, reachable: readonly string[] | null = null): Promise<Held> {
+    if (typeof group !== 'string' || group === '') return { epoch: 0 };
+    let hold;
+    try {
+      hold = await this.leases.hold(group, reachable, async () => {
+        const stored = await this.coordination.loadGroup(group);
+        if (stored) this.coordinator.restore(group, stored);
+      });
+    } catch (e) {
+      // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
+      if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
+      throw e;
+    }
+    return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
+  }
+
+  /** A write found the group's lease another node's: forget the lease and drop the group, so its members find the owner. */
+  lost(group: string): void {
+    this.leases.forget(group);
+    this.coordinator.drop(group);
+  }
+
+  /** Lets go of a group's lease (the group was deleted). */
+  release(group: string): Promise<void> {
+    return this.leases.release(group);
+  }
+
+  close(): void {
+    this.leases.close();
+    this.coordinator.close();
+  }
+}
