@@ -268,6 +268,15 @@ for (const engine of engines) {
       expect(message!.producerSub).toBeNull();
     });
 
+    it('a 2.1 MB payload is queued and popped whole: a queue made over HTTP has no per-message limit, as Queen\'s', async () => {
+      const blob = 'q'.repeat(2_100_000);
+      const { status, body } = await push('big', [{ data: { blob }, transactionId: 'big-1' }]);
+      expect(status).toBe(201);
+      expect(body[0].status).toBe('queued');
+      const [message] = await pop('big');
+      expect(message!.data.blob.length).toBe(blob.length);
+    });
+
     it('subscriptionFrom starts a new group at the first message pushed at or after that time', async () => {
       await push('orders', [{ data: 'old', transactionId: 'o' }]);
       rig.advance(60_000);
