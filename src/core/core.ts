@@ -27,7 +27,11 @@ export interface QueueConfig {
   retentionMs: number;
   /** Per partition; -1 = no limit. */
   retentionBytes: number;
-  /** Largest record batch accepted, in bytes. */
+  /**
+   * Largest record batch (and native payload) accepted, in bytes. Kafka's
+   * 1,048,588 for Kafka topics; no limit in practice for a queue made
+   * natively without one (rules/config.ts, NATIVE_MAX_MESSAGE_BYTES).
+   */
   maxMessageBytes: number;
   timestampType: TimestampType;
   /**

@@ -3,7 +3,7 @@ import { LIFETIME_PROPERTIES } from './lifetimes.js';
 
 /**
  * JSON-schema pieces more than one route uses. Objects are closed
- * (additionalProperties: false) so a misspelt field (transaction_id for
+ * (additionalProperties: false; push items excepted, below) so a misspelt field (transaction_id for
  * transactionId) is refused with a sentence naming it, instead of being
  * silently dropped. Names, sizes and ranges the core owns (queue-name
  * rules, the 65,535-byte transactionId) are left to the core, so there is one
@@ -12,10 +12,15 @@ import { LIFETIME_PROPERTIES } from './lifetimes.js';
 
 export const NAME = { type: 'string', minLength: 1 } as const;
 
+/**
+ * Unlike the other bodies, a push item is open: Queen reads the fields it
+ * knows and ignores the rest (its clients send `producerSub`, which Queen
+ * stamps itself from the caller's credentials), so a field named here
+ * nowhere is dropped, not refused.
+ */
 export const PUSH_ITEM = {
   type: 'object',
   required: ['queue'],
-  additionalProperties: false,
   properties: {
     queue: NAME,
     partition: NAME,
@@ -51,7 +56,11 @@ export function toPushItems(items: readonly HttpPushItem[]): PushItem[] {
 
 export const MAX_PUSH_ITEMS = 10_000;
 
+/** A transaction's push operation carries at least one item; POST /api/v1/push takes none too (PUSH_ITEMS_OR_NONE). */
 export const PUSH_ITEMS = { type: 'array', minItems: 1, maxItems: MAX_PUSH_ITEMS, items: PUSH_ITEM } as const;
+
+/** Queen answers an empty push 201 `[]` without touching its store; so does the gateway. */
+export const PUSH_ITEMS_OR_NONE = { ...PUSH_ITEMS, minItems: 0 } as const;
 
 export const ACK_FIELDS = {
   queue: NAME,

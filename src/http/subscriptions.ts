@@ -11,23 +11,22 @@ import { HttpError } from './errors.js';
  * the core's KV store (namespace `queen.subscriptions`), so a partition the
  * group meets later starts at the same time, as Queen's do. Starting means
  * committing the group's position at the first message at or after that
- * time, on each partition where the group has no position yet.
+ * time, on each partition where the group has no position yet. A mode
+ * Queen does not name (`from_beginning`) is `all`, as Queen reads it: its
+ * clients send their own spellings and expect history, not a refusal.
  */
 
 const SUBSCRIPTIONS_NAMESPACE = 'queen.subscriptions';
-const MODES = new Set(['all', 'new', 'new-only']);
+const SKIP_HISTORY_MODES = new Set(['new', 'new-only']);
 
 /** The start time the pop asks for: null for `all`. */
 function requestedStart(mode: string | undefined, from: string | undefined, now: number): number | null {
-  if (mode !== undefined && !MODES.has(mode)) {
-    throw new HttpError(400, 'invalid_request', `subscriptionMode ${JSON.stringify(mode)} is not one of all, new, new-only.`);
-  }
   if (from !== undefined && from !== '' && from !== 'now') {
     const at = Date.parse(from);
     if (Number.isNaN(at)) throw new HttpError(400, 'invalid_request', `subscriptionFrom ${JSON.stringify(from)} is neither "now" nor a time in ISO 8601 (2024-01-15T10:30:00Z).`);
     return at;
   }
-  if (from === 'now' || mode === 'new' || mode === 'new-only') return now;
+  if (from === 'now' || (mode !== undefined && SKIP_HISTORY_MODES.has(mode))) return now;
   return null;
 }
 

@@ -848,6 +848,21 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         await expectCoreError(core.deleteQueue({ name: q }), 'unknown_queue');
       });
 
+      it('sets no per-message limit on a queue made natively (as Queen), and keeps Kafka\'s on a Kafka topic', async () => {
+        const payload = { blob: 'x'.repeat(2_100_000) };
+        const native = await newQueue();
+        const [stored] = await push([{ queue: native, payload }]);
+        expect(stored!.status).toBe('queued');
+        const popped = await core.pop({ queue: native, consumerGroup: 'g', owner: 'w', batch: 1, waitMs: 0 });
+        expect(popped.messages.map((m) => (m.payload as { blob: string }).blob.length)).toEqual([2_100_000]);
+        const topic = await newQueue({ fixedPartitionCount: true });
+        expect((await core.describeQueue({ name: topic }))!.config.maxMessageBytes).toBe(1_048_588);
+        await expectCoreError(core.push({ items: [{ queue: topic, payload }] }), 'invalid_argument');
+        // A limit a native queue names still holds.
+        const capped = await newQueue({ maxMessageBytes: 100 });
+        await expectCoreError(core.push({ items: [{ queue: capped, payload }] }), 'invalid_argument');
+      });
+
       it('gives a partition pushed natively under a name the next free index, visible to Kafka readers', async () => {
         const q = await newQueue({}, 2);
         const [r] = await push([{ queue: q, partition: 'customer-42', payload: { hello: 'kafka' } }]);

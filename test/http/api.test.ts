@@ -147,9 +147,9 @@ describe('HTTP API: bad input gets a 4xx with a sentence, and nothing is written
 
   it.each([
     ['a missing queue', { items: [{ payload: 1 }] }, /items\[0\] is missing the required field "queue"/],
-    ['a misspelt field', { items: [{ queue: 'jobs', payload: 1, transaction_id: 'x' }] }, /field "transaction_id" this route does not know/],
+    ['a misspelt body field', { item: [{ queue: 'jobs', payload: 1 }] }, /missing the required field "items"/],
     ['a queue that is not a string', { items: [{ queue: { name: 'jobs' }, payload: 1 }] }, /items\[0\]\.queue must be string/],
-    ['no items', { items: [] }, /items must NOT have fewer than 1 items/],
+    ['items that is not a list', { items: { queue: 'jobs', payload: 1 } }, /items must be array/],
     ['a bad queue name', { items: [{ queue: 'no spaces', payload: 1 }] }, /may only contain ASCII letters/],
     ['a good item beside a bad one', { items: [{ queue: 'jobs', payload: 1 }, { queue: 'jobs', payload: 2, partition: '' }] }, /partition/],
   ])('push with %s is a 400', async (_what, body, sentence) => {

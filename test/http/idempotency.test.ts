@@ -66,7 +66,7 @@ for (const engine of engines) {
       const again = await send('DELETE', '/api/v1/resources/queues/gone', 'drop-gone');
       expect(again.headers['idempotency-replayed']).toBe('true');
       expect(again.json()).toMatchObject({ existed: true });
-      expect((await send('POST', '/api/v1/push', 'bad-then-good', { items: [] })).statusCode).toBe(400);
+      expect((await send('POST', '/api/v1/push', 'bad-then-good', { items: [{ payload: 1 }] })).statusCode).toBe(400);
       expect((await send('POST', '/api/v1/push', 'bad-then-good', { items: [{ queue: 'gone', payload: 2 }] })).statusCode).toBe(201);
       const badKey = await rig.app.inject({ method: 'POST', url: '/api/v1/push', headers: { 'idempotency-key': 'x'.repeat(300) }, payload: { items: [{ queue: 'gone', payload: 3 }] } });
       expect(badKey.statusCode).toBe(400);

@@ -246,6 +246,37 @@ for (const engine of engines) {
       expect((await pop('orders', '&consumerGroup=early')).map((m) => m.data)).toEqual(['history']);
     });
 
+    it('a subscriptionMode Queen does not name (from_beginning) reads from the start, as "all" does', async () => {
+      await push('orders', [{ data: 'history', transactionId: 'h' }]);
+      expect((await pop('orders', '&consumerGroup=replay&subscriptionMode=from_beginning')).map((m) => m.data)).toEqual(['history']);
+    });
+
+    it('an empty push answers 201 with an empty array and creates nothing', async () => {
+      const { status, body } = await rig.call('POST', '/api/v1/push', { items: [] });
+      expect(status).toBe(201);
+      expect(body).toEqual([]);
+      expect((await rig.call('GET', '/api/v1/resources/queues')).body.queues).toEqual([]);
+    });
+
+    it('a push item field Queen does not read (producerSub) is ignored: the item is queued and popped as sent', async () => {
+      const { status, body } = await rig.call('POST', '/api/v1/push', { items: [{ queue: 'orders', payload: { n: 1 }, transactionId: 'p1', producerSub: 'someone-else' }] });
+      expect(status).toBe(201);
+      expect(body).toEqual([expect.objectContaining({ status: 'queued', transaction_id: 'p1' })]);
+      const [message] = await pop('orders');
+      expect(message).toMatchObject({ data: { n: 1 }, transactionId: 'p1' });
+      // Queen stamps producerSub from the caller's credentials; without any it is null, never the body's.
+      expect(message!.producerSub).toBeNull();
+    });
+
+    it('a 2.1 MB payload is queued and popped whole: a queue made over HTTP has no per-message limit, as Queen\'s', async () => {
+      const blob = 'q'.repeat(2_100_000);
+      const { status, body } = await push('big', [{ data: { blob }, transactionId: 'big-1' }]);
+      expect(status).toBe(201);
+      expect(body[0].status).toBe('queued');
+      const [message] = await pop('big');
+      expect(message!.data.blob.length).toBe(blob.length);
+    });
+
     it('subscriptionFrom starts a new group at the first message pushed at or after that time', async () => {
       await push('orders', [{ data: 'old', transactionId: 'o' }]);
       rig.advance(60_000);

@@ -89,9 +89,24 @@ export function validateQueueConfig(config: unknown): Partial<QueueConfig> {
   return out;
 }
 
-/** The full config of a new queue: validated settings over the defaults. */
+/**
+ * A native queue's default maxMessageBytes: Queen sets no per-message limit,
+ * so a queue made natively (not a Kafka topic: no fixedPartitionCount) takes
+ * any payload the HTTP body limit lets through. It is the largest value
+ * Kafka's max.message.bytes (an INT) can hold, so a Kafka client describing
+ * the queue still reads a number it can parse.
+ */
+export const NATIVE_MAX_MESSAGE_BYTES = 2_147_483_647;
+
+/**
+ * The full config of a new queue: validated settings over the defaults. A
+ * Kafka topic keeps Kafka's max.message.bytes default; a native queue that
+ * names no limit gets none (NATIVE_MAX_MESSAGE_BYTES).
+ */
 export function resolveQueueConfig(config?: Partial<QueueConfig>): QueueConfig {
-  return { ...DEFAULT_QUEUE_CONFIG, ...validateQueueConfig(config) };
+  const resolved = { ...DEFAULT_QUEUE_CONFIG, ...validateQueueConfig(config) };
+  if (!resolved.fixedPartitionCount && config?.maxMessageBytes === undefined) resolved.maxMessageBytes = NATIVE_MAX_MESSAGE_BYTES;
+  return resolved;
 }
 
 /** The config after an alter: only the keys present change. */

@@ -6,7 +6,8 @@
  * order: `queued`, or `duplicate` with the original message_id (and offset)
  * when the partition already stores the id inside the queue's dedup window
  * (or an earlier item of the same request carries it). A bad item fails the
- * whole request and nothing is written.
+ * whole request and nothing is written. No items is answered 201 `[]`, as
+ * Queen answers it.
  *
  * With an Idempotency-Key the push is one core transaction that also writes
  * the key's ledger entry, so a retry after a lost answer never pushes twice.
@@ -20,13 +21,14 @@ import { pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { idempotencyMarker } from '../idempotency.js';
 import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
-import { PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
+import { PUSH_ITEMS_OR_NONE, toPushItems, type HttpPushItem } from '../schemas.js';
 
 export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void {
   app.post<{ Body: { items: HttpPushItem[] } }>(
     '/api/v1/push',
-    { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS } } } },
+    { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS_OR_NONE } } } },
     async (request, reply) => {
+      if (request.body.items.length === 0) return reply.status(201).send([]);
       const items: PushItem[] = toPushItems(request.body.items);
       const results = await pushWithLedger(core, request, items);
       for (const item of results) metrics.pushed.add({ queue: item.queue, status: item.status });
