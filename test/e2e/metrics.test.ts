@@ -7,6 +7,7 @@
  * the number of sends, one NONE per partition answered, the error counted,
  * a long-poll held in the Fetch purgatory, lag falling to 0. Every engine.
  */
+import { readFileSync } from 'node:fs';
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBroker, type Broker } from '../../src/index.js';
@@ -134,6 +135,12 @@ for (const engine of engines) {
       expect(page.has('process_resident_memory_bytes')).toBe(true);
       expect(page.has('nodejs_eventloop_lag_seconds')).toBe(true);
       expect(page.text).toContain('# TYPE kafka_network_requestmetrics_totaltimems histogram');
+      // Every series the Grafana dashboard graphs is one this process declares (the RPC's are the split layout's; PostgreSQL's its engine's).
+      const dashboard = readFileSync(new URL('../../docs/grafana/queen-gateway.json', import.meta.url), 'utf8');
+      const graphed = new Set([...dashboard.matchAll(/\b(?:kafka|queen|process|nodejs)_[a-z0-9_]+/g)].map((m) => m[0].replace(/_bucket$/, '')));
+      const ours = [...graphed].filter((name) => !name.startsWith('queen_rpc_') && (engine.name === 'postgres' || !name.startsWith('queen_postgres_')));
+      expect(ours.length).toBeGreaterThan(15);
+      expect(ours.filter((name) => !page.text.includes(`# TYPE ${name} `))).toEqual([]);
       if (engine.name === 'postgres') {
         await admin.createTopics({ topics: [{ topic: uniqueTopic('pg-metered') }] });
         const after = await metrics();
