@@ -150,10 +150,13 @@ async function serve(config: ServeConfig): Promise<void> {
     ...appendLimits(config),
   });
   let stopping = false;
-  const operations = await startOperations(config, broker.core, log, () => (stopping ? 'The gateway is shutting down.' : null)).catch(async (e: unknown) => {
+  let operations: OperationsEndpoint | null;
+  try {
+    operations = await startOperations(config, broker.core, log, () => (stopping ? 'The gateway is shutting down.' : null));
+  } catch (e) {
     await broker.stop();
     throw e;
-  });
+  }
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   stopOnSignal(log, async () => {
     stopping = true;

@@ -147,7 +147,7 @@ function oneBatchRefusal(records: Buffer, version: number): { errorCode: number;
   return null;
 }
 
-/** Kafka meters a topic's bytes and records in once they are appended (a refused batch counts nowhere). */
+/** Kafka meters a topic's bytes and records in once they are appended (a refused batch, or an exact resend stored once, counts nowhere). */
 function countAppended(topic: string, carried: { bytes: number; records: number }): void {
   const meters = topicMetrics(topic);
   meters.bytesIn.value += carried.bytes;
@@ -211,7 +211,7 @@ export const produce: ApiHandler<typeof Produce> = {
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);
-          if (errorCode === NONE) countAppended(appends[i]!.queue, carried[i]!);
+          if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
           slot.answers[slot.index] =
             errorCode === NONE
               ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
