@@ -1,12 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Family } from '../metrics/registry.js';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js';
+import { exposition } from '../metrics/process.js';
 import type { BridgeProgress } from './bridge.js';
 
 /**
  * What the bridge shows while it runs and when it stops: a progress line
  * (records copied, rate, lag per topic, groups), a final report, and the same
- * figures as Prometheus metrics on a loopback HTTP port.
+ * figures as Prometheus metrics on a loopback HTTP port, with the process's
+ * own series (../metrics).
  */
 
 const number = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -36,36 +37,31 @@ export function finalReport(p: BridgeProgress, stoppedAt: number): string {
   return lines.join('\n');
 }
 
-export function renderMetrics(p: BridgeProgress): string {
-  const copied = new Family('queen_bridge_records_copied_total', 'counter', 'Records the bridge appended to the target in this run, by topic.');
-  const lag = new Family('queen_bridge_lag_records', 'gauge', "Records in the source not yet on the target, by topic (as of librdkafka's last look at the source's end).");
-  const commits = new Family('queen_bridge_group_offsets_copied_total', 'counter', 'Committed offsets the bridge copied to the target, by group.');
-  const moved = new Family('queen_bridge_group_moved', 'gauge', '1 for a group that has moved to the target (its offsets are no longer copied), else 0.');
+/** The bridge's figures as they are now, beside the process's series (Node, the RPC to the core). */
+export async function renderMetrics(p: BridgeProgress): Promise<string> {
+  const registry = new Registry();
+  const registers = [registry];
+  const copied = new Counter({ name: 'queen_bridge_records_copied_total', help: 'Records the bridge appended to the target in this run, by topic.', labelNames: ['topic'], registers });
+  const lag = new Gauge({ name: 'queen_bridge_lag_records', help: "Records in the source not yet on the target, by topic (as of librdkafka's last look at the source's end).", labelNames: ['topic'], registers });
+  const commits = new Counter({ name: 'queen_bridge_group_offsets_copied_total', help: 'Committed offsets the bridge copied to the target, by group.', labelNames: ['group'], registers });
+  const moved = new Gauge({ name: 'queen_bridge_group_moved', help: '1 for a group that has moved to the target (its offsets are no longer copied), else 0.', labelNames: ['group'], registers });
   for (const t of p.topics) {
-    copied.add({ topic: t.topic }, t.copied);
-    lag.add({ topic: t.topic }, t.lag);
+    copied.inc({ topic: t.topic }, t.copied);
+    lag.set({ topic: t.topic }, t.lag);
   }
   for (const g of p.groups) {
-    commits.add({ group: g.group }, g.commits);
-    moved.add({ group: g.group }, g.moved ? 1 : 0);
+    commits.inc({ group: g.group }, g.commits);
+    moved.set({ group: g.group }, g.moved ? 1 : 0);
   }
-  const lines: string[] = [];
-  for (const family of [copied, lag, commits, moved]) family.render(lines);
-  return lines.join('\n') + '\n';
+  return exposition(registry);
 }
 
-/** GET /metrics on 127.0.0.1:port; resolves with the port bound (0 picks a free one). */
-export async function serveMetrics(port: number, progress: () => BridgeProgress): Promise<{ port: number; server: Server }> {
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(renderMetrics(progress()));
-    } else {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('The bridge serves GET /metrics only.\n');
-    }
+/** GET /metrics, /health and /ready on 127.0.0.1:port (0 picks a free one); ready while the bridge copies. */
+export function serveMetrics(port: number, progress: () => BridgeProgress, copying: () => boolean): Promise<OperationsEndpoint> {
+  return serveOperations({
+    host: '127.0.0.1',
+    port,
+    metrics: () => renderMetrics(progress()),
+    ready: () => (copying() ? null : 'The bridge is stopping.'),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  return { port: (server.address() as AddressInfo).port, server };
 }

@@ -224,7 +224,8 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
     }
     throw e;
   }
-  const metrics = config.metricsPort === null ? null : await serveMetrics(config.metricsPort, () => bridge.progress());
+  let stopping = false;
+  const metrics = config.metricsPort === null ? null : await serveMetrics(config.metricsPort, () => bridge.progress(), () => !stopping);
   log.info({ source: config.source, metrics: metrics ? `http://127.0.0.1:${metrics.port}/metrics` : null }, `bridge running: copying from ${config.source}${config.toKafka ? ` to Kafka at ${config.toKafka}` : ''}`);
   let last: { copied: number; at: number } | null = null;
   const progress = config.progressIntervalMs === 0 ? null : setInterval(() => {
@@ -234,14 +235,13 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
     last = { copied: p.copied, at: now };
   }, config.progressIntervalMs);
 
-  let stopping = false;
   const stop = async (reason: string, failure: Error | null) => {
     if (stopping) return;
     stopping = true;
     if (progress) clearInterval(progress);
     log.info({ reason }, 'stopping: writing what was read, then the final report');
     const p = await bridge.stop();
-    metrics?.server.close();
+    await metrics?.close();
     await core?.close();
     process.stderr.write(finalReport(p, Date.now()) + '\n');
     log.info({ copied: p.copied, topics: p.topics, groups: p.groups }, 'bridge stopped');

@@ -15,6 +15,9 @@ import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './br
 import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
 import { usesSasl } from '../gateway/listeners.js';
 import { TlsCredentials } from '../tls/credentials.js';
+import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js';
+import { coreProblem } from '../metrics/health.js';
+import { coreExposition } from '../metrics/registry.js';
 
 const USAGE_ERROR = 2;
 
@@ -114,6 +117,24 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
   };
 }
 
+/**
+ * The operations listener (--metrics-port): /metrics with the process's
+ * series and the core's figures, /health asking the core, /ready from
+ * `notReady`. None when the flag is not given.
+ */
+async function startOperations(config: ServeConfig, core: Core, log: Logger, notReady: () => string | null): Promise<OperationsEndpoint | null> {
+  if (config.metricsPort === undefined) return null;
+  const endpoint = await serveOperations({
+    host: config.metricsHost,
+    port: config.metricsPort,
+    metrics: () => coreExposition(core),
+    health: () => coreProblem(core, config.healthTimeoutMs),
+    ready: notReady,
+  });
+  log.info({ metrics: `${endpoint.url}/metrics` }, `operations listener on ${endpoint.url}: /metrics, /health, /ready`);
+  return endpoint;
+}
+
 async function serve(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-gateway');
   // The first line a newcomer reads says where the data goes.
@@ -128,8 +149,20 @@ async function serve(config: ServeConfig): Promise<void> {
     groups: groupOptions(config),
     ...appendLimits(config),
   });
+  let stopping = false;
+  let operations: OperationsEndpoint | null;
+  try {
+    operations = await startOperations(config, broker.core, log, () => (stopping ? 'The gateway is shutting down.' : null));
+  } catch (e) {
+    await broker.stop();
+    throw e;
+  }
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
-  stopOnSignal(log, () => broker.stop());
+  stopOnSignal(log, async () => {
+    stopping = true;
+    await broker.stop();
+    await operations?.close();
+  });
 }
 
 /** Mutual TLS on the RPC, when its three files are given (settings.ts checks they come together). */
@@ -168,10 +201,21 @@ async function runCore(config: ServeConfig): Promise<void> {
     await core.close();
     throw e;
   }
-  log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
-  stopOnSignal(log, async () => {
+  let stopping = false;
+  let operations: OperationsEndpoint | null;
+  try {
+    operations = await startOperations(config, core, log, () => (stopping ? 'The core is shutting down.' : null));
+  } catch (e) {
     await server.close();
     await core.close();
+    throw e;
+  }
+  log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
+  stopOnSignal(log, async () => {
+    stopping = true;
+    await server.close();
+    await core.close();
+    await operations?.close();
   });
 }
 
@@ -189,10 +233,22 @@ async function runGateway(config: ServeConfig): Promise<void> {
     await core.close();
     throw e;
   }
-  log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
-  stopOnSignal(log, async () => {
+  let stopping = false;
+  const notReady = () => (stopping ? 'The gateway is shutting down.' : core.reachable() ? null : `The core at ${core.address} does not answer.`);
+  let operations: OperationsEndpoint | null;
+  try {
+    operations = await startOperations(config, core, log, notReady);
+  } catch (e) {
     await broker.stop();
     await core.close();
+    throw e;
+  }
+  log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  stopOnSignal(log, async () => {
+    stopping = true;
+    await broker.stop();
+    await core.close();
+    await operations?.close();
   });
 }
 
@@ -269,7 +325,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (e) {
     // A start failure the settings could not catch (port in use, database down, core refusing): one line, then exit.
     const inUse = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    const reason = inUse && command === 'core'
+    const operationsPort = inUse && config.metricsPort !== undefined && (e as { port?: number }).port === config.metricsPort;
+    const reason = operationsPort
+      ? `Port ${config.metricsPort} on ${config.metricsHost} (--metrics-port) is already in use; stop whatever holds it or choose another with --metrics-port.`
+      : inUse && command === 'core'
       ? `The RPC address ${config.rpcSocket ?? `${config.rpcHost}:${config.rpcPort}`} is already in use; stop whatever holds it or choose another with --rpc-port or --rpc-socket.`
       : inUse
         ? config.listener === undefined

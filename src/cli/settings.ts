@@ -121,6 +121,9 @@ export const SETTINGS = [
   { flag: 'redis-key-prefix', kind: { type: 'string' }, default: 'queen', help: 'prefix of the keys and channels in Redis, so several clusters can share one' },
   { flag: 'cross-node-wakeups', kind: { type: 'choice', choices: ['redis', 'notify'] }, default: 'redis', help: "with --redis-url and --engine postgres: what tells other cores of an append, so their long-polls answer at once: Redis pub/sub, or PostgreSQL's LISTEN/NOTIFY (without --redis-url always NOTIFY)" },
   { flag: 'node-ttl-ms', kind: { type: 'int', min: 300, max: 600_000 }, default: 6_000, help: 'with --redis-url: how long a gateway stays listed after its last heartbeat (heartbeats every third of it); a killed gateway\'s partitions move after this' },
+  // Operations (issue 33): a small listener for Prometheus and probes (src/metrics/endpoint.ts), for every command.
+  { flag: 'metrics-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'address the operations listener (GET /metrics, /health, /ready) listens on' },
+  { flag: 'metrics-port', kind: { type: 'int', min: 0, max: 65535 }, help: 'serve GET /metrics, /health and /ready on this port (0 picks a free one; default: no such listener; serve and gateway also answer /metrics and /health on the HTTP API)' },
 ] as const satisfies readonly SettingDef[];
 
 // ─── Commands ─────────────────────────────────────────────────────────────────
@@ -155,7 +158,7 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'max-inflated-batch-bytes',
   'max-inflated-request-bytes',
 ];
-const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
+const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups', 'metrics-host', 'metrics-port', 'health-timeout-ms'];
 const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', ...RPC_HANDSHAKE_FLAGS, 'cross-node-wakeups'];
 const MIN_SECRET_LENGTH = 16;
 

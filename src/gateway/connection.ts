@@ -18,6 +18,7 @@ import type { QuotaManager } from './quotas.js';
 import type { HandlerRegistry } from './registry.js';
 import type { RequestBudget } from './request-budget.js';
 import { NONE, transientCoordinatorCode } from './kafka-errors.js';
+import { requestMetrics } from '../metrics/kafka.js';
 import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
 
 /** What every connection of one gateway shares. */
@@ -344,6 +345,7 @@ export class Connection {
 
   private receive(frame: Buffer): void {
     const clock = new RequestClock();
+    const arrived = performance.now();
     const heldBytes = this.holdFrame(frame);
     if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
     if (this.state.sasl?.expectsRawToken) return this.receiveRawToken(frame, heldBytes);
@@ -415,6 +417,7 @@ export class Connection {
           // A handler's answer the codec cannot write is a bug: it costs this connection, never the process.
           return this.fail(e, { api: handler.api.name, version: header.apiVersion, stage: 'encoding the response' });
         }
+        requestMetrics(header.apiKey, header.apiVersion).answered(performance.now() - arrived, response, ctx.quota.throttleMs);
         this.inFlight--;
         this.flush();
       },

@@ -14,6 +14,7 @@ import { RequestBudget } from './request-budget.js';
 import { DEFAULT_QUOTA_SETTINGS, QuotaManager, type QuotaSettings } from './quotas.js';
 import type { SaslSettings } from './sasl/authenticator.js';
 import { certificatePrincipal, type TlsCredentials } from './tls.js';
+import { listenerMetrics, watchConnections, type ListenerMetrics } from '../metrics/kafka.js';
 
 /**
  * The Kafka server: one or more listeners (PLAINTEXT, SSL, SASL_PLAINTEXT,
@@ -58,6 +59,13 @@ export class GatewayServer {
   private readonly perIp = new Map<string, { open: number; refusalLogged: boolean }>();
   private nextConnectionId = 1;
   private closing: Promise<void> | null = null;
+  /** Connection counts per listener, and this server's open connections counted when /metrics is scraped. */
+  private readonly listenerMetrics = new Map<string, ListenerMetrics>();
+  private readonly stopCounting = watchConnections({
+    forEachConnection: (visit) => {
+      for (const c of this.connections) visit(c.state.listener, c.state.principal);
+    },
+  });
 
   constructor(private readonly options: GatewayOptions) {
     // Codecs compile on first use (well under a millisecond each) rather than
@@ -189,6 +197,7 @@ export class GatewayServer {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
+    this.stopCounting();
     this.runtime.authorizer.stop();
     this.runtime.quotas.stop();
     const stopped = Promise.all(
@@ -242,7 +251,11 @@ export class GatewayServer {
     }
     fromIp.open++;
     this.perIp.set(ip, fromIp);
+    let counted = this.listenerMetrics.get(listener.name);
+    if (!counted) this.listenerMetrics.set(listener.name, (counted = listenerMetrics(listener.name)));
+    counted.created.value++;
     const connection = new Connection(socket, this.nextConnectionId++, this.runtime, listener, transportPrincipal, (c) => {
+      counted.closed.value++;
       this.connections.delete(c);
       if (--fromIp.open === 0) this.perIp.delete(ip);
       else fromIp.refusalLogged = false;

@@ -1,77 +1,46 @@
+import { Counter, Registry } from 'prom-client';
 import type { Core } from '../core/core.js';
+import { readCoreState } from './core-state.js';
+import { exposition } from './process.js';
 
 /**
- * Prometheus text exposition (format 0.0.4), written here rather than with a
- * client library: the API has a handful of counters and two gauges, and the
- * format is a few lines per family. Counters count what this HTTP API did
- * (Kafka traffic is not in them); the gauges are read from the core at
- * scrape time, so they cover every protocol and every node on the engine.
+ * The HTTP API's own counters (one set per API instance), and the exposition
+ * every /metrics answers with: the process's series (./process.ts: Kafka
+ * requests, connections, the RPC, PostgreSQL, Node), then these counters, then
+ * the core's figures read now (./core-state.ts). Counters count what this HTTP
+ * API did; Kafka traffic is in the process's series.
  */
 
 type Labels = Readonly<Record<string, string>>;
 
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-}
+/** A labelled counter the routes add to by label object; off the Kafka hot path, so prom-client's own. */
+class LabelledCounter {
+  private readonly counter: Counter;
 
-export function labelText(labels: Labels): string {
-  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
-  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
-}
-
-export class Family {
-  private readonly values = new Map<string, number>();
-
-  constructor(
-    readonly name: string,
-    readonly type: 'counter' | 'gauge',
-    readonly help: string,
-  ) {}
-
-  add(labels: Labels, by = 1): void {
-    const key = labelText(labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  constructor(registry: Registry, name: string, help: string, labelNames: string[]) {
+    this.counter = new Counter({ name, help, labelNames, registers: [registry] });
   }
 
-  render(lines: string[]): void {
-    lines.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`);
-    for (const [labels, value] of this.values) lines.push(`${this.name}${labels} ${value}`);
+  add(labels: Labels, by = 1): void {
+    this.counter.inc(labels, by);
   }
 }
 
 export class HttpMetrics {
-  readonly requests = new Family('queen_http_requests_total', 'counter', 'HTTP requests answered, by route, method and status code.');
-  readonly pushed = new Family('queen_http_pushed_messages_total', 'counter', 'Messages pushed over HTTP (push and transaction), by queue and outcome (queued or duplicate).');
-  readonly popped = new Family('queen_http_popped_messages_total', 'counter', 'Messages handed out by HTTP pops, by queue.');
-  readonly acked = new Family('queen_http_acks_total', 'counter', 'Acks over HTTP that applied, by queue and status (completed or failed).');
-  readonly rollbacks = new Family('queen_http_transaction_rollbacks_total', 'counter', 'HTTP transactions rolled back, by reason (duplicate, kv_precondition or not_acked).');
+  private readonly registry = new Registry();
+  readonly requests = new LabelledCounter(this.registry, 'queen_http_requests_total', 'HTTP requests answered, by route, method and status code.', ['route', 'method', 'status']);
+  readonly pushed = new LabelledCounter(this.registry, 'queen_http_pushed_messages_total', 'Messages pushed over HTTP (push and transaction), by queue and outcome (queued or duplicate).', ['queue', 'status']);
+  readonly popped = new LabelledCounter(this.registry, 'queen_http_popped_messages_total', 'Messages handed out by HTTP pops, by queue.', ['queue']);
+  readonly acked = new LabelledCounter(this.registry, 'queen_http_acks_total', 'Acks over HTTP that applied, by queue and status (completed, failed or dlq).', ['queue', 'status']);
+  readonly rollbacks = new LabelledCounter(this.registry, 'queen_http_transaction_rollbacks_total', 'HTTP transactions rolled back, by reason (duplicate, kv_precondition or not_acked).', ['reason']);
 
-  /** The whole exposition: the counters, then queue depth and group lag read from the core now. */
+  /** The whole exposition: the process's series, these counters, then the core's figures read now. */
   async render(core: Core): Promise<string> {
-    const lines: string[] = [];
-    for (const family of [this.requests, this.pushed, this.popped, this.acked, this.rollbacks]) family.render(lines);
-    const depth = new Family('queen_queue_depth_messages', 'gauge', 'Records retained in each queue (high watermark minus log start, summed over partitions).');
-    const lag = new Family('queen_consumer_group_lag_messages', 'gauge', 'Records a consumer group has not yet consumed, by group and queue.');
-    const highWatermarks = new Map<string, number>();
-    for (const queue of await core.listQueues()) {
-      const { partitions } = await core.offsets({ partitions: queue.partitions.map((p) => ({ queue: queue.name, partition: p.index })) });
-      let retained = 0;
-      for (const p of partitions) {
-        if (p.error) continue;
-        retained += p.highWatermark - p.logStartOffset;
-        highWatermarks.set(`${p.queue}\u0000${p.partition}`, p.highWatermark);
-      }
-      depth.add({ queue: queue.name }, retained);
-    }
-    for (const { group } of (await core.listGroups()).groups) {
-      const { offsets } = await core.fetchOffsets({ group, partitions: null });
-      for (const o of offsets) {
-        const hw = highWatermarks.get(`${o.queue}\u0000${o.partition}`);
-        if (hw !== undefined && o.offset >= 0) lag.add({ group, queue: o.queue }, Math.max(0, hw - o.offset));
-      }
-    }
-    depth.render(lines);
-    lag.render(lines);
-    return lines.join('\n') + '\n';
+    return exposition(this.registry, await readCoreState(core));
   }
+}
+
+/** What a process without the HTTP API answers at /metrics: the process's series and the core's figures. */
+export async function coreExposition(core: Core): Promise<string> {
+  return exposition(await readCoreState(core));
 }

@@ -40,6 +40,7 @@ import type { PakeSecret } from './pake.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 import type { TlsCredentials } from '../tls/credentials.js';
+import { failureCode, rpcClientMetrics } from '../metrics/rpc.js';
 
 export interface RpcClientOptions {
   /** The core's address: `{ host, port }`, `{ path }`, or text ("core:7070", "/run/queen/core.sock"). */
@@ -76,6 +77,8 @@ interface PendingCall {
   longPoll: boolean;
   /** The connection the call went out on; null while it waits for one. */
   sentOn: Socket | null;
+  /** When the call was made (performance.now()), for its round trip's meter. */
+  madeAt: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   cleanup(): void;
@@ -183,6 +186,7 @@ class RpcClient {
         retrySafe,
         longPoll: traits.holds !== undefined,
         sentOn: null,
+        madeAt: performance.now(),
         resolve,
         reject,
         cleanup: () => {
@@ -367,6 +371,7 @@ class RpcClient {
     if (!call) return;
     this.calls.delete(id);
     call.cleanup();
+    rpcClientMetrics(call.method).done((performance.now() - call.madeAt) / 1000, error ? failureCode(error) : null);
     if (error) call.reject(error);
     else call.resolve(value);
   }

@@ -26,6 +26,7 @@ import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VER
 import type { PakeSecret } from './pake.js';
 import { METHOD_NAMES, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
+import { failureCode, rpcServerMetrics } from '../metrics/rpc.js';
 
 export interface RpcFaults {
   /**
@@ -276,14 +277,18 @@ export class RpcServer {
       inFlight.set(id, controller);
       const timer = deadlineMs > 0 ? setTimeout(() => controller.abort(), deadlineMs) : null;
       const call = (core[method] as (req: unknown, options: { signal: AbortSignal }) => Promise<unknown>).bind(core);
+      const arrived = performance.now();
+      const served = (failure: string | null) => rpcServerMetrics(method).done((performance.now() - arrived) / 1000, failure);
       Promise.resolve()
         .then(() => call(request, { signal: controller.signal }))
         .then(
           (result) => {
+            served(null);
             if (faults?.beforeReply?.({ method, request }) === 'drop-connection') return void socket.destroy();
             answer(FrameKind.Reply, id, result);
           },
           (e: unknown) => {
+            served(failureCode(e));
             if (isCoreError(e)) return answer(FrameKind.Failure, id, { code: e.code, message: e.message, core: true });
             log?.error({ err: e, method }, 'core call failed');
             answer(FrameKind.Failure, id, { code: 'remote_failure', message: `The core failed on ${method}: ${(e as Error)?.message ?? String(e)}`, core: false });

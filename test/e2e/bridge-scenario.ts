@@ -235,6 +235,9 @@ export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgePr
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   expect(metrics).toMatch(new RegExp(`queen_bridge_records_copied_total\\{topic="${main.name.replace(/\./g, '\\.')}"\\} \\d+`));
   expect(metrics).toMatch(/# TYPE queen_bridge_lag_records gauge/);
+  // Beside its own figures, the process's: Node's, and its round trips to the core when it copies into one.
+  expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds \S+$/m);
+  expect(await (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).json()).toEqual({ status: 'ready' });
 
   // The group moves: once the bridge has copied its offsets, it carries on at the target, mid-stream.
   const sourceCommitted = new Map<number, number>();

@@ -23,6 +23,7 @@ import { WireClient } from '../gateway/wire-client.js';
 import { connectConsumer, connectProducer, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
 import type { SentRecord } from '../support/records.js';
 import { waitFor } from '../support/eventually.js';
+import { scrape } from '../support/prometheus.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -67,7 +68,7 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
   const EMPTY_TOPIC = 'quota-idle';
 
   beforeAll(async () => {
-    broker = await startBroker({ autoCreateTopics: false, quotas: QUOTA_SETTINGS });
+    broker = await startBroker({ autoCreateTopics: false, quotas: QUOTA_SETTINGS, http: { port: 0 } });
     await broker.core.createQueue({ name: topic, partitions: 1, config: { dedupWindowSeconds: 0 } });
     await broker.core.createQueue({ name: EMPTY_TOPIC, partitions: 1, config: { dedupWindowSeconds: 0 } });
     wire = await WireClient.open(broker.port);
@@ -163,8 +164,13 @@ describe('client quotas seen by librdkafka and kafkajs', () => {
   }
 
   describe('librdkafka (throttle event)', () => {
-    it('a producer over producer_byte_rate reports a throttle; one under another client id none', async () => {
+    it('a producer over producer_byte_rate reports a throttle; one under another client id none; /metrics counts the throttling', async () => {
+      const before = await scrape(`${broker.httpUrl}/metrics`);
       expect(Math.max(0, ...(await librdkafkaProduces('rd-producer-metered')))).toBeGreaterThan(0);
+      const after = await scrape(`${broker.httpUrl}/metrics`);
+      for (const series of ['queen_quota_throttle_time_ms_total', 'queen_quota_throttled_requests_total']) {
+        expect(after.sum(series, { request: 'Produce' })).toBeGreaterThan(before.sum(series, { request: 'Produce' }));
+      }
       expect((await librdkafkaProduces('rd-producer-free')).filter((t) => t > 0)).toEqual([]);
     }, 90_000);
 

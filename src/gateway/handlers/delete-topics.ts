@@ -21,6 +21,7 @@ import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { forgetTopicIds, topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+import { forgetTopic } from '../../metrics/kafka.js';
 
 interface DeletableTopic {
   name: string | null;
@@ -58,6 +59,7 @@ async function deleteTopic(ctx: HandlerContext, asked: DeletableTopic, namesById
   if (!queue || (byId && queue.id !== asked.topicId)) return unknown;
   try {
     await ctx.core.deleteQueue({ name });
+    forgetTopic(name);
     ctx.log.info({ topic: name, topicId: queue.id }, 'topic deleted');
     return { name, topicId: queue.id, errorCode: NONE, errorMessage: null };
   } catch (e) {

@@ -50,6 +50,7 @@ import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE, readErrorCode } from '../kafka-errors.js';
 import { topicNameProblem, topicNamesById, ZERO_UUID } from '../topics.js';
+import { fetchPurgatory, recordsIn, topicMetrics } from '../../metrics/kafka.js';
 
 const SESSIONS = 'fetch.sessions';
 const NO_RECORDS: readonly Buffer[] = [];
@@ -163,6 +164,9 @@ export const fetch: ApiHandler<typeof Fetch> = {
 
     const isolation = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted';
     let results: ReadPartitionResult[];
+    // Held in the purgatory's count while the core may wait for records (Kafka's DelayedFetch).
+    const mayWait = request.maxWaitMs > 0 && request.minBytes > 0 && toRead.length > 0;
+    if (mayWait) fetchPurgatory.value++;
     try {
       const read = await ctx.core.read(
         {
@@ -180,6 +184,8 @@ export const fetch: ApiHandler<typeof Fetch> = {
       results = [];
       for (const p of toRead) answers.push(refused(p.topic, p.topicId, p.partition, errorCode));
       toRead = [];
+    } finally {
+      if (mayWait) fetchPurgatory.value--;
     }
 
     const fetchedBytes = results.reduce((sum, r) => sum + r.batches.reduce((n, b) => n + b.length, 0), 0);
@@ -213,7 +219,10 @@ export const fetch: ApiHandler<typeof Fetch> = {
       p.sentHighWatermark = answer.highWatermark;
       p.sentLastStableOffset = answer.lastStableOffset;
       p.sentLogStartOffset = answer.logStartOffset;
-      if (answer.records.length > 0) served.push(FetchSession.key(p.topic, p.partition));
+      if (answer.records.length > 0) {
+        served.push(FetchSession.key(p.topic, p.partition));
+        countServed(p.topic, answer.records);
+      }
     });
     if (session) {
       session.rotate(served);
@@ -228,6 +237,13 @@ export const fetch: ApiHandler<typeof Fetch> = {
     };
   },
 };
+
+/** Bytes and records a topic served, for its meters (record counts from the batch headers only). */
+function countServed(topic: string, batches: readonly Buffer[]): void {
+  const meters = topicMetrics(topic);
+  for (const b of batches) meters.bytesOut.value += b.length;
+  meters.messagesOut.value += recordsIn(batches);
+}
 
 /** Kafka's response shape: partitions grouped under their topic, topics in first-seen order. */
 function groupByTopic(answers: PartitionAnswer[], byId: boolean) {

@@ -68,6 +68,7 @@ import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { topicNameProblem } from '../topics.js';
+import { producePurgatory, topicMetrics } from '../../metrics/kafka.js';
 
 const VALID_ACKS = new Set([0, 1, -1]);
 
@@ -146,6 +147,13 @@ function oneBatchRefusal(records: Buffer, version: number): { errorCode: number;
   return null;
 }
 
+/** Kafka meters a topic's bytes and records in once they are appended (a refused batch, or an exact resend stored once, counts nowhere). */
+function countAppended(topic: string, carried: { bytes: number; records: number }): void {
+  const meters = topicMetrics(topic);
+  meters.bytesIn.value += carried.bytes;
+  meters.messagesIn.value += carried.records;
+}
+
 export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
   versions: '0-11',
@@ -194,12 +202,16 @@ export const produce: ApiHandler<typeof Produce> = {
     }
 
     if (appends.length > 0) {
+      // Read before the core takes the batches over: what each carries, for the topic's meters.
+      const carried = appends.map((a) => ({ bytes: a.records.length, records: a.records.length > BatchPos.RecordCount + 4 ? a.records.readInt32BE(BatchPos.RecordCount) : 0 }));
+      producePurgatory.value++;
       try {
         // The frame is never reused, so the core may keep the batches where they lie.
         const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
           const errorCode = appendErrorCode(r.error);
+          if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
           slot.answers[slot.index] =
             errorCode === NONE
               ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
@@ -208,6 +220,8 @@ export const produce: ApiHandler<typeof Produce> = {
       } catch (e) {
         const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);
         for (const slot of slots) slot.answers[slot.index] = failed(slot.answers[slot.index]!.index, errorCode, errorMessage);
+      } finally {
+        producePurgatory.value--;
       }
     }
 

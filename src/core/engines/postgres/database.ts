@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
 import { Availability, isUnavailableError } from './availability.js';
+import { statementLatency, watchPool } from '../../../metrics/postgres.js';
 import type { Client, ClientConfig, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
 /**
@@ -68,11 +69,14 @@ export class Statements {
     if (text === undefined) throw new Error(`No SQL statement named "${name}".`);
     let result: QueryResult<R>;
     const mark = this.availability.begin();
+    const started = performance.now();
     try {
       // Named: each connection parses and plans a statement once.
       result = await this.runner.query<R>({ name, text, values });
     } catch (e) {
       throw this.availability.translate(e);
+    } finally {
+      statementLatency(name).observe((performance.now() - started) / 1000);
     }
     this.availability.succeeded(mark);
     return result.rows;
@@ -143,7 +147,11 @@ export class Database {
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.statements = new Statements(this.pool, this.availability);
+    this.stopReporting = watchPool(this.pool);
   }
+
+  /** Stops this pool's figures being reported (src/metrics/postgres.ts). */
+  private readonly stopReporting: () => void;
 
   /** A client for LISTEN, outside the pool (it holds its connection for good). */
   newClient(): Client {
@@ -195,6 +203,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    this.stopReporting();
     await this.pool.end();
   }
 }

@@ -72,6 +72,10 @@ declare module 'pg' {
     query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
     end(): Promise<void>;
     on(event: 'error', listener: (error: Error, client: PoolClient) => void): this;
+    /** Connections open, open and free, and callers queued for one (read for the metrics). */
+    readonly totalCount: number;
+    readonly idleCount: number;
+    readonly waitingCount: number;
   }
 
   export const types: TypeParsers;
