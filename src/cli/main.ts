@@ -15,6 +15,7 @@ import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './br
 import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
 import { usesSasl } from '../gateway/listeners.js';
 import { TlsCredentials } from '../tls/credentials.js';
+import { notifyReady, notifyServiceManager } from './systemd.js';
 
 const USAGE_ERROR = 2;
 
@@ -129,6 +130,7 @@ async function serve(config: ServeConfig): Promise<void> {
     ...appendLimits(config),
   });
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
   stopOnSignal(log, () => broker.stop());
 }
 
@@ -169,6 +171,7 @@ async function runCore(config: ServeConfig): Promise<void> {
     throw e;
   }
   log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
+  void notifyReady(log, `serving the core at ${formatRpcAddress(bound)}`);
   stopOnSignal(log, async () => {
     await server.close();
     await core.close();
@@ -190,6 +193,7 @@ async function runGateway(config: ServeConfig): Promise<void> {
     throw e;
   }
   log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
   stopOnSignal(log, async () => {
     await broker.stop();
     await core.close();
@@ -205,6 +209,7 @@ function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
     }
     signalled = true;
     log.info({ signal }, 'shutting down');
+    void notifyServiceManager(log, ['STOPPING=1']);
     stop().then(
       () => process.exit(0),
       (e) => {
