@@ -105,9 +105,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The image's USER stands for "not root": root runs the command as nobody (this machine has no `node` user); anyone else already is not root. */
+/**
+ * The image's USER stands for "not root": root runs the command as nobody
+ * (65534; this machine has no `node` user), through setpriv, which execs it,
+ * so signals reach node itself as they do in a container; anyone else
+ * already is not root.
+ */
 function asUnprivileged(words: string[]): string[] {
-  return process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...words] : words;
+  return process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', ...words] : words;
 }
 
 async function healthcheck(final: Stage, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
