@@ -14,6 +14,10 @@
 
 FROM node:20-bookworm AS build
 WORKDIR /app
+# Node 20 ships npm 10, which ignores package.json's allowScripts and would run
+# every install script (the test-only librdkafka binding's among them): the
+# npm the project is developed with honours it.
+RUN npm install --global --no-audit --no-fund npm@11.19.1
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

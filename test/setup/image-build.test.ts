@@ -85,10 +85,19 @@ async function buildStage(stages: Stage[], stage: Stage, context: string): Promi
       await copy(stages, stage, step.copy, context);
       continue;
     }
-    // prefer-offline: npm ci takes what the local cache has and fetches only what it lacks.
+    // prefer-offline: npm takes what the local cache has and fetches only what it lacks. Global
+    // installs go to the stage's own /usr/local (the image's npm prefix), found first on the PATH.
+    const prefix = join(rootOf(stages, stage), 'usr', 'local');
     await run('sh', ['-c', step.run], {
       cwd: inStage(stages, stage, '.'),
-      env: { ...process.env, ...stage.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
+      env: {
+        ...process.env,
+        ...stage.env,
+        PATH: `${join(prefix, 'bin')}:${process.env['PATH']}`,
+        npm_config_prefix: prefix,
+        npm_config_prefer_offline: 'true',
+        npm_config_update_notifier: 'false',
+      },
       timeout: STEP_TIMEOUT_MS,
       maxBuffer: 64 * 1024 * 1024,
     }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
