@@ -47,6 +47,8 @@ import { ListTransactions } from './list-transactions.js';
 import { ConsumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 import { DescribeTopicPartitions } from './describe-topic-partitions.js';
+import { DescribeLogDirs } from './describe-log-dirs.js';
+import { DescribeQuorum } from './describe-quorum.js';
 
 export {
   Produce,
@@ -96,6 +98,8 @@ export {
   ConsumerGroupHeartbeat,
   ConsumerGroupDescribe,
   DescribeTopicPartitions,
+  DescribeLogDirs,
+  DescribeQuorum,
 };
 
 export const apis: readonly ApiDef[] = [
@@ -146,4 +150,6 @@ export const apis: readonly ApiDef[] = [
   ConsumerGroupHeartbeat,
   ConsumerGroupDescribe,
   DescribeTopicPartitions,
+  DescribeLogDirs,
+  DescribeQuorum,
 ];

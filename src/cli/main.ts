@@ -16,8 +16,9 @@ import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig,
 import { usesSasl } from '../gateway/listeners.js';
 import { TlsCredentials } from '../tls/credentials.js';
 import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js';
-import { coreProblem } from '../metrics/health.js';
-import { coreExposition } from '../metrics/registry.js';
+import { coreProblem } from '../operations/health.js';
+import { coreExposition } from '../operations/registry.js';
+import { notifyReady, notifyServiceManager } from './systemd.js';
 
 const USAGE_ERROR = 2;
 
@@ -158,6 +159,7 @@ async function serve(config: ServeConfig): Promise<void> {
     throw e;
   }
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
   stopOnSignal(log, async () => {
     stopping = true;
     await broker.stop();
@@ -211,6 +213,7 @@ async function runCore(config: ServeConfig): Promise<void> {
     throw e;
   }
   log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
+  void notifyReady(log, `serving the core at ${formatRpcAddress(bound)}`);
   stopOnSignal(log, async () => {
     stopping = true;
     await server.close();
@@ -244,6 +247,7 @@ async function runGateway(config: ServeConfig): Promise<void> {
     throw e;
   }
   log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
+  void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
   stopOnSignal(log, async () => {
     stopping = true;
     await broker.stop();
@@ -261,6 +265,7 @@ function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
     }
     signalled = true;
     log.info({ signal }, 'shutting down');
+    void notifyServiceManager(log, ['STOPPING=1']);
     stop().then(
       () => process.exit(0),
       (e) => {

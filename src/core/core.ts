@@ -267,6 +267,12 @@ export interface PartitionOffsets extends PartitionRef {
   lastStableOffset: number;
 }
 
+/** Bytes a partition's log holds: its stored batches, as written (Kafka's DescribeLogDirs size); -1 with an error. */
+export interface PartitionSize extends PartitionRef {
+  error: ReadError | null;
+  bytes: number;
+}
+
 /** Kafka's special timestamps for ListOffsets. */
 export const LATEST_TIMESTAMP = -1;
 export const EARLIEST_TIMESTAMP = -2;
@@ -788,6 +794,7 @@ export interface Core extends GroupCoordinatorApi {
   append(req: AppendRequest): Promise<AppendResult>;
   read(req: ReadRequest, options?: CallOptions): Promise<ReadResult>;
   offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }>;
+  partitionSizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }>;
   offsetForTimestamp(req: OffsetForTimestampRequest): Promise<OffsetForTimestampResult>;
   deleteRecords(req: DeleteRecordsRequest): Promise<DeleteRecordsResult>;
 

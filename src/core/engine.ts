@@ -69,6 +69,7 @@ export interface EngineLog {
   append: EngineCall<Core['append']>;
   read: EngineCall<Core['read']>;
   offsets: EngineCall<Core['offsets']>;
+  sizes: EngineCall<Core['partitionSizes']>;
   offsetForTimestamp: EngineCall<Core['offsetForTimestamp']>;
   deleteRecords: EngineCall<Core['deleteRecords']>;
 }

@@ -115,6 +115,11 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     return engine.log.offsets({ partitions: requirePartitionRefs(req?.partitions) });
   }
 
+  async partitionSizes(req: { partitions: PartitionRef[] }) {
+    const engine = this.open();
+    return engine.log.sizes({ partitions: requirePartitionRefs(req?.partitions) });
+  }
+
   async offsetForTimestamp(req: Parameters<Core['offsetForTimestamp']>[0]) {
     const engine = this.open();
     requirePartitionRef(req);

@@ -10,7 +10,7 @@ import type { Core } from '../core/core.js';
 import { installErrorHandlers } from './errors.js';
 import { installIdempotency } from './idempotency.js';
 import { DEFAULT_HTTP_MAX_IN_FLIGHT, installLoadShedding } from './load-shedding.js';
-import { HttpMetrics } from '../metrics/registry.js';
+import { HttpMetrics } from '../operations/registry.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';

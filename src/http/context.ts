@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../core/core.js';
-import type { HttpMetrics } from '../metrics/registry.js';
+import type { HttpMetrics } from '../operations/registry.js';
 
 /** What every route file is given: the app to register on, the core, and the counters. */
 export interface HttpApiContext {

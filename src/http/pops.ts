@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Core, PopResult, UnreadableRange } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
-import type { HttpMetrics } from '../metrics/registry.js';
+import type { HttpMetrics } from '../operations/registry.js';
 import { QUEUE_MODE_GROUP, retryCounts } from './acks.js';
 import { leaseAnswer, messageAnswer, unreadableAnswer } from './answers.js';
 import { partitionIdOf } from './partition-ids.js';

@@ -53,6 +53,7 @@ export const METHODS = {
   append: { keyed: keyAppend, retrySafe: (req: AppendRequest) => typeof req?.requestId === 'string' },
   read: { retrySafe: true, holds: (req: ReadRequest) => req?.maxWaitMs ?? 0 },
   offsets: changesNothing,
+  partitionSizes: changesNothing,
   offsetForTimestamp: changesNothing,
   deleteRecords: {},
   initProducer: {},

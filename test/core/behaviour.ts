@@ -813,6 +813,22 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
         expect((await core.deleteRecords({ queue: q, partition: 0, beforeOffset: -1 })).lowWatermark).toBe(4);
       });
 
+      it('sizes a partition by the bytes of its stored batches, less what deleting records dropped, and names what is unknown', async () => {
+        const q = await newQueue({}, 2);
+        const batches = [recordBatch(['first record']), recordBatch(['second', 'and third'])];
+        for (const records of batches) await core.append({ partitions: [{ queue: q, partition: 0, records }] });
+        const sizes = async () => (await core.partitionSizes({ partitions: [{ queue: q, partition: 0 }, { queue: q, partition: 1 }, { queue: q, partition: 7 }, { queue: `${q}-absent`, partition: 0 }] })).partitions;
+        expect(await sizes()).toEqual([
+          { queue: q, partition: 0, error: null, bytes: batches[0]!.length + batches[1]!.length },
+          { queue: q, partition: 1, error: null, bytes: 0 },
+          { queue: q, partition: 7, error: 'unknown_partition', bytes: -1 },
+          { queue: `${q}-absent`, partition: 0, error: 'unknown_queue', bytes: -1 },
+        ]);
+        // The first batch lies wholly before the new log start, so it is no longer stored.
+        await core.deleteRecords({ queue: q, partition: 0, beforeOffset: 1 });
+        expect((await sizes())[0]!.bytes).toBe(batches[1]!.length);
+      });
+
       it('applies retention by time and by bytes', async ({ skip }) => {
         if (!fx.advanceClock || !fx.runMaintenance) return skip('the fixture cannot move the clock or run the reaper');
         const byTime = await newQueue({ retentionMs: 60_000 });

@@ -5,28 +5,13 @@
  * ListTransactions and DescribeProducers with CurrentTxnStartOffset), and
  * `list` shows it ended after the commit.
  */
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apacheKafkaInstall } from '../support/apache-kafka.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { kafkaTool, table } from '../support/kafka-tools.js';
 import { kafkajsClient } from '../support/kafkajs.js';
 import { uniqueTopic } from '../support/records.js';
 
-async function transactionsTool(bootstrap: string, args: string[]): Promise<{ exit: number; lines: string[]; stderr: string }> {
-  const { libs } = await apacheKafkaInstall();
-  const argv = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${libs}/*`, 'org.apache.kafka.tools.TransactionsCommand', '--bootstrap-server', bootstrap, ...args];
-  // Asynchronous: the gateway under test runs in this process and must keep answering.
-  const outcome = await new Promise<{ exit: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('java', argv, { encoding: 'utf8', timeout: 90_000 }, (error, stdout, stderr) => resolve({ exit: error ? Number(error.code ?? -1) : 0, stdout, stderr }));
-  });
-  return { exit: outcome.exit, lines: outcome.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== ''), stderr: outcome.stderr };
-}
-
-/** A table the tool prints: header names to each row's columns. */
-function table(lines: string[]): Record<string, string>[] {
-  const [head, ...rows] = lines.map((l) => l.split(/\s{2,}|\t/).map((c) => c.trim()));
-  return rows.map((row) => Object.fromEntries(head!.map((name, i) => [name, row[i] ?? ''])));
-}
+const transactionsTool = (bootstrap: string, args: string[]) => kafkaTool('TransactionsCommand', bootstrap, args);
 
 describe('kafka-transactions.sh against the gateway (memory engine)', () => {
   let gateway: RunningGateway;

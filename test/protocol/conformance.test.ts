@@ -26,6 +26,8 @@ const SERVED: Record<string, string> = {
   AlterUserScramCredentials: '0', DescribeCluster: '0-1', DescribeProducers: '0',
   DescribeTransactions: '0', ListTransactions: '0-1', ConsumerGroupHeartbeat: '0-1',
   ConsumerGroupDescribe: '0', DescribeTopicPartitions: '0',
+  // Issue 33: what kafka-log-dirs.sh and kafka-metadata-quorum.sh ask (Kafka 4 dropped DescribeLogDirs v0).
+  DescribeLogDirs: '1-4', DescribeQuorum: '0-2',
 };
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'uuid', 'records']);

@@ -489,6 +489,12 @@ const PLATFORMATIC: Record<string, Row[]> = {
   DescribeCluster: [
     { versions: [0, 1], args: [true, 2], sent: (v) => ({ includeClusterAuthorizedOperations: true, ...only(v >= 1, { endpointType: 2 }) }) },
   ],
+  DescribeLogDirs: [
+    { versions: [2, 3, 4], args: [[{ name: 'orders', partitions: [0, 3] }, { name: 'audit', partitions: [7] }]], sent: () => ({ topics: [{ topic: 'orders', partitions: [0, 3] }, { topic: 'audit', partitions: [7] }] }) },
+  ],
+  DescribeQuorum: [
+    { versions: [2], args: [[{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }]], sent: () => ({ topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }) },
+  ],
   DescribeProducers: [
     { versions: [0], args: [[{ name: 'orders', partitionIndexes: [0, 3] }, { name: 'audit', partitionIndexes: [7] }]], sent: () => ({ topics: [{ name: 'orders', partitionIndexes: [0, 3] }, { name: 'audit', partitionIndexes: [7] }] }) },
   ],

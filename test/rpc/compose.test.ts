@@ -5,8 +5,12 @@
  * settings (with compose's ${VAR:-default} filled in) pass the CLI's own
  * validation. The gateway's core address and the core's database URL must
  * name services of the file, and compose/README.md documents every variable.
+ * Every Queen service runs the image built from the repository's Dockerfile
+ * (never a mounted checkout), every service has a health check, starts only
+ * once what it uses is healthy, and publishes every port it listens on.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -17,14 +21,20 @@ const README = readFileSync(fileURLToPath(new URL('../../compose/README.md', imp
 
 interface Service {
   image?: string;
+  build?: string | { context?: string; dockerfile?: string };
   command?: string[] | string;
   environment?: Record<string, string | number | boolean | null> | string[];
-  depends_on?: unknown;
+  depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string[] | string };
+  ports?: (string | number)[];
+  volumes?: string[];
 }
 
+const COMPOSE_DIRECTORY = fileURLToPath(new URL('../../compose/', import.meta.url));
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
 function composeFile(name: string): Record<string, Service> {
-  const path = fileURLToPath(new URL(`../../compose/${name}`, import.meta.url));
+  const path = join(COMPOSE_DIRECTORY, name);
   return (parse(readFileSync(path, 'utf8'), { merge: true }) as { services: Record<string, Service> }).services;
 }
 
@@ -63,9 +73,75 @@ function queenServicesOf(services: Record<string, Service>): QueenService[] {
     .filter((s): s is QueenService => s.run !== null);
 }
 
+/** The container ports a service publishes, from "HOST:CONTAINER", "IP:HOST:CONTAINER" or "CONTAINER". */
+function publishedPorts(service: Service): { host: string; container: number }[] {
+  return (service.ports ?? []).map((entry) => {
+    const parts = String(entry).split(':');
+    const container = Number(parts.at(-1));
+    return { host: parts.slice(0, -1).join(':') || String(container), container };
+  });
+}
+
+/** The ports a Queen service listens on, as the CLI reads its settings. */
+function listeningPorts(s: QueenService): number[] {
+  const config = readConfig(s.run.args, environmentOf(s.service), s.run.command as Command);
+  if (s.run.command === 'core') return [config.rpcPort];
+  return [config.port, ...(config.http ? [config.httpPort] : [])];
+}
+
+/** Which services a service's settings name as hosts (its core, its database, its Redis). */
+function servicesUsed(s: QueenService, names: readonly string[]): string[] {
+  const config = readConfig(s.run.args, environmentOf(s.service), s.run.command as Command);
+  const hosts = [
+    config.core === undefined ? undefined : (parseRpcAddress(config.core) as { host?: string }).host,
+    config.databaseUrl === undefined ? undefined : new URL(config.databaseUrl).hostname,
+    config.redisUrl === undefined ? undefined : new URL(config.redisUrl).hostname,
+  ];
+  return hosts.filter((h): h is string => h !== undefined && names.includes(h));
+}
+
 /** Checks every file shares: commands and settings the CLI takes, addresses naming services, the README. */
 function describeComposeFile(file: string, services: Record<string, Service>): void {
   const queenServices = queenServicesOf(services);
+
+  it.each(queenServices.map((s) => [s.name, s] as const))(`${file}: service %s runs the image built from the repository's Dockerfile, not a mounted checkout`, (_name, { service }) => {
+    const context = typeof service.build === 'string' ? service.build : service.build?.context;
+    expect(context, 'build context').toBeDefined();
+    const dockerfile = typeof service.build === 'object' ? service.build.dockerfile ?? 'Dockerfile' : 'Dockerfile';
+    expect(join(COMPOSE_DIRECTORY, context!, '/')).toBe(REPOSITORY_ROOT);
+    expect(existsSync(join(COMPOSE_DIRECTORY, context!, dockerfile))).toBe(true);
+    expect(service.volumes ?? [], 'no bind mount of the checkout').toEqual([]);
+  });
+
+  it(`${file}: every service has a health check and waits for what it depends on to be healthy`, () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.healthcheck?.test, `${name} has a health check`).toBeDefined();
+      const dependsOn = service.depends_on ?? {};
+      expect(Array.isArray(dependsOn), `${name}'s depends_on names a condition for each service`).toBe(false);
+      for (const [other, { condition }] of Object.entries(dependsOn)) {
+        expect(Object.keys(services), `${name} depends on a service of the file`).toContain(other);
+        expect(condition, `${name} waits for ${other}`).toBe('service_healthy');
+      }
+    }
+    for (const s of queenServices) {
+      for (const used of servicesUsed(s, Object.keys(services))) {
+        expect(Object.keys(s.service.depends_on ?? {}), `${s.name} uses ${used}, so it starts once ${used} is healthy`).toContain(used);
+      }
+    }
+  });
+
+  it(`${file}: each Queen service's health check asks the port it listens on, and every port is published once`, () => {
+    for (const s of queenServices) {
+      const ports = listeningPorts(s);
+      const published = publishedPorts(s.service).map((p) => p.container);
+      for (const port of ports) expect(published, `${s.name} publishes ${port}`).toContain(port);
+      const test = [s.service.healthcheck?.test ?? []].flat().join(' ');
+      const checked = s.run.command === 'core' ? ports[0]! : readConfig(s.run.args, environmentOf(s.service), 'gateway').httpPort;
+      expect(test, `${s.name}'s health check`).toContain(s.run.command === 'core' ? `connect(${checked}` : `:${checked}/health`);
+    }
+    const hostPorts = Object.values(services).flatMap((service) => publishedPorts(service).map((p) => p.host));
+    expect(new Set(hostPorts).size, `host ports ${hostPorts.join(', ')} are each published once`).toBe(hostPorts.length);
+  });
 
   it.each(queenServices.map((s) => [s.name, s] as const))(`${file}: service %s runs a command the CLI has, with settings it takes`, (_name, { service, run }) => {
     expect(Object.keys(COMMANDS)).toContain(run.command);
@@ -117,11 +193,10 @@ describe('compose/cluster.yaml', () => {
   const queenServices = queenServicesOf(services);
   const gateways = queenServices.filter((s) => s.run.command === 'gateway');
 
-  it('brings up PostgreSQL, Redis, two cores and three gateways, each with a health check', () => {
+  it('brings up PostgreSQL, Redis, two cores and three gateways', () => {
     expect(Object.values(services).some((s) => s.image?.startsWith('postgres'))).toBe(true);
     expect(Object.values(services).some((s) => s.image?.startsWith('redis'))).toBe(true);
     expect(queenServices.map((s) => s.run.command).sort()).toEqual(['core', 'core', 'gateway', 'gateway', 'gateway']);
-    for (const [name, service] of Object.entries(services)) expect(service.healthcheck?.test, `${name} has a health check`).toBeDefined();
   });
 
   it('registers every gateway and core with the Redis service, and gives each gateway its own advertised address', () => {

@@ -81,18 +81,21 @@ const ROOMS: Readonly<Record<string, readonly string[]>> = {
   'src/ids': [],
   'src/tls': [],
   'src/redis': [],
-  'src/core': ['protocol', 'src/ids', 'src/redis'],
-  'src/rpc': ['protocol', 'src/core', 'src/tls'],
+  // Instruments (counters, histograms, the process registry): below everything that counts.
+  'src/metrics': ['protocol'],
+  'src/core': ['protocol', 'src/ids', 'src/redis', 'src/metrics'],
+  'src/rpc': ['protocol', 'src/core', 'src/tls', 'src/metrics'],
   'src/cluster': ['src/redis'],
-  'src/metrics': ['protocol', 'src/core'],
+  // What an operator reads of a running process: health, readiness, the core's state as metrics.
+  'src/operations': ['protocol', 'src/core', 'src/metrics'],
   'src/topic-configs': ['protocol', 'src/core'],
   'src/access': ['protocol', 'src/core'],
   'src/client': ['src/core', 'src/ids'],
   'src/gateway': ['protocol', 'src/core', 'src/cluster', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access'],
-  'src/http': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access'],
-  'src/bridge': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/metrics', 'src/topic-configs'],
-  'src/index.ts': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access', 'src/client', 'src/gateway', 'src/http', 'src/bridge'],
-  'src/cli': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access', 'src/index.ts', 'src/gateway', 'src/http', 'src/bridge'],
+  'src/http': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access'],
+  'src/bridge': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/metrics', 'src/operations', 'src/topic-configs'],
+  'src/index.ts': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access', 'src/client', 'src/gateway', 'src/http', 'src/bridge'],
+  'src/cli': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access', 'src/index.ts', 'src/gateway', 'src/http', 'src/bridge'],
 };
 
 /** The room a file is in: protocol/, src/index.ts, or the folder of src/ it sits in. */

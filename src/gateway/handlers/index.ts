@@ -18,6 +18,8 @@ import { describeAcls } from './describe-acls.js';
 import { describeClientQuotas } from './describe-client-quotas.js';
 import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
+import { describeLogDirs } from './describe-log-dirs.js';
+import { describeQuorum } from './describe-quorum.js';
 import { describeGroups } from './describe-groups.js';
 import { describeProducers } from './describe-producers.js';
 import { describeTopicPartitions } from './describe-topic-partitions.js';
@@ -59,6 +61,8 @@ export const handlers: readonly ApiHandler[] = [
   deleteTopics,
   describeCluster,
   describeConfigs,
+  describeLogDirs,
+  describeQuorum,
   describeGroups,
   describeProducers,
   describeTopicPartitions,

@@ -28,7 +28,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.js';
-import type { HttpMetrics } from '../../metrics/registry.js';
+import type { HttpMetrics } from '../../operations/registry.js';
 import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, type AckAnswer, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { leaseAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';

@@ -10,7 +10,7 @@
  */
 import type { HttpApiContext } from '../context.js';
 import { RETRY_AFTER_SECONDS } from '../errors.js';
-import { coreProblem } from '../../metrics/health.js';
+import { coreProblem } from '../../operations/health.js';
 import { CONTENT_TYPE } from '../../metrics/process.js';
 
 const SERVER = 'queen-gateway';

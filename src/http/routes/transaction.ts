@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Core, KvEntry, PushItemResult, TransactionOperation, TransactionResult } from '../../core/core.js';
-import type { HttpMetrics } from '../../metrics/registry.js';
+import type { HttpMetrics } from '../../operations/registry.js';
 import { locateMessages, NOT_FOUND, planAck, QUEUE_MODE_GROUP, type AckTarget, type QueenAckStatus } from '../acks.js';
 import { kvEntryAnswer, pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';

@@ -8,6 +8,7 @@ import type {
   OffsetForTimestampRequest,
   OffsetForTimestampResult,
   PartitionOffsets,
+  PartitionSize,
   PartitionRef,
   ReadError,
   ReadPartitionResult,
@@ -149,6 +150,16 @@ export class MemoryLog {
         const log = found.partition.log;
         const lastStableOffset = this.store.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
         return { queue: p.queue, partition: p.partition, error: null, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, lastStableOffset };
+      }),
+    };
+  }
+
+  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
+    return {
+      partitions: req.partitions.map((p) => {
+        const found = this.store.lookupPartition(p);
+        if ('error' in found) return { queue: p.queue, partition: p.partition, error: found.error, bytes: -1 };
+        return { queue: p.queue, partition: p.partition, error: null, bytes: found.partition.log.bytes };
       }),
     };
   }

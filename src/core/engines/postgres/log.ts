@@ -8,6 +8,7 @@ import type {
   OffsetForTimestampRequest,
   OffsetForTimestampResult,
   PartitionOffsets,
+  PartitionSize,
   PartitionRef,
   ReadError,
   ReadPartitionResult,
@@ -249,6 +250,19 @@ export class PostgresLog {
           return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', logStartOffset: -1, highWatermark: -1, lastStableOffset: -1 };
         }
         return { queue: p.queue, partition: p.partition, error: null, logStartOffset: row.log_start_offset!, highWatermark: row.next_offset!, lastStableOffset: row.open_txn_offset ?? row.next_offset! };
+      }),
+    };
+  }
+
+  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
+    const parts = req.partitions;
+    if (parts.length === 0) return { partitions: [] };
+    const rows = await this.store.db.statements.run<{ queue_id: string | null; id: number | null; bytes: number | null }>('partition-sizes', [parts.map((p) => p.queue), parts.map((p) => p.partition)]);
+    return {
+      partitions: parts.map((p, i) => {
+        const row = rows[i]!;
+        if (row.queue_id === null || row.id === null) return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', bytes: -1 };
+        return { queue: p.queue, partition: p.partition, error: null, bytes: Number(row.bytes ?? 0) };
       }),
     };
   }

@@ -24,6 +24,16 @@ LEFT JOIN queues q ON q.name = wanted.queue_name
 LEFT JOIN partitions p ON p.queue_id = q.id AND p.idx = wanted.idx
 ORDER BY wanted.ord;
 
+-- name: partition-sizes
+-- Bytes each partition's batches hold (DescribeLogDirs), by (queue, index);
+-- a missing queue or partition comes back as nulls in its row.
+SELECT wanted.ord, q.id AS queue_id, p.id,
+       (SELECT coalesce(sum(b.size), 0)::bigint FROM batches b WHERE b.partition_id = p.id) AS bytes
+FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS wanted (queue_name, idx, ord)
+LEFT JOIN queues q ON q.name = wanted.queue_name
+LEFT JOIN partitions p ON p.queue_id = q.id AND p.idx = wanted.idx
+ORDER BY wanted.ord;
+
 -- name: producer-windows
 SELECT w.partition_id, w.producer_id, w.producer_epoch, w.retained, w.last_timestamp
 FROM unnest($1::bigint[], $2::bigint[]) AS wanted (partition_id, producer_id)

@@ -1,7 +1,7 @@
 import { Counter, Registry } from 'prom-client';
 import type { Core } from '../core/core.js';
 import { readCoreState } from './core-state.js';
-import { exposition } from './process.js';
+import { exposition } from '../metrics/process.js';
 
 /**
  * The HTTP API's own counters (one set per API instance), and the exposition
