@@ -39,7 +39,7 @@ import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js
 import { RpcError, type RpcErrorCode } from './errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { HELLO_MAGIC, RPC_VERSION } from './handshake.js';
-import { isSecretMismatch, preSharedKey, pskClientSocket } from './psk.js';
+import { isSecretMismatch, preSharedKey, pskClientSocket, watchedStream } from './psk.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 import type { TlsCredentials } from '../tls/credentials.js';
@@ -256,21 +256,18 @@ class RpcClient {
     base.on('close', () => this.onClose(base));
     base.once(this.secureContext ? 'secureConnect' : 'connect', () => {
       if (this.key === null) return this.speak(base);
-      const secured = pskClientSocket(base, this.key);
+      // A core that refuses before TLS-PSK (this certificate; no secret taken) answers with a Refused frame on the certificate's session.
+      const before: Buffer[] = [];
+      let established = false;
+      const secured = pskClientSocket(base instanceof TLSSocket ? watchedStream(base, (chunk) => established || before.push(chunk)) : base, this.key);
       this.socket = secured;
       secured.once('close', () => {
         base.destroy();
         this.onClose(secured);
       });
       base.once('close', () => secured.destroy());
-      // A core that refuses before TLS-PSK (this certificate; no secret taken) answers with a Refused frame on the certificate's session.
-      const before: Buffer[] = [];
-      const keep = (chunk: Buffer) => before.push(chunk);
-      if (base instanceof TLSSocket) base.prependListener('data', keep);
-      let established = false;
       secured.once('secureConnect', () => {
         established = true;
-        base.off('data', keep);
         this.speak(secured);
       });
       secured.on('error', (e: NodeJS.ErrnoException) => {

@@ -20,8 +20,8 @@
  *   (RFC 5869 says so); the secret is a string an operator chose. A party
  *   that takes the core's address (an impostor core) completes the ECDH with
  *   a gateway and gets its Finished, which it can test guesses against; a
- *   memory-hard KDF (RFC 7914; N = 2^15, r = 8, p = 1: 32 MiB and tens of
- *   milliseconds a guess) makes that slow, and a random secret makes it
+ *   memory-hard KDF (RFC 7914; N = 2^15, r = 8, p = 1: 32 MiB and a
+ *   fraction of a second a guess) makes that slow, and a random secret makes it
  *   hopeless. The key is derived once per process and secret.
  *
  * The derivation and the identity never change between releases, so a
@@ -29,7 +29,7 @@
  * its RPC version differs (./handshake.ts).
  */
 import { constants, scryptSync } from 'node:crypto';
-import type { Duplex } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext, type TlsOptions, type TLSSocketOptions } from 'node:tls';
 
 const PSK_TLS = { ciphers: 'ECDHE-PSK-CHACHA20-POLY1305', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const;
@@ -67,6 +67,32 @@ export function pskServerSocket(base: Duplex, key: Buffer): TLSSocket {
 /** The gateway's side. There is no certificate: the key authenticates the core, so the host-name check is off. */
 export function pskClientSocket(base: Duplex, key: Buffer): TLSSocket {
   return tlsConnect({ socket: base, ...PSK_TLS, pskCallback: () => ({ psk: key, identity: IDENTITY }), checkServerIdentity: () => undefined });
+}
+
+/**
+ * `base` behind a plain stream that shows each chunk to `seen` first. Over a
+ * certificate's TLS session the core may answer the TLS-PSK start with a
+ * Refused frame (it refuses the certificate, or takes no secret); Node would
+ * chain the two TLS layers natively, out of sight, so the gateway reads that
+ * sentence through this relay.
+ */
+export function watchedStream(base: Duplex, seen: (chunk: Buffer) => void): Duplex {
+  const relay = new Duplex({
+    read: () => void base.resume(),
+    write: (chunk: Buffer, _encoding, done) => void base.write(chunk, done),
+    final: (done) => void base.end(done),
+    destroy: (error, done) => {
+      base.destroy(error ?? undefined);
+      done(error);
+    },
+  });
+  base.on('data', (chunk: Buffer) => {
+    seen(chunk);
+    if (!relay.push(chunk)) base.pause();
+  });
+  base.once('end', () => relay.push(null));
+  base.once('close', () => relay.destroy());
+  return relay;
 }
 
 /** Whether a connection's first bytes start TLS (a gateway with the secret) rather than a queen RPC frame. */

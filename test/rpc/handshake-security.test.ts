@@ -204,4 +204,20 @@ describe('the RPC handshake against peers without the secret', () => {
     cleanups.push(() => gateway.close());
     expect(Array.isArray(await gateway.listQueues())).toBe(true);
   });
+
+  it('tells a gateway that gives a secret to a core that takes none (certificates only) to drop it', async () => {
+    const pki = makeTestPki();
+    cleanups.push(async () => pki.remove());
+    const tls = new TlsCredentials({ certFile: pki.serverCert, keyFile: pki.serverKey, caFile: pki.caCert, clientAuth: 'required' });
+    const { address, logs } = await serve({ tls, secret: undefined });
+    const client = pki.client('gateway', '/CN=gateway');
+    const gatewayTls = new TlsCredentials({ certFile: client.cert, keyFile: client.key, caFile: pki.caCert });
+    await expect(connectCore({ address, secret: SECRET, tls: gatewayTls, connectTimeoutMs: 5_000 })).rejects.toThrow(
+      'refused this gateway: Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.',
+    );
+    expect(logs.matching('rpc connection refused', 'takes no RPC secret', 'CN=gateway').length).toBe(1);
+    const withoutSecret = await connectCore({ address, tls: gatewayTls, connectTimeoutMs: 5_000 });
+    cleanups.push(() => withoutSecret.close());
+    expect(Array.isArray(await withoutSecret.listQueues())).toBe(true);
+  });
 });
