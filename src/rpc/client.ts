@@ -37,7 +37,7 @@ import { CoreError, type CoreErrorCode } from '../core/errors.js';
 import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, HANDSHAKE_MAX_FRAME_BYTES, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { HELLO_MAGIC, RPC_VERSION } from './handshake.js';
 import { isSecretMismatch, preSharedKey, pskClientSocket, watchedStream } from './psk.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
@@ -258,8 +258,13 @@ class RpcClient {
       if (this.key === null) return this.speak(base);
       // A core that refuses before TLS-PSK (this certificate; no secret taken) answers with a Refused frame on the certificate's session.
       const before: Buffer[] = [];
-      let established = false;
-      const secured = pskClientSocket(base instanceof TLSSocket ? watchedStream(base, (chunk) => established || before.push(chunk)) : base, this.key);
+      let [established, kept] = [false, 0];
+      const keep = (chunk: Buffer) => {
+        if (established || kept >= HANDSHAKE_MAX_FRAME_BYTES) return;
+        before.push(chunk);
+        kept += chunk.length;
+      };
+      const secured = pskClientSocket(base instanceof TLSSocket ? watchedStream(base, keep) : base, this.key);
       this.socket = secured;
       secured.once('close', () => {
         base.destroy();
