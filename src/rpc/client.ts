@@ -29,7 +29,7 @@
  *   sends it nothing (so an impostor never gets a call).
  */
 import { isIP, connect, type Socket } from 'node:net';
-import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
@@ -37,9 +37,9 @@ import { CoreError, type CoreErrorCode } from '../core/errors.js';
 import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, HANDSHAKE_MAX_FRAME_BYTES, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
 import { HELLO_MAGIC, RPC_VERSION } from './handshake.js';
-import { isSecretMismatch, preSharedKey, pskClientSocket, watchedStream } from './psk.js';
+import { isSecretMismatch, preSharedKey, securedConnection } from './psk.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 import type { TlsCredentials } from '../tls/credentials.js';
@@ -256,32 +256,20 @@ class RpcClient {
     base.on('close', () => this.onClose(base));
     base.once(this.secureContext ? 'secureConnect' : 'connect', () => {
       if (this.key === null) return this.speak(base);
-      // A core that refuses before TLS-PSK (this certificate; no secret taken) answers with a Refused frame on the certificate's session.
-      const before: Buffer[] = [];
-      let [established, kept] = [false, 0];
-      const keep = (chunk: Buffer) => {
-        if (established || kept >= HANDSHAKE_MAX_FRAME_BYTES) return;
-        before.push(chunk);
-        kept += chunk.length;
-      };
-      const secured = pskClientSocket(base instanceof TLSSocket ? watchedStream(base, keep) : base, this.key);
+      const secured = securedConnection(base, this.key, {
+        established: () => this.speak(secured),
+        refused: (body) => this.fail(secured, this.refusal(body)),
+        failed: (e) => {
+          if (isSecretMismatch(e)) return this.fail(secured, new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+          this.lastProblem = `the TLS-PSK handshake with the core failed (${e.message}); does the core take --rpc-secret?`;
+        },
+      });
       this.socket = secured;
       secured.once('close', () => {
         base.destroy();
         this.onClose(secured);
       });
       base.once('close', () => secured.destroy());
-      secured.once('secureConnect', () => {
-        established = true;
-        this.speak(secured);
-      });
-      secured.on('error', (e: NodeJS.ErrnoException) => {
-        if (established) return void (this.lastProblem = `${e.code ?? 'error'}: ${e.message}`);
-        const refusal = this.refusalIn(Buffer.concat(before));
-        if (refusal) return this.fail(secured, refusal);
-        if (isSecretMismatch(e)) return this.fail(secured, new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
-        this.lastProblem = `the TLS-PSK handshake with the core failed (${e.message}); does the core take --rpc-secret?`;
-      });
     });
   }
 
@@ -297,19 +285,6 @@ class RpcClient {
     const reason = body[0];
     const code: RpcErrorCode = reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol';
     return new RpcError(code, `The core at ${this.addressText} refused this gateway: ${body.subarray(1).toString('utf8')}`);
-  }
-
-  /** The Refused frame at the start of `bytes`, if that is what they are. */
-  private refusalIn(bytes: Buffer): RpcError | null {
-    let found: RpcError | null = null;
-    try {
-      rpcFrameSplitter((kind, body) => {
-        if (kind === FrameKind.Refused) found ??= this.refusal(body);
-      }).push(bytes);
-    } catch {
-      // not queen frames
-    }
-    return found;
   }
 
   /** The queen RPC over the innermost layer: the hello, then Ready or Refused, then answers. */

@@ -29,8 +29,10 @@
  * its RPC version differs (./handshake.ts).
  */
 import { constants, scryptSync } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { connect as tlsConnect, createSecureContext, TLSSocket, type SecureContext, type TlsOptions, type TLSSocketOptions } from 'node:tls';
+import { FrameKind, HANDSHAKE_MAX_FRAME_BYTES, rpcFrameSplitter } from './frames.js';
 
 const PSK_TLS = { ciphers: 'ECDHE-PSK-CHACHA20-POLY1305', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const;
 /** Who the client says it is (sent in clear; identifies the protocol, not the gateway). */
@@ -69,14 +71,53 @@ export function pskClientSocket(base: Duplex, key: Buffer): TLSSocket {
   return tlsConnect({ socket: base, ...PSK_TLS, pskCallback: () => ({ psk: key, identity: IDENTITY }), checkServerIdentity: () => undefined });
 }
 
+export interface PskClientEvents {
+  /** TLS-PSK is up: the RPC speaks on the socket. */
+  established(): void;
+  /** The core answered the start of TLS-PSK with a Refused frame (its body): it refused the certificate, or takes no secret. */
+  refused(body: Buffer): void;
+  /** The handshake failed otherwise; isSecretMismatch tells a wrong secret. */
+  failed(error: NodeJS.ErrnoException): void;
+}
+
 /**
- * `base` behind a plain stream that shows each chunk to `seen` first. Over a
- * certificate's TLS session the core may answer the TLS-PSK start with a
- * Refused frame (it refuses the certificate, or takes no secret); Node would
- * chain the two TLS layers natively, out of sight, so the gateway reads that
- * sentence through this relay.
+ * The gateway's TLS-PSK over `base` (TCP, or the certificate's session),
+ * reporting how the handshake ended. Over a certificate's session the core
+ * may answer with a Refused frame instead of TLS; Node would chain the two
+ * TLS layers natively, out of sight, so what the core sends before TLS-PSK
+ * is up (at most a handshake frame of it) is read through a relay.
  */
-export function watchedStream(base: Duplex, seen: (chunk: Buffer) => void): Duplex {
+export function securedConnection(base: Socket, key: Buffer, events: PskClientEvents): TLSSocket {
+  const before: Buffer[] = [];
+  let [established, kept] = [false, 0];
+  const keep = (chunk: Buffer) => {
+    if (established || kept >= HANDSHAKE_MAX_FRAME_BYTES) return;
+    before.push(chunk);
+    kept += chunk.length;
+  };
+  const secured = pskClientSocket(base instanceof TLSSocket ? watchedStream(base, keep) : base, key);
+  secured.once('secureConnect', () => {
+    established = true;
+    events.established();
+  });
+  secured.on('error', (e: NodeJS.ErrnoException) => {
+    if (established) return;
+    let refusal: Buffer | null = null;
+    try {
+      rpcFrameSplitter((kind, body) => {
+        if (kind === FrameKind.Refused) refusal ??= body;
+      }).push(Buffer.concat(before));
+    } catch {
+      // not queen frames
+    }
+    if (refusal) events.refused(refusal);
+    else events.failed(e);
+  });
+  return secured;
+}
+
+/** `base` behind a plain stream that shows each chunk to `seen` first. */
+function watchedStream(base: Duplex, seen: (chunk: Buffer) => void): Duplex {
   const relay = new Duplex({
     read: () => void base.resume(),
     write: (chunk: Buffer, _encoding, done) => void base.write(chunk, done),
