@@ -209,6 +209,7 @@ export class RpcServer {
       },
     };
     this.connections.add(raw);
+    raw.setNoDelay(true); // on the TCP socket itself: a TLS session over it cannot pass the setting down
     raw.on('error', () => {}); // a reset before the first byte; 'close' follows
     raw.once('close', () => {
       this.connections.delete(raw);
