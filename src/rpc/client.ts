@@ -20,10 +20,13 @@
  *   whether their core is across the RPC.
  * - Errors: a CoreError thrown by the core is rethrown here as a CoreError
  *   with the same code and message; failures of the hop are RpcErrors.
- * - Authentication: the shared secret, mutual TLS, or both (./server.ts).
- *   With TLS the core's certificate must chain to the CA and name the host
- *   dialled; each dial uses the certificate files as they are then, so a
- *   renewed client certificate is used from the next connection on.
+ * - Authentication: the shared secret as TLS-PSK (./psk.ts), mutual TLS, or
+ *   both, TLS-PSK inside the certificate's session (./server.ts). With
+ *   certificates the core's must chain to the CA and name the host dialled;
+ *   each dial uses the certificate files as they are then, so a renewed
+ *   client certificate is used from the next connection on. A core that does
+ *   not hold the same secret fails the TLS-PSK handshake, and this side
+ *   sends it nothing (so an impostor never gets a call).
  */
 import { isIP, connect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
@@ -35,8 +38,8 @@ import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
-import { CONFIRMATION_BYTES, confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange } from './handshake.js';
-import type { PakeSecret } from './pake.js';
+import { HELLO_MAGIC, RPC_VERSION } from './handshake.js';
+import { isSecretMismatch, preSharedKey, securedConnection } from './psk.js';
 import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 import type { TlsCredentials } from '../tls/credentials.js';
@@ -84,7 +87,7 @@ interface PendingCall {
   cleanup(): void;
 }
 
-type Stage = 'challenge' | 'ready-wait' | 'ready';
+type Stage = 'ready-wait' | 'ready';
 
 const MAX_CALL_ID = 0xffffffff;
 
@@ -103,8 +106,8 @@ class RpcClient {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly stateWaiters = new Set<() => void>();
 
-  /** The secret's part of the key exchange, computed on the first dial. */
-  private pakeSecret: PakeSecret | undefined;
+  /** The TLS-PSK key derived from the secret; null without one. */
+  private readonly key: Buffer | null;
   /** The TLS context dials use; replaced when the certificate files change. */
   private secureContext: SecureContext | null = null;
   private stopReloads: (() => void) | null = null;
@@ -119,6 +122,7 @@ class RpcClient {
     this.address = typeof options.address === 'string' ? parseRpcAddress(options.address) : options.address;
     this.addressText = formatRpcAddress(this.address);
     this.backoffMs = options.reconnectInitialMs ?? 50;
+    this.key = options.secret === undefined ? null : preSharedKey(options.secret);
     if (options.tls) {
       this.secureContext = createSecureContext(options.tls.contextOptions());
       this.stopReloads = options.tls.onReload((context) => (this.secureContext = createSecureContext(context)));
@@ -247,30 +251,54 @@ class RpcClient {
   private dial(): void {
     this.reconnectTimer = null;
     if (this.closed) return;
-    const socket = this.open();
-    this.socket = socket;
-    socket.setNoDelay(true);
-    const secret = this.options.secret;
-    if (secret !== undefined) this.pakeSecret ??= pakeSecret(secret);
-    const exchange = this.pakeSecret ? startExchange('client', this.pakeSecret) : null;
-    // Without a secret the core answers the Hello with Ready (TLS has authenticated both ends).
-    let stage: Stage = exchange ? 'challenge' : 'ready-wait';
-
-    socket.on(this.secureContext ? 'secureConnect' : 'connect', () => {
-      const w = frameWriter(FrameKind.Hello);
-      w.raw(HELLO_MAGIC);
-      w.uint16(RPC_VERSION);
-      w.raw(METHOD_FINGERPRINT);
-      if (exchange) w.raw(exchange.message);
-      sendFrame(socket, w);
+    const base = this.open();
+    this.socket = base;
+    base.setNoDelay(true);
+    base.on('error', (e: NodeJS.ErrnoException) => {
+      this.lastProblem = `${e.code ?? 'error'}: ${e.message}`;
     });
+    base.on('close', () => this.onClose(base));
+    base.once(this.secureContext ? 'secureConnect' : 'connect', () => {
+      if (this.key === null) return this.speak(base);
+      const secured = securedConnection(base, this.key, {
+        established: () => this.speak(secured),
+        refused: (body) => this.fail(secured, this.refusal(body)),
+        failed: (e) => {
+          if (isSecretMismatch(e)) return this.fail(secured, new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
+          this.lastProblem = `the TLS-PSK handshake with the core failed (${e.message}); does the core take --rpc-secret?`;
+        },
+      });
+      this.socket = secured;
+      secured.once('close', () => {
+        base.destroy();
+        this.onClose(secured);
+      });
+      base.once('close', () => secured.destroy());
+    });
+  }
 
-    const fail = (error: RpcError) => {
-      this.fatal = error;
-      this.lastProblem = error.message;
-      this.options.log?.error({ core: this.addressText, reason: error.message }, 'rpc connection refused');
-      socket.destroy();
-    };
+  /** A refusal no retry can fix: calls fail with it until a handshake succeeds. */
+  private fail(socket: Socket, error: RpcError): void {
+    this.fatal = error;
+    this.lastProblem = error.message;
+    this.options.log?.error({ core: this.addressText, reason: error.message }, 'rpc connection refused');
+    socket.destroy();
+  }
+
+  private refusal(body: Buffer): RpcError {
+    const reason = body[0];
+    const code: RpcErrorCode = reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol';
+    return new RpcError(code, `The core at ${this.addressText} refused this gateway: ${body.subarray(1).toString('utf8')}`);
+  }
+
+  /** The queen RPC over the innermost layer: the hello, then Ready or Refused, then answers. */
+  private speak(socket: Socket): void {
+    let stage: Stage = 'ready-wait';
+    const w = frameWriter(FrameKind.Hello);
+    w.raw(HELLO_MAGIC);
+    w.uint16(RPC_VERSION);
+    w.raw(METHOD_FINGERPRINT);
+    sendFrame(socket, w);
 
     const frames = rpcFrameSplitter((kind, body) => {
       if (socket.destroyed) return;
@@ -278,23 +306,7 @@ class RpcClient {
         if (stage !== 'ready') throw new Error(`an answer arrived before the handshake finished`);
         this.onAnswer(kind, body);
       } else if (kind === FrameKind.Refused) {
-        const reason = body[0];
-        const sentence = body.subarray(1).toString('utf8');
-        return fail(new RpcError(reason === RefusedReason.Authentication ? 'unauthenticated' : reason === RefusedReason.Version ? 'version_mismatch' : 'protocol', `The core at ${this.addressText} refused this gateway: ${sentence}`));
-      } else if (stage === 'challenge' && exchange && kind === FrameKind.Challenge) {
-        const r = new ValueReader(body);
-        const version = r.uint16();
-        if (version !== RPC_VERSION) {
-          return fail(new RpcError('version_mismatch', `The core at ${this.addressText} speaks queen RPC version ${version} and this gateway speaks version ${RPC_VERSION}: run the same queen-gateway release for the core and its gateways.`));
-        }
-        const keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
-        if (r.remaining !== CONFIRMATION_BYTES || !confirmationMatches(keys.peerConfirmation, r.bytes(r.remaining))) {
-          return fail(new RpcError('unauthenticated', `The core at ${this.addressText} holds a different RPC secret than this gateway; give both the same --rpc-secret (QUEEN_RPC_SECRET).`));
-        }
-        const w = frameWriter(FrameKind.Auth);
-        w.raw(keys.ownConfirmation);
-        sendFrame(socket, w);
-        stage = 'ready-wait';
+        this.fail(socket, this.refusal(body));
       } else if (stage === 'ready-wait' && kind === FrameKind.Ready) {
         stage = 'ready';
         frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
@@ -313,10 +325,6 @@ class RpcClient {
         socket.destroy();
       }
     });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      this.lastProblem = `${e.code ?? 'error'}: ${e.message}`;
-    });
-    socket.on('close', () => this.onClose(socket));
   }
 
   private onReady(socket: Socket): void {

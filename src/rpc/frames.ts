@@ -3,14 +3,11 @@
  *
  *   u32 length (of what follows) | u8 kind | body
  *
- * Handshake (once per connection, client first):
- *   Hello      'QRPC' | u16 version | 8-byte method fingerprint | 256-byte client key-exchange value
- *              (absent when the gateway holds no secret: TLS client certificates alone authenticate it)
- *   Challenge  u16 version | 256-byte server key-exchange value | 32-byte server confirmation
- *   Auth       32-byte client confirmation   (./handshake.ts)
- *   (without a secret, Ready answers the Hello directly)
+ * Handshake (once per connection, client first, inside TLS: see ./handshake.ts):
+ *   Hello      'QRPC' | u16 version | 8-byte method fingerprint
  *   Ready      (empty)
  *   Refused    u8 reason (1 version, 2 authentication: the secret or the certificate) | UTF-8 sentence saying why; the server closes after it
+ *   (kinds 2 and 3 were version 2's key exchange, before the secret moved into TLS)
  *
  * Calls (after Ready; any number in flight, answered in any order):
  *   Call       u32 call id | u16 method | u32 deadline ms (0 = none) | value
@@ -24,8 +21,6 @@ import { ValueWriter } from './values.js';
 
 export const FrameKind = {
   Hello: 1,
-  Challenge: 2,
-  Auth: 3,
   Ready: 4,
   Refused: 5,
   Call: 16,

@@ -1,18 +1,24 @@
 /**
  * The RPC server: exposes one Core to gateways over TCP or a Unix
- * socket. Each connection authenticates (./handshake.ts), then sends calls
- * that run concurrently and are answered as they finish, in any order. A
- * call's deadline and a Cancel frame abort its core call through the
- * AbortSignal the core's long-polls take; a connection that goes away aborts
- * everything it had in flight. CoreErrors go back with their code and message.
+ * socket. Each connection authenticates, then sends calls that run
+ * concurrently and are answered as they finish, in any order. A call's
+ * deadline and a Cancel frame abort its core call through the AbortSignal
+ * the core's long-polls take; a connection that goes away aborts everything
+ * it had in flight. CoreErrors go back with their code and message.
  *
- * Authentication is the shared secret (SPAKE2), mutual TLS, or both: with
- * TLS every connection is a TLS session that must present a client
- * certificate chaining to the configured CA (else it is refused with a
- * sentence and logged), and the core's certificate is checked by the
- * gateway; with a secret too, the SPAKE2 exchange runs inside the session.
- * The handshake deadline and the cap on unauthenticated connections count
- * from the TCP accept, so they cover the TLS handshake as well.
+ * Authentication is TLS, one of three ways:
+ * - the shared secret: TLS with a pre-shared key derived from it (./psk.ts);
+ * - mutual TLS: every connection is a TLS session that must present a client
+ *   certificate chaining to the configured CA (else it is refused with a
+ *   sentence and logged), and the core's certificate is checked by the gateway;
+ * - both: the TLS-PSK session runs inside the certificate's session.
+ * The core reads a connection's first bytes (inside the certificate's
+ * session, when there is one): a TLS record means the gateway is proving the
+ * secret; a queen frame means it has none to give, which a core that holds
+ * one refuses with a sentence. The hello (./handshake.ts) is answered only
+ * inside the innermost session. The handshake deadline and the cap on
+ * unauthenticated connections count from the TCP accept, so they cover the
+ * TLS handshakes as well.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
@@ -22,8 +28,8 @@ import type { Core } from '../core/core.js';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { type RpcAddress } from './address.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sendFrame } from './frames.js';
-import { confirmationMatches, HELLO_MAGIC, PAKE_VALUE_BYTES, pakeSecret, RPC_VERSION, startExchange, versionProblem } from './handshake.js';
-import type { PakeSecret } from './pake.js';
+import { HELLO_MAGIC, versionProblem } from './handshake.js';
+import { isSecretMismatch, preSharedKey, pskServerSocket, startsTls } from './psk.js';
 import { METHOD_NAMES, type MethodName } from './methods.js';
 import { ValueReader } from './values.js';
 import { failureCode, rpcServerMetrics } from '../metrics/rpc.js';
@@ -55,11 +61,13 @@ export interface RpcServerOptions {
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_UNAUTHENTICATED = 64;
 
-type Stage = 'hello' | 'auth' | 'ready' | 'refused';
+type Stage = 'hello' | 'ready' | 'refused';
 
 /** A connection let in under the cap, until it authenticates or goes. */
 interface Admission {
   peer: string;
+  /** The verified client certificate's subject, for the log (mutual TLS). */
+  certificateSubject?: string;
   /** Still counted against the cap (not yet authenticated). */
   readonly pending: boolean;
   /** Stops counting it and stops its deadline; idempotent. */
@@ -71,10 +79,25 @@ function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress}|${socket.remotePort}`;
 }
 
+const SECRET_REQUIRED = "Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).";
+const NO_SECRET_HERE = 'Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.';
+
+/** Why a mutual-TLS session's client certificate is not accepted, as the sentence the gateway gets; null when it is. */
+function certificateRefusal(tls: TLSSocket): string | null {
+  const certificate = tls.getPeerX509Certificate();
+  if (certificate && tls.authorized) return null;
+  const why = certificate
+    ? `its client certificate (${certificate.subject.replace(/\n/g, ', ')}) does not verify against this core's CA: ${String(tls.authorizationError)}`
+    : 'it presented no client certificate';
+  return `Authentication failed: this core takes gateways with a client certificate signed by its CA (--rpc-tls-ca-file), and ${why}; give the gateway --rpc-tls-cert-file and --rpc-tls-key-file with one.`;
+}
+
 export class RpcServer {
   private readonly server: Server;
+  /** Every accepted TCP connection (each TLS session lives on one). */
   private readonly connections = new Set<Socket>();
-  private readonly secret: PakeSecret | null;
+  /** The TLS-PSK key derived from the secret; null without one. */
+  private readonly key: Buffer | null;
   /** Connections that have not finished the handshake. */
   private unauthenticated = 0;
   private capLogged = false;
@@ -89,17 +112,17 @@ export class RpcServer {
     if (options.tls && options.tls.files.caFile === undefined) {
       throw new Error('TLS on the RPC authenticates gateways by their client certificates: give the CA file they must chain to.');
     }
-    this.secret = options.secret === undefined ? null : pakeSecret(options.secret);
+    this.key = options.secret === undefined ? null : preSharedKey(options.secret);
     const tls = options.tls;
     if (!tls) {
       this.server = createServer((raw) => {
         const admission = this.admit(raw);
-        if (admission) this.serve(raw, admission);
+        if (admission) this.negotiate(raw, admission);
       });
       return;
     }
     // Node checks a client certificate against the CA (and says so in `authorized`) only for a tls.Server's
-    // sockets. It does not refuse: the check is ours (serve), so a gateway without a good certificate hears why instead of a reset.
+    // sockets. It does not refuse: the check is ours, so a gateway without a good certificate hears why instead of a reset.
     const server = createTlsServer({ ...tls.serverOptions(), requestCert: true, rejectUnauthorized: false });
     this.stopReloads = tls.onReload((context) => server.setSecureContext(context));
     // The cap and the deadline count from the TCP accept, before the TLS handshake.
@@ -110,7 +133,6 @@ export class RpcServer {
       this.tlsHandshakes.set(key, admission);
       raw.once('close', () => {
         if (this.tlsHandshakes.get(key) === admission) this.tlsHandshakes.delete(key);
-        admission.settle();
       });
     });
     server.on('secureConnection', (socket: TLSSocket) => {
@@ -118,7 +140,11 @@ export class RpcServer {
       const admission = this.tlsHandshakes.get(key);
       this.tlsHandshakes.delete(key);
       if (!admission) return void socket.destroy();
-      this.serve(socket, admission, socket);
+      socket.on('error', () => {});
+      const refusal = certificateRefusal(socket);
+      if (refusal !== null) return this.refuse(socket, admission, RefusedReason.Authentication, refusal);
+      admission.certificateSubject = socket.getPeerX509Certificate()!.subject.replace(/\n/g, ', ');
+      this.negotiate(socket, admission);
     });
     server.on('tlsClientError', (e: Error, socket: TLSSocket) => {
       const admission = this.tlsHandshakes.get(connectionKey(socket));
@@ -170,7 +196,7 @@ export class RpcServer {
       log?.warn({ peer, handshakeTimeoutMs }, 'rpc authentication failed: the handshake did not finish in time');
       raw.destroy();
     }, handshakeTimeoutMs);
-    return {
+    const admission: Admission = {
       peer,
       get pending() {
         return pending;
@@ -183,29 +209,69 @@ export class RpcServer {
         clearTimeout(deadline);
       },
     };
+    this.connections.add(raw);
+    raw.setNoDelay(true); // on the TCP socket itself: a TLS session over it cannot pass the setting down
+    raw.on('error', () => {}); // a reset before the first byte; 'close' follows
+    raw.once('close', () => {
+      this.connections.delete(raw);
+      admission.settle();
+    });
+    return admission;
   }
 
-  /** Runs the queen RPC handshake, then calls, on an admitted connection (a TLS session over it when `tls`). */
-  private serve(socket: Socket, admission: Admission, tls?: TLSSocket): void {
+  /**
+   * Reads a connection's first bytes on `base` (the TCP socket, or the
+   * certificate's TLS session): TLS-PSK when the gateway proves the secret,
+   * queen frames straight away when it has none to give.
+   */
+  private negotiate(base: Socket, admission: Admission): void {
+    base.once('readable', () => {
+      const first = base.read() as Buffer | null;
+      if (first === null) return; // the peer left without a word; 'close' settles it
+      base.unshift(first);
+      if (!startsTls(first)) return this.serve(base, admission, false);
+      if (this.key === null) return this.refuse(base, admission, RefusedReason.Authentication, NO_SECRET_HERE);
+      const secured = pskServerSocket(base, this.key);
+      let established = false;
+      secured.once('secure', () => {
+        established = true;
+        this.serve(secured, admission, true);
+      });
+      secured.on('error', (e: Error) => {
+        if (established) return; // a lost connection; 'close' cleans up
+        const { log } = this.options;
+        const who = { peer: admission.peer, certificate: admission.certificateSubject, reason: e.message };
+        if (isSecretMismatch(e)) log?.warn(who, "rpc authentication failed: the gateway's RPC secret is not this core's (its TLS-PSK handshake did not verify)");
+        else log?.warn(who, "rpc connection closed: the TLS-PSK handshake failed (is the gateway giving this core's --rpc-secret?)");
+        base.destroy();
+      });
+      secured.once('close', () => base.destroy());
+      base.once('close', () => secured.destroy());
+    });
+  }
+
+  /** Sends Refused with its sentence and closes, logged; what the peer sends after is read and dropped. */
+  private refuse(socket: Socket, admission: Admission, code: number, reason: string): void {
+    this.options.log?.warn({ peer: admission.peer, certificate: admission.certificateSubject, reason }, 'rpc connection refused');
+    const w = frameWriter(FrameKind.Refused);
+    w.uint8(code);
+    w.raw(Buffer.from(reason, 'utf8'));
+    sendFrame(socket, w);
+    socket.end();
+    socket.resume();
+  }
+
+  /** Runs the hello, then calls, on the innermost layer of an admitted connection; `secretProven` when it came through TLS-PSK. */
+  private serve(socket: Socket, admission: Admission, secretProven: boolean): void {
     const { core, log, faults } = this.options;
     const { peer } = admission;
-    const authenticatedOrGone = () => admission.settle();
-    this.connections.add(socket);
     socket.setNoDelay(true);
     const inFlight = new Map<number, AbortController>();
     let stage: Stage = 'hello';
-    /** The verified client certificate's subject, for the log. */
-    let certificateSubject: string | undefined;
-    let expectedConfirmation: Buffer = Buffer.alloc(0);
 
     const refuse = (code: number, reason: string) => {
-      log?.warn({ peer, reason }, 'rpc connection refused');
-      const w = frameWriter(FrameKind.Refused);
-      w.uint8(code);
-      w.raw(Buffer.from(reason, 'utf8'));
-      sendFrame(socket, w);
-      socket.end();
       stage = 'refused';
+      this.refuse(socket, admission, code, reason);
     };
     const drop = (reason: string) => {
       log?.warn({ peer, reason }, 'rpc connection closed');
@@ -217,45 +283,12 @@ export class RpcServer {
       if (body.length < 4 + 2 + 8 || !r.bytes(4).equals(HELLO_MAGIC)) return drop('the first frame is not a queen RPC hello');
       const problem = versionProblem(r.uint16(), r.bytes(8));
       if (problem) return refuse(RefusedReason.Version, problem);
-      if (this.secret === null) {
-        if (r.remaining !== 0) {
-          return refuse(RefusedReason.Authentication, 'Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.');
-        }
-        return ready();
-      }
-      if (r.remaining === 0) {
-        return refuse(RefusedReason.Authentication, "Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).");
-      }
-      if (r.remaining !== PAKE_VALUE_BYTES) return drop('the hello carries no key-exchange value');
-      const exchange = startExchange('server', this.secret);
-      let keys;
-      try {
-        keys = exchange.finish(Buffer.from(r.bytes(PAKE_VALUE_BYTES)));
-      } catch (e) {
-        return drop(`rpc authentication failed: ${(e as Error).message}`);
-      }
-      expectedConfirmation = keys.peerConfirmation;
-      const w = frameWriter(FrameKind.Challenge);
-      w.uint16(RPC_VERSION);
-      w.raw(exchange.message);
-      w.raw(keys.ownConfirmation);
-      sendFrame(socket, w);
-      stage = 'auth';
-    };
-
-    const onAuth = (body: Buffer) => {
-      if (!confirmationMatches(expectedConfirmation, body)) {
-        return refuse(RefusedReason.Authentication, "Authentication failed: the gateway's RPC secret is not this core's; give both the same --rpc-secret (QUEEN_RPC_SECRET).");
-      }
-      ready();
-    };
-
-    const ready = () => {
+      if (this.key !== null && !secretProven) return refuse(RefusedReason.Authentication, SECRET_REQUIRED);
       sendFrame(socket, frameWriter(FrameKind.Ready));
       stage = 'ready';
-      authenticatedOrGone();
+      admission.settle();
       frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-      log?.debug({ peer, certificate: certificateSubject }, 'rpc connection ready');
+      log?.debug({ peer, certificate: admission.certificateSubject, secret: secretProven }, 'rpc connection ready');
     };
 
     const answer = (kind: typeof FrameKind.Reply | typeof FrameKind.Failure, id: number, value: unknown) => {
@@ -304,7 +337,6 @@ export class RpcServer {
     const frames = rpcFrameSplitter((kind, body) => {
       if (socket.destroyed || stage === 'refused') return;
       if (stage === 'hello' && kind === FrameKind.Hello) onHello(body);
-      else if (stage === 'auth' && kind === FrameKind.Auth) onAuth(body);
       else if (stage === 'ready' && kind === FrameKind.Call) onCall(body);
       else if (stage === 'ready' && kind === FrameKind.Cancel) inFlight.get(new ValueReader(body).uint32())?.abort();
       else drop(`unexpected frame kind ${kind} during ${stage}`);
@@ -316,22 +348,8 @@ export class RpcServer {
         drop((e as Error).message);
       }
     });
-    if (tls) {
-      const certificate = tls.getPeerX509Certificate();
-      if (certificate && tls.authorized) certificateSubject = certificate.subject.replace(/\n/g, ', ');
-      else {
-        const why = certificate
-          ? `its client certificate (${certificate.subject.replace(/\n/g, ', ')}) does not verify against this core's CA: ${String(tls.authorizationError)}`
-          : 'it presented no client certificate';
-        refuse(RefusedReason.Authentication, `Authentication failed: this core takes gateways with a client certificate signed by its CA (--rpc-tls-ca-file), and ${why}; give the gateway --rpc-tls-cert-file and --rpc-tls-key-file with one.`);
-      }
-    }
     socket.on('error', () => {});
     socket.on('close', () => {
-      // A peer that got the challenge and left without proving the secret spent its one guess (or found the core is not who it expected): an attempt worth a line.
-      if (stage === 'auth' && admission.pending) log?.warn({ peer }, 'rpc authentication failed: the peer closed the connection after the challenge without proving the secret');
-      authenticatedOrGone();
-      this.connections.delete(socket);
       for (const controller of inFlight.values()) controller.abort();
       inFlight.clear();
     });

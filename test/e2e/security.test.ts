@@ -7,7 +7,7 @@
  * that expires; the limits before authentication. Certificates are made at
  * test time (test/support/certificates.ts).
  */
-import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHmac, generateKeyPairSync, pbkdf2Sync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -22,7 +22,7 @@ import { openCore, type Core } from '../../src/core/index.js';
 import type { ApiHandler } from '../../src/gateway/handler.js';
 import { handlers } from '../../src/gateway/handlers/index.js';
 import { buildSasl, type BuiltSasl } from '../../src/gateway/sasl/settings.js';
-import { scramKeysFromPassword } from '../../src/gateway/sasl/scram.js';
+import { scramKeysFromPassword, scramKeysFromSaltedPassword } from '../../src/gateway/sasl/scram.js';
 import { GatewayServer, type BoundListener } from '../../src/gateway/server.js';
 import { TlsCredentials } from '../../src/gateway/tls.js';
 import { startBroker, type Broker } from '../../src/index.js';
@@ -57,6 +57,19 @@ async function addScramUser(core: Core, user: string, password: string): Promise
     await core.alterScramCredentials({ deletions: [], upsertions: [{ user, mechanism, iterations: 4096, salt, ...(await scramKeysFromPassword(mechanism, password, salt, 4096)) }] });
   }
 }
+
+/** A user made as kafka-configs.sh and the admin clients make one: the SaltedPassword over the password's UTF-8 bytes, unprepared. */
+async function addScramUserAsKafkaToolsDo(core: Core, user: string, password: string): Promise<void> {
+  for (const [mechanism, hash, bytes] of [['SCRAM-SHA-256', 'sha256', 32], ['SCRAM-SHA-512', 'sha512', 64]] as const) {
+    const salt = randomBytes(16);
+    const salted = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, 4096, bytes, hash);
+    await core.alterScramCredentials({ deletions: [], upsertions: [{ user, mechanism, iterations: 4096, salt, ...scramKeysFromSaltedPassword(mechanism, salted) }] });
+  }
+}
+
+/** A soft hyphen (SASLprep maps it to nothing, NFKC keeps it) and a no-break space (both make it a space). */
+const NON_ASCII_PASSWORD = 'open\u00adsesame\u00a0now';
+const PREPARED_PASSWORD = 'opensesame now';
 
 type KafkajsMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
 
@@ -107,6 +120,8 @@ describe('SASL_SSL with kafkajs, librdkafka and kcat', () => {
     });
     [sasl, plaintext] = broker.listeners as [BoundListener, BoundListener];
     await addScramUser(broker.core, 'bob', 'bob-secret');
+    await addScramUserAsKafkaToolsDo(broker.core, 'nadia', NON_ASCII_PASSWORD);
+    await addScramUser(broker.core, 'omar', NON_ASCII_PASSWORD);
   });
   afterAll(async () => {
     await broker?.stop();
@@ -150,6 +165,49 @@ describe('SASL_SSL with kafkajs, librdkafka and kcat', () => {
       expect(logs.lines.some((l) => l.includes('not-bobs-password-42'))).toBe(false);
     });
   }
+
+  describe('a password with a soft hyphen and a no-break space', () => {
+    async function kafkajsLogsIn(mechanism: KafkajsMechanism, user: string, password: string): Promise<boolean> {
+      const admin = kafkajsOver(bootstrap(), pki, mechanism, user, password).admin();
+      try {
+        await admin.connect();
+        await admin.listTopics();
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await admin.disconnect();
+      }
+    }
+
+    it('kafkajs and librdkafka log in with SCRAM as typed, against a user made as Kafka tools make one (they hash the password unprepared)', async () => {
+      expect(NON_ASCII_PASSWORD.normalize('NFKC')).not.toBe(PREPARED_PASSWORD); // the case that tells SASLprep from NFKC
+      expect(await kafkajsLogsIn('scram-sha-256', 'nadia', NON_ASCII_PASSWORD)).toBe(true);
+      const producer = await connectProducer(bootstrap(), {
+        'security.protocol': 'sasl_ssl',
+        'ssl.ca.location': pki.caCert,
+        'sasl.mechanisms': 'SCRAM-SHA-512',
+        'sasl.username': 'nadia',
+        'sasl.password': NON_ASCII_PASSWORD,
+      });
+      try {
+        expectDelivered(await produceAll(producer, 'sec-nadia', [{ partition: 0, key: 'k', value: 'typed', headers: [], timestamp: Date.now() }]));
+      } finally {
+        await disconnect(producer);
+      }
+    });
+
+    it('PLAIN takes the same password against that SCRAM user, and not its prepared form', async () => {
+      expect(await kafkajsLogsIn('plain', 'nadia', NON_ASCII_PASSWORD)).toBe(true);
+      expect(await kafkajsLogsIn('plain', 'nadia', PREPARED_PASSWORD)).toBe(false);
+    });
+
+    it('a user made here from the password holds its SASLprep form: a client that prepares it (RFC 5802) logs in with SCRAM, and PLAIN takes it as typed', async () => {
+      expect(await kafkajsLogsIn('scram-sha-512', 'omar', PREPARED_PASSWORD)).toBe(true);
+      expect(await kafkajsLogsIn('plain', 'omar', NON_ASCII_PASSWORD)).toBe(true);
+      expect(await kafkajsLogsIn('plain', 'omar', 'open sesame now')).toBe(false);
+    });
+  });
 
   it('kafkajs as an unknown user fails the same way as a wrong password', async () => {
     const admin = kafkajsOver(bootstrap(), pki, 'scram-sha-256', 'nobody', 'whatever').admin();
@@ -471,6 +529,13 @@ describe('OAUTHBEARER: JWTs checked against configured keys', () => {
     return `${header}.${body}.${signature}`;
   }
   const inAMinute = () => Math.floor(Date.now() / 1000) + 60;
+  /** The algorithm-confusion forgery: HS256 keyed with the verifier's public key, which anyone has. */
+  function hmacOverPublicKey(claims: Record<string, unknown>): string {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    const publicPem = signer.publicKey.export({ type: 'spki', format: 'pem' });
+    return `${header}.${body}.${createHmac('sha256', publicPem).update(`${header}.${body}`).digest('base64url')}`;
+  }
 
   beforeAll(async () => {
     pki = makeTestPki();
@@ -515,10 +580,16 @@ describe('OAUTHBEARER: JWTs checked against configured keys', () => {
     expect(await kafkajsWith(jwt(good()))).toBeNull();
   });
 
+  it("kafkajs with a token whose nbf is a few seconds ahead (a clock skew under Kafka's 30 s) is served", async () => {
+    expect(await kafkajsWith(jwt({ ...good(), nbf: Math.floor(Date.now() / 1000) + 10 }))).toBeNull();
+  });
+
   for (const [what, token] of [
     ['an unsecured token (alg none)', () => jwt(good(), { alg: 'none' })],
     ['a token signed by another key', () => jwt(good(), { key: stranger.privateKey })],
-    ['an expired token', () => jwt({ ...good(), exp: Math.floor(Date.now() / 1000) - 5 })],
+    ['an expired token (past the 30 s clock skew)', () => jwt({ ...good(), exp: Math.floor(Date.now() / 1000) - 60 })],
+    ['a token not valid for another two minutes (nbf)', () => jwt({ ...good(), nbf: Math.floor(Date.now() / 1000) + 120 })],
+    ['a token signed with HMAC over the public key (HS256)', () => hmacOverPublicKey(good())],
     ['a token for another audience', () => jwt({ ...good(), aud: 'someone-else' })],
     ['a token from another issuer', () => jwt({ ...good(), iss: 'https://evil.test' })],
     ['a token without sub', () => jwt({ aud: 'queen', iss: 'https://issuer.test', exp: inAMinute() })],

@@ -1,19 +1,20 @@
 /**
  * The RPC handshake against peers that do not know the secret: a wrong
- * secret is refused and logged with the peer's address; a peer that says
- * hello and nothing more is closed at the handshake deadline; connections
- * still in their handshake are capped; and what the core sends to a peer
- * that has proved nothing is no oracle for the secret (the v1 handshake
- * sent HMAC(secret, nonces), which an offline dictionary could test).
+ * secret is refused and logged with the peer's address; a gateway with no
+ * secret is told to give one; a gateway never talks to an impostor core (one
+ * with another secret); a recorded handshake gives nothing to test guesses
+ * of the secret against (it is TLS 1.2 with an ephemeral ECDH mixed into
+ * every key, and the hello travels encrypted); a peer that stalls is closed
+ * at the handshake deadline; connections still in their handshake are capped.
  */
-import { createHmac } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress } from '../../src/rpc/index.js';
-import { HELLO_MAGIC, PAKE_VALUE_BYTES, RPC_VERSION } from '../../src/rpc/handshake.js';
+import { HELLO_MAGIC, RPC_VERSION } from '../../src/rpc/handshake.js';
+import { preSharedKey } from '../../src/rpc/psk.js';
 import { METHOD_FINGERPRINT } from '../../src/rpc/methods.js';
 import { LogCapture } from '../support/gateway.js';
 import { makeTestPki } from '../support/certificates.js';
@@ -26,7 +27,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!().catch(() => {});
 });
 
-async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number; tls?: TlsCredentials } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: Core }> {
+async function serve(options: { handshakeTimeoutMs?: number; maxUnauthenticated?: number; tls?: TlsCredentials; secret?: string } = {}): Promise<{ address: RpcAddress & { port: number; host: string }; logs: LogCapture; core: Core }> {
   const core = await openCore({ engine: 'memory' });
   cleanups.push(() => core.close());
   const logs = new LogCapture();
@@ -49,49 +50,124 @@ function open(address: { host: string; port: number }): Promise<{ socket: Socket
   });
 }
 
-/** A hello with a key-exchange value made without the secret (any group element will do for an attacker). */
-function attackerHello(): Buffer {
-  const body = Buffer.concat([Buffer.from([1]), HELLO_MAGIC, Buffer.from([RPC_VERSION >> 8, RPC_VERSION & 0xff]), METHOD_FINGERPRINT, Buffer.alloc(PAKE_VALUE_BYTES - 1), Buffer.from([4])]);
-  const size = Buffer.alloc(4);
-  size.writeUInt32BE(body.length);
-  return Buffer.concat([size, body]);
+/** A relay in front of `target` that records each direction's bytes. */
+async function recordingRelay(target: { host: string; port: number }): Promise<{ address: { host: string; port: number }; fromGateway: Buffer[]; fromCore: Buffer[] }> {
+  const fromGateway: Buffer[] = [];
+  const fromCore: Buffer[] = [];
+  const relay = createServer((inbound) => {
+    const outbound = connect(target.port, target.host);
+    inbound.on('data', (c: Buffer) => (fromGateway.push(c), outbound.write(c)));
+    outbound.on('data', (c: Buffer) => (fromCore.push(c), inbound.write(c)));
+    inbound.on('error', () => {});
+    outbound.on('error', () => {});
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => relay.close(resolve)));
+  return { address: { host: '127.0.0.1', port: (relay.address() as { port: number }).port }, fromGateway, fromCore };
+}
+
+/** The handshake messages one side sent in clear: TLS records up to its ChangeCipherSpec, each message's type and body. */
+function cleartextHandshake(stream: Buffer): { type: number; body: Buffer }[] {
+  const messages: { type: number; body: Buffer }[] = [];
+  let handshake = Buffer.alloc(0);
+  for (let at = 0; at + 5 <= stream.length; ) {
+    const [contentType, length] = [stream[at]!, stream.readUInt16BE(at + 3)];
+    if (contentType === 20) break; // ChangeCipherSpec: what follows is encrypted
+    expect(contentType, 'a cleartext record before ChangeCipherSpec').toBe(22);
+    handshake = Buffer.concat([handshake, stream.subarray(at + 5, at + 5 + length)]);
+    at += 5 + length;
+  }
+  for (let at = 0; at + 4 <= handshake.length; ) {
+    const length = handshake.readUIntBE(at + 1, 3);
+    messages.push({ type: handshake[at]!, body: handshake.subarray(at + 4, at + 4 + length) });
+    at += 4 + length;
+  }
+  return messages;
+}
+
+/** The extension types a ClientHello carries. */
+function clientHelloExtensions(body: Buffer): number[] {
+  let at = 2 + 32;
+  at += 1 + body[at]!; // session id
+  at += 2 + body.readUInt16BE(at); // cipher suites
+  at += 1 + body[at]!; // compression methods
+  const end = at + 2 + body.readUInt16BE(at);
+  const types: number[] = [];
+  for (at += 2; at + 4 <= end; at += 4 + body.readUInt16BE(at + 2)) types.push(body.readUInt16BE(at));
+  return types;
 }
 
 describe('the RPC handshake against peers without the secret', () => {
-  it('refuses a wrong secret and logs the attempt with the peer address', async () => {
+  it('refuses a wrong secret, saying so on both sides, and logs the attempt with the peer address', async () => {
     const { address, logs } = await serve();
-    await expect(connectCore({ address, secret: 'not-the-right-one', connectTimeoutMs: 2_000 })).rejects.toThrow(/--rpc-secret/);
-    await waitFor(() => logs.matching('rpc authentication failed', '127.0.0.1').length > 0, { what: 'the failed attempt in the core log', timeoutMs: 5_000 });
+    await expect(connectCore({ address, secret: 'not-the-right-one', connectTimeoutMs: 2_000 })).rejects.toThrow(/holds a different RPC secret than this gateway; give both the same --rpc-secret/);
+    await waitFor(() => logs.matching('rpc authentication failed', "RPC secret is not this core's", '127.0.0.1').length > 0, { what: 'the failed attempt in the core log', timeoutMs: 5_000 });
     expect(logs.lines.some((l) => l.includes('not-the-right-one') || l.includes(SECRET))).toBe(false);
   });
 
-  it("answers a hello from a peer that proved nothing with values no guess of the secret can be checked against the old way", async () => {
-    const { address } = await serve();
+  it('tells a peer that gives no secret to give one', async () => {
+    const { address, logs } = await serve();
     const peer = await open(address);
-    peer.socket.write(attackerHello());
-    await waitFor(() => peer.received().length >= 4 + 1 + 2 + PAKE_VALUE_BYTES + 32, { what: 'the challenge', timeoutMs: 5_000 });
-    const challenge = peer.received().subarray(5);
-    const serverValue = challenge.subarray(2, 2 + PAKE_VALUE_BYTES);
-    const confirmation = challenge.subarray(2 + PAKE_VALUE_BYTES, 2 + PAKE_VALUE_BYTES + 32);
-    // The v1 handshake's server proof, for the right secret, over anything the peer saw: none matches.
-    const hello = attackerHello().subarray(5);
-    for (const nonces of [[hello.subarray(-32), serverValue.subarray(0, 32)], [hello, serverValue]]) {
-      const v1 = createHmac('sha256', SECRET).update(`queen-rpc server v1\n`).update(nonces[0]!).update(nonces[1]!).digest();
-      expect(confirmation.equals(v1)).toBe(false);
+    const hello = Buffer.concat([Buffer.from([0, 0, 0, 1 + 4 + 2 + 8, 1]), HELLO_MAGIC, Buffer.from([RPC_VERSION >> 8, RPC_VERSION & 0xff]), METHOD_FINGERPRINT]);
+    peer.socket.write(hello);
+    await peer.closed;
+    const refusal = peer.received();
+    expect(refusal[4]).toBe(5); // Refused
+    expect(refusal[5]).toBe(2); // authentication
+    expect(refusal.subarray(6).toString('utf8')).toBe("Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).");
+    expect(logs.matching('rpc connection refused', 'requires the shared RPC secret').length).toBe(1);
+  });
+
+  it('sends nothing an eavesdropper could test guesses of the secret against: the handshake is TLS 1.2 ECDHE-PSK and the hello travels encrypted', async () => {
+    const { address } = await serve();
+    const relay = await recordingRelay(address);
+    const gateway = await connectCore({ address: relay.address, secret: SECRET, connectTimeoutMs: 10_000 });
+    await gateway.createQueue({ name: 'recorded', partitions: 1 });
+    await gateway.close();
+    const [sent, answered] = [Buffer.concat(relay.fromGateway), Buffer.concat(relay.fromCore)];
+
+    const gatewayMessages = cleartextHandshake(sent);
+    const coreMessages = cleartextHandshake(answered);
+    // ClientHello and ClientKeyExchange (the PSK identity and an ephemeral ECDH share); ServerHello, ServerKeyExchange, ServerHelloDone.
+    expect(gatewayMessages.map((m) => m.type)).toEqual([1, 16]);
+    expect(coreMessages.map((m) => m.type)).toEqual([2, 12, 14]);
+    // No pre_shared_key extension (41), whose binder is keyed by the secret alone: this is no TLS 1.3 PSK handshake.
+    expect(clientHelloExtensions(gatewayMessages[0]!.body)).not.toContain(41);
+    // The ServerHello picks TLS 1.2 with ECDHE-PSK-CHACHA20-POLY1305 (0xCCAC): every key needs the ephemeral ECDH secret too.
+    const serverHello = coreMessages[0]!.body;
+    expect(serverHello.readUInt16BE(0)).toBe(0x0303);
+    expect(serverHello.readUInt16BE(2 + 32 + 1 + serverHello[2 + 32]!)).toBe(0xccac);
+    for (const captured of [sent, answered]) {
+      expect(captured.includes(Buffer.from(SECRET))).toBe(false);
+      expect(captured.includes(preSharedKey(SECRET))).toBe(false);
+      expect(captured.includes(HELLO_MAGIC)).toBe(false);
+      expect(captured.includes(Buffer.from('recorded'))).toBe(false);
     }
-    // And the same hello twice gets different answers: the server's share is fresh per connection.
-    const again = await open(address);
-    again.socket.write(attackerHello());
-    await waitFor(() => again.received().length >= 4 + 1 + 2 + PAKE_VALUE_BYTES + 32, { what: 'the second challenge', timeoutMs: 5_000 });
-    expect(again.received().subarray(7, 7 + PAKE_VALUE_BYTES).equals(serverValue)).toBe(false);
-    peer.socket.destroy();
-    again.socket.destroy();
+  });
+
+  it('refuses an impostor core (one with another secret): the gateway says so and sends it no hello and no call', async () => {
+    const impostor = await serve({ secret: 'the-impostor-has-another' });
+    const relay = await recordingRelay(impostor.address);
+    await expect(connectCore({ address: relay.address, secret: SECRET, connectTimeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'unauthenticated',
+      message: expect.stringMatching(/holds a different RPC secret than this gateway/),
+    });
+    await waitFor(() => impostor.logs.matching('rpc authentication failed').length > 0, { what: 'the failed attempt in the impostor core log', timeoutMs: 5_000 });
+    expect(impostor.logs.matching('rpc connection ready')).toEqual([]);
+    // What reached the impostor: the TLS handshake up to the gateway's (encrypted) Finished, and no application data.
+    const sent = Buffer.concat(relay.fromGateway);
+    expect(cleartextHandshake(sent).map((m) => m.type)).toEqual([1, 16]);
+    const records: number[] = [];
+    for (let at = 0; at + 5 <= sent.length; at += 5 + sent.readUInt16BE(at + 3)) records.push(sent[at]!);
+    expect(records).not.toContain(23); // application_data
   });
 
   it('closes a connection that does not finish the handshake within the deadline, logged', async () => {
     const { address, logs } = await serve({ handshakeTimeoutMs: 300 });
     const peer = await open(address);
-    peer.socket.write(attackerHello());
+    peer.socket.write(Buffer.from([0x16, 0x03, 0x01])); // the start of a TLS record, then nothing
     await peer.closed;
     expect(logs.matching('the handshake did not finish in time').length).toBe(1);
   });
@@ -127,5 +203,21 @@ describe('the RPC handshake against peers without the secret', () => {
     const gateway = await connectCore({ address, secret: SECRET, tls: new TlsCredentials({ certFile: client.cert, keyFile: client.key, caFile: pki.caCert }), connectTimeoutMs: 5_000 });
     cleanups.push(() => gateway.close());
     expect(Array.isArray(await gateway.listQueues())).toBe(true);
+  });
+
+  it('tells a gateway that gives a secret to a core that takes none (certificates only) to drop it', async () => {
+    const pki = makeTestPki();
+    cleanups.push(async () => pki.remove());
+    const tls = new TlsCredentials({ certFile: pki.serverCert, keyFile: pki.serverKey, caFile: pki.caCert, clientAuth: 'required' });
+    const { address, logs } = await serve({ tls, secret: undefined });
+    const client = pki.client('gateway', '/CN=gateway');
+    const gatewayTls = new TlsCredentials({ certFile: client.cert, keyFile: client.key, caFile: pki.caCert });
+    await expect(connectCore({ address, secret: SECRET, tls: gatewayTls, connectTimeoutMs: 5_000 })).rejects.toThrow(
+      'refused this gateway: Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.',
+    );
+    expect(logs.matching('rpc connection refused', 'takes no RPC secret', 'CN=gateway').length).toBe(1);
+    const withoutSecret = await connectCore({ address, tls: gatewayTls, connectTimeoutMs: 5_000 });
+    cleanups.push(() => withoutSecret.close());
+    expect(Array.isArray(await withoutSecret.listQueues())).toBe(true);
   });
 });

@@ -244,7 +244,7 @@ describe('the RPC with both mutual TLS and the secret (a core process)', () => {
     pki?.remove();
   });
 
-  it('takes a gateway that has both, and refuses one with the certificate but not the secret', async () => {
+  it('takes a gateway that has both, and refuses one with the certificate but not the secret, another secret, or a certificate from another CA', async () => {
     const good = await connectCore({ address: { host: '127.0.0.1', port: rpcPort }, secret: SECRET, tls, connectTimeoutMs: 10_000 });
     try {
       expect(Array.isArray(await good.listQueues())).toBe(true);
@@ -255,5 +255,11 @@ describe('the RPC with both mutual TLS and the secret (a core process)', () => {
       "refused this gateway: Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).",
     );
     await expect(connectCore({ address: { host: '127.0.0.1', port: rpcPort }, secret: 'another-secret-of-16', tls, connectTimeoutMs: 10_000 })).rejects.toThrow(/holds a different RPC secret/);
+    // The right secret does not make up for a certificate from another CA: the refusal's sentence reaches the gateway.
+    const rogue = pki.client('rogue-both', '/CN=rogue-both', { untrusted: true });
+    const rogueTls = new TlsCredentials({ certFile: rogue.cert, keyFile: rogue.key, caFile: pki.caCert });
+    await expect(connectCore({ address: { host: '127.0.0.1', port: rpcPort }, secret: SECRET, tls: rogueTls, connectTimeoutMs: 10_000 })).rejects.toThrow(
+      /refused this gateway: Authentication failed: .*its client certificate \(.*CN=rogue-both\) does not verify against this core's CA/,
+    );
   });
 });

@@ -14,6 +14,7 @@ import { openCore, type Core } from '../../src/core/index.js';
 import { connectCore, RpcServer, type RpcAddress, type RpcCore, type RpcFaults } from '../../src/rpc/index.js';
 import { decodeValue, encodeValue, ValueDecodeError } from '../../src/rpc/values.js';
 import { RPC_VERSION } from '../../src/rpc/handshake.js';
+import { preSharedKey, pskClientSocket } from '../../src/rpc/psk.js';
 import { recordBatch } from '../core/behaviour.js';
 
 const SECRET = 'transport-test-secret';
@@ -238,20 +239,36 @@ describe('the handshake', () => {
     expect(Buffer.concat(sent).includes(Buffer.from(SECRET))).toBe(false);
   });
 
-  it('refuses a gateway of another RPC version with a clear sentence', async () => {
+  it('refuses a gateway of another RPC version with a clear sentence, inside the TLS-PSK session and to a cleartext hello of version 2', async () => {
     const core = await memoryCore();
     const { address } = await serve(core);
+    const helloOfVersion = (version: number) => {
+      const hello = Buffer.alloc(4 + 1 + 4 + 2 + 8);
+      hello.writeUInt32BE(hello.length - 4, 0);
+      hello[4] = 1; // Hello
+      hello.write('QRPC', 5, 'ascii');
+      hello.writeUInt16BE(version, 9);
+      return hello;
+    };
+    const refusalOf = (reply: Buffer) => {
+      expect(reply[4]).toBe(5); // Refused
+      expect(reply[5]).toBe(1); // version
+      return reply.subarray(6).toString('utf8');
+    };
+    // A later release: the same secret, so TLS-PSK completes and the hello inside it names the versions.
     const raw = await rawSocket(address);
-    const hello = Buffer.alloc(4 + 1 + 4 + 2 + 8 + 256);
-    hello.writeUInt32BE(hello.length - 4, 0);
-    hello[4] = 1; // Hello
-    hello.write('QRPC', 5, 'ascii');
-    hello.writeUInt16BE(99, 9);
-    raw.socket.write(hello);
+    const secured = pskClientSocket(raw.socket, preSharedKey(SECRET));
+    const chunks: Buffer[] = [];
+    secured.on('data', (c: Buffer) => chunks.push(c));
+    await new Promise((resolve) => secured.once('secureConnect', resolve));
+    secured.write(helloOfVersion(99));
     await raw.closed;
-    const reply = raw.received();
-    expect(reply[4]).toBe(5); // Refused
-    expect(reply.subarray(6).toString('utf8')).toMatch(new RegExp(`version 99 and this core speaks version ${RPC_VERSION}: run the same queen-gateway release`));
+    expect(refusalOf(Buffer.concat(chunks))).toMatch(new RegExp(`version 99 and this core speaks version ${RPC_VERSION}: run the same queen-gateway release`));
+    // Version 2 said hello in clear, before any authentication; it is told the same.
+    const old = await rawSocket(address);
+    old.socket.write(helloOfVersion(2));
+    await old.closed;
+    expect(refusalOf(old.received())).toMatch(new RegExp(`version 2 and this core speaks version ${RPC_VERSION}: run the same queen-gateway release`));
   });
 
   it('closes an unauthenticated connection that announces a large frame, before buffering it', async () => {

@@ -1,17 +1,21 @@
 /**
- * SASL OAUTHBEARER (RFC 7628) with JWTs checked here: the token's signature
- * against the operator's keys (a PEM file of public keys or certificates, or
- * a JWKS file), its exp (required, in the future), nbf, sub (required: the
- * principal, User:<sub>), and aud and iss when configured. An unsecured JWS
- * (alg "none") is refused; so is any algorithm the key cannot have made.
+ * SASL OAUTHBEARER (RFC 7628) with JWTs checked by jose (the maintained
+ * JOSE library, docs/security-libraries.md): the token's signature against
+ * the operator's keys (a PEM file of public keys or certificates, or a JWKS
+ * file), its exp (required) and nbf with Kafka's clock skew (its
+ * sasl.oauthbearer.clock.skew.seconds default, 30 s), sub (required: the
+ * principal, User:<sub>, Kafka's default sasl.oauthbearer.sub.claim.name),
+ * and aud and iss when configured. Only the asymmetric algorithms below are
+ * accepted: an unsecured JWS (alg "none") never is, nor an HMAC one.
  *
  * The token's exp bounds the session when re-authentication is on (KIP-368).
  * A refusal goes as RFC 7628 and Kafka do it: an error JSON as a challenge,
  * then, when the client answers with the lone %x01, SASL_AUTHENTICATION_FAILED
  * carrying that JSON.
  */
-import { createPublicKey, verify, constants, type KeyObject } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { createLocalJWKSet, errors, jwtVerify, type CryptoKey, type JSONWebKeySet, type JWK, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { Logger } from 'pino';
 import type { SaslMechanism, SaslStep } from './mechanism.js';
 
@@ -24,25 +28,12 @@ export interface OAuthBearerOptions {
   issuer?: string;
 }
 
-interface VerificationKey {
-  kid: string | null;
-  key: KeyObject;
-}
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** Kafka's sasl.oauthbearer.clock.skew.seconds default. */
+const CLOCK_SKEW_SECONDS = 30;
 
-const ALGORITHMS: Readonly<Record<string, { hash: string; type: 'rsa' | 'rsa-pss' | 'ec' | 'ed'; }>> = {
-  RS256: { hash: 'sha256', type: 'rsa' },
-  RS384: { hash: 'sha384', type: 'rsa' },
-  RS512: { hash: 'sha512', type: 'rsa' },
-  PS256: { hash: 'sha256', type: 'rsa-pss' },
-  PS384: { hash: 'sha384', type: 'rsa-pss' },
-  PS512: { hash: 'sha512', type: 'rsa-pss' },
-  ES256: { hash: 'sha256', type: 'ec' },
-  ES384: { hash: 'sha384', type: 'ec' },
-  ES512: { hash: 'sha512', type: 'ec' },
-  EdDSA: { hash: '', type: 'ed' },
-};
-
-export function readVerificationKeys(file: string): VerificationKey[] {
+/** The keys of a PEM or JWKS file, as a JWK set (a PEM key becomes a JWK without kid). */
+export function readVerificationKeys(file: string): JSONWebKeySet {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -51,72 +42,107 @@ export function readVerificationKeys(file: string): VerificationKey[] {
   }
   try {
     if (text.trimStart().startsWith('{')) {
-      const jwks = JSON.parse(text) as { keys?: Array<Record<string, unknown>> };
+      const jwks = JSON.parse(text) as { keys?: JWK[] };
       if (!Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new Error('a JWKS document needs a non-empty "keys" list');
-      return jwks.keys.map((jwk) => ({ kid: typeof jwk.kid === 'string' ? jwk.kid : null, key: createPublicKey({ key: jwk as never, format: 'jwk' }) }));
+      // Imported here so that a bad key stops the start (or a reload) instead of failing each login.
+      for (const jwk of jwks.keys) createPublicKey({ key: jwk as never, format: 'jwk' });
+      return { keys: jwks.keys };
     }
     const blocks = text.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
     if (blocks.length === 0) throw new Error('no PEM block found');
-    return blocks.map((pem) => ({ kid: null, key: createPublicKey(pem) }));
+    return { keys: blocks.map((pem) => createPublicKey(pem).export({ format: 'jwk' }) as JWK) };
   } catch (e) {
     throw new Error(`The OAUTHBEARER keys file ${file} does not hold usable public keys: ${(e as Error).message}. Give PEM public keys or certificates, or a JWKS document.`);
   }
 }
 
-function keyFits(key: KeyObject, type: string): boolean {
-  const kind = key.asymmetricKeyType;
-  if (type === 'rsa') return kind === 'rsa';
-  if (type === 'rsa-pss') return kind === 'rsa' || kind === 'rsa-pss';
-  if (type === 'ec') return kind === 'ec';
-  return kind === 'ed25519' || kind === 'ed448';
+/**
+ * jose's key selection for a set (by kid, key type and curve for the
+ * token's alg), with one addition: keys that carry no kid (every PEM key)
+ * are tried for a token whose kid names none of the set.
+ */
+export function keySelector(set: JSONWebKeySet): JWTVerifyGetKey {
+  const all = createLocalJWKSet(set);
+  const unnamed = set.keys.some((k) => k.kid === undefined) ? createLocalJWKSet({ keys: set.keys.filter((k) => k.kid === undefined) }) : null;
+  return async (header, token) => {
+    try {
+      return await all(header, token);
+    } catch (e) {
+      if (unnamed === null || header.kid === undefined || !(e instanceof errors.JWKSNoMatchingKey)) throw e;
+      return unnamed({ ...header, kid: undefined }, token);
+    }
+  };
+}
+
+/** Verifies against the selected key, or each of several that fit (two PEM keys of one type), as jose's docs show. */
+async function verified(token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions) {
+  try {
+    return await jwtVerify(token, keys, options);
+  } catch (e) {
+    if (!(e instanceof errors.JWKSMultipleMatchingKeys)) throw e;
+    for await (const key of e as unknown as AsyncIterable<CryptoKey>) {
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
+}
+
+/** The sentence for the log of why jose refused a token. */
+function refusalReason(e: unknown, token: string): string {
+  if (e instanceof errors.JWTExpired) return 'the token has expired';
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    if (e.claim === 'nbf') return 'the token is not valid yet (nbf)';
+    if (e.claim === 'aud') return 'the token is not meant for this audience';
+    if (e.claim === 'iss') return 'the token was issued by another issuer';
+    if (e.reason === 'missing') return `the token has no ${e.claim} claim`;
+    return `the token's ${e.claim} claim is not valid (${e.message})`;
+  }
+  if (e instanceof errors.JOSEAlgNotAllowed || e instanceof errors.JOSENotSupported) {
+    return `the token's algorithm ${JSON.stringify(headerOf(token).alg)} is not accepted (unsecured tokens never are)`;
+  }
+  if (e instanceof errors.JWSSignatureVerificationFailed || e instanceof errors.JWKSNoMatchingKey) return 'the token signature does not verify against the configured keys';
+  if (e instanceof errors.JWSInvalid || e instanceof errors.JWTInvalid) return `the token is not a signed JWT (${(e as Error).message})`;
+  throw e;
+}
+
+function headerOf(token: string): { alg?: unknown } {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { alg?: unknown };
+  } catch {
+    return {};
+  }
 }
 
 /** Why the token is refused, or its subject and expiry. */
-export function checkToken(token: string, keys: readonly VerificationKey[], options: OAuthBearerOptions, nowMs: number): { sub: string; expMs: number } | string {
-  const parts = token.split('.');
-  if (parts.length !== 3) return 'the token is not a signed JWT (three dot-separated parts)';
-  let header: { alg?: unknown; kid?: unknown };
-  let claims: Record<string, unknown>;
+export async function checkToken(token: string, keys: JWTVerifyGetKey, options: OAuthBearerOptions, nowMs: number): Promise<{ sub: string; expMs: number } | string> {
+  let payload;
   try {
-    header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as typeof header;
-    claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return 'the token header or claims are not JSON';
+    ({ payload } = await verified(token, keys, {
+      algorithms: ALGORITHMS,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+      currentDate: new Date(nowMs),
+      requiredClaims: ['exp', 'sub'],
+      ...(options.audience !== undefined ? { audience: options.audience } : {}),
+      ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
+    }));
+  } catch (e) {
+    return refusalReason(e, token);
   }
-  const algorithm = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined;
-  if (!algorithm) return `the token's algorithm ${JSON.stringify(header.alg)} is not accepted (unsecured tokens never are)`;
-  const candidates = keys.filter((k) => (typeof header.kid !== 'string' || k.kid === null || k.kid === header.kid) && keyFits(k.key, algorithm.type));
-  const data = Buffer.from(`${parts[0]}.${parts[1]}`);
-  const signature = Buffer.from(parts[2]!, 'base64url');
-  const verified = candidates.some(({ key }) => {
-    try {
-      if (algorithm.type === 'ed') return verify(null, data, key, signature);
-      if (algorithm.type === 'ec') return verify(algorithm.hash, data, { key, dsaEncoding: 'ieee-p1363' }, signature);
-      if (algorithm.type === 'rsa-pss') return verify(algorithm.hash, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, signature);
-      return verify(algorithm.hash, data, key, signature);
-    } catch {
-      return false;
-    }
-  });
-  if (!verified) return 'the token signature does not verify against the configured keys';
-  if (typeof claims.exp !== 'number') return 'the token has no exp claim';
-  if (claims.exp * 1000 <= nowMs) return 'the token has expired';
-  if (typeof claims.nbf === 'number' && claims.nbf * 1000 > nowMs) return 'the token is not valid yet (nbf)';
-  if (typeof claims.sub !== 'string' || claims.sub === '') return 'the token has no sub claim';
-  if (options.issuer !== undefined && claims.iss !== options.issuer) return 'the token was issued by another issuer';
-  if (options.audience !== undefined) {
-    const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-    if (!aud.includes(options.audience)) return 'the token is not meant for this audience';
-  }
-  return { sub: claims.sub, expMs: claims.exp * 1000 };
+  if (typeof payload.sub !== 'string' || payload.sub === '') return 'the token has no sub claim';
+  return { sub: payload.sub, expMs: payload.exp! * 1000 };
 }
 
 export class OAuthBearerKeys {
-  private keys: VerificationKey[];
+  private keys: JWTVerifyGetKey;
   private readonly reload = () => {
     try {
-      this.keys = readVerificationKeys(this.options.keysFile);
-      this.log?.info({ file: this.options.keysFile, keys: this.keys.length }, 'OAUTHBEARER keys reloaded');
+      const set = readVerificationKeys(this.options.keysFile);
+      this.keys = keySelector(set);
+      this.log?.info({ file: this.options.keysFile, keys: set.keys.length }, 'OAUTHBEARER keys reloaded');
     } catch (e) {
       this.log?.warn({ err: (e as Error).message }, 'OAUTHBEARER keys file changed but does not load; keeping the previous keys');
     }
@@ -126,10 +152,10 @@ export class OAuthBearerKeys {
     readonly options: OAuthBearerOptions,
     private readonly log?: Logger,
   ) {
-    this.keys = readVerificationKeys(options.keysFile);
+    this.keys = keySelector(readVerificationKeys(options.keysFile));
   }
 
-  get current(): readonly VerificationKey[] {
+  get current(): JWTVerifyGetKey {
     return this.keys;
   }
 
@@ -169,7 +195,7 @@ export function oauthBearerMechanism(keys: OAuthBearerKeys, now: () => number = 
           const auth = pairs.find((p) => p.startsWith('auth='));
           const match = auth === undefined ? null : /^auth=Bearer +(\S+)$/i.exec(auth);
           if (!match) return { kind: 'failed', message: 'Authentication failed: the OAUTHBEARER message carries no bearer token', user: null };
-          const checked = checkToken(match[1]!, keys.current, keys.options, now());
+          const checked = await checkToken(match[1]!, keys.current, keys.options, now());
           if (typeof checked === 'string') {
             refusal = { json: JSON.stringify({ status: 'invalid_token' }), why: checked, user: unverifiedSubject(match[1]!) };
             return { kind: 'challenge', bytes: Buffer.from(refusal.json), refusal: { detail: checked, user: refusal.user } };

@@ -13,9 +13,15 @@
  * password, so the exchange does not tell which users exist (Kafka refuses
  * an unknown user at the first message; the code and message are the same).
  * Channel binding is not offered (Kafka offers none either).
+ *
+ * Passwords, where this side sees one (a credential made here from a
+ * password, PLAIN checked against the SCRAM store), are prepared with
+ * SASLprep (RFC 4013), RFC 5802's Normalize, by @mongodb-js/saslprep, the
+ * maintained implementation the MongoDB driver uses (docs/security-libraries.md).
  */
 import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { saslprep } from '@mongodb-js/saslprep';
 import { type Core, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES, type ScramCredential, type ScramMechanism } from '../../core/index.js';
 import type { SaslExchange, SaslMechanism, SaslStep } from './mechanism.js';
 
@@ -23,10 +29,22 @@ const pbkdf2Async = promisify(pbkdf2);
 
 const HASH: Readonly<Record<ScramMechanism, 'sha256' | 'sha512'>> = { 'SCRAM-SHA-256': 'sha256', 'SCRAM-SHA-512': 'sha512' };
 
-/** The keys the core keeps, derived from a password as RFC 5802 section 3 does. */
+/** RFC 5802's Normalize(password): SASLprep, as a stored string (unassigned code points refused); throws a sentence when the password cannot be prepared. */
+export function preparedPassword(password: string): string {
+  try {
+    return saslprep(password);
+  } catch (e) {
+    throw new Error(`This password cannot be prepared as SASLprep (RFC 4013) requires (${(e as Error).message}); choose one without control, private-use or unassigned characters.`);
+  }
+}
+
+async function saltedPassword(mechanism: ScramMechanism, password: string, salt: Buffer, iterations: number): Promise<Buffer> {
+  return pbkdf2Async(password, salt, iterations, SCRAM_KEY_BYTES[mechanism], HASH[mechanism]);
+}
+
+/** The keys the core keeps, derived from a password as RFC 5802 section 3 does (the password SASLprepped). */
 export async function scramKeysFromPassword(mechanism: ScramMechanism, password: string, salt: Buffer, iterations: number): Promise<{ storedKey: Buffer; serverKey: Buffer }> {
-  const salted = await pbkdf2Async(password.normalize('NFKC'), salt, iterations, SCRAM_KEY_BYTES[mechanism], HASH[mechanism]);
-  return scramKeysFromSaltedPassword(mechanism, salted);
+  return scramKeysFromSaltedPassword(mechanism, await saltedPassword(mechanism, preparedPassword(password), salt, iterations));
 }
 
 /** StoredKey and ServerKey from a SaltedPassword (what AlterUserScramCredentials carries). */
@@ -36,10 +54,27 @@ export function scramKeysFromSaltedPassword(mechanism: ScramMechanism, salted: B
   return { storedKey: createHash(hash).update(clientKey).digest(), serverKey: createHmac(hash, salted).update('Server Key').digest() };
 }
 
-/** Whether `password` yields the credential's StoredKey: how PLAIN checks a password against the SCRAM store. */
+/**
+ * Whether `password` yields the credential's StoredKey: how PLAIN checks a
+ * password against the SCRAM store. Its SASLprep form (RFC 5802; what a
+ * credential made here holds), then the password as typed: Kafka's own tools
+ * (kafka-configs.sh, the admin clients' AlterUserScramCredentials), kafkajs
+ * and librdkafka hash the UTF-8 bytes unprepared, so a user made with them
+ * logs in with PLAIN by the same password even where SASLprep would change it.
+ */
 export async function passwordMatches(credential: ScramCredential, password: string): Promise<boolean> {
-  const { storedKey } = await scramKeysFromPassword(credential.mechanism, password, credential.salt, credential.iterations);
-  return timingSafeEqual(storedKey, credential.storedKey);
+  const forms = new Set<string>();
+  try {
+    forms.add(saslprep(password, { allowUnassigned: true })); // a query string: unassigned code points pass (RFC 3454 section 7)
+  } catch {
+    // prohibited characters: only the password as typed can match
+  }
+  forms.add(password);
+  for (const form of forms) {
+    const { storedKey } = scramKeysFromSaltedPassword(credential.mechanism, await saltedPassword(credential.mechanism, form, credential.salt, credential.iterations));
+    if (timingSafeEqual(storedKey, credential.storedKey)) return true;
+  }
+  return false;
 }
 
 /** Per process: made-up salts for unknown users are stable within a run, so two tries do not tell them apart from a real user. */
