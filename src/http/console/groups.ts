@@ -42,7 +42,7 @@ export function assignedPartitions(assignment: Buffer): { topic: string; partiti
 
 /** Committed offset, log end and lag of each partition the group has an offset for. */
 async function lagOf(core: Core, group: string) {
-  const { offsets } = await core.fetchOffsets({ group, partitions: null });
+  const offsets = (await core.fetchOffsets({ group, partitions: null })).offsets.sort((a, b) => (a.queue === b.queue ? a.partition - b.partition : a.queue < b.queue ? -1 : 1));
   const { partitions: ends } = await core.offsets({ partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
   return offsets.map((o, i) => {
     const end = ends[i]!;

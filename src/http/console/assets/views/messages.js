@@ -44,7 +44,7 @@ export async function browseMessages({ args: [name], params }) {
     {},
     h('h1', {}, 'Messages of ', link(name, 'topics', name), ` partition ${partition}`),
     controls(topic, params),
-    h('p', { class: 'muted' }, `Offsets ${count(page.logStartOffset)} to ${count(page.highWatermark)} (last stable ${count(page.lastStableOffset)}); showing from ${count(page.from)}.`),
+    h('p', { class: 'muted' }, `Log start ${count(page.logStartOffset)}, high watermark ${count(page.highWatermark)}, last stable ${count(page.lastStableOffset)}; showing from offset ${count(page.from)}.`),
     table(
       [
         { title: 'offset', cell: (r) => count(r.offset), numeric: true },

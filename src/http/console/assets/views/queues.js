@@ -1,6 +1,6 @@
 import { api } from '../api.js';
 import { h, link, section, table } from '../dom.js';
-import { count, duration } from '../format.js';
+import { count, duration, time } from '../format.js';
 
 export async function listQueues() {
   const queues = await api('/queues');
@@ -36,7 +36,7 @@ export async function showDeadLetters({ args: [name] }) {
     h('h1', {}, 'Dead letters of ', link(name, 'topics', name)),
     section('Dead letters', table(
       [
-        { title: 'failed', cell: (l) => l.failedAt },
+        { title: 'failed', cell: (l) => time(Date.parse(l.failedAt)) },
         { title: 'partition', cell: (l) => l.partition },
         { title: 'offset', cell: (l) => count(l.offset), numeric: true },
         { title: 'group', cell: (l) => l.consumerGroup },
