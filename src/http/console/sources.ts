@@ -47,10 +47,8 @@ export interface DescribedTopicConfig {
 export const CORE_ONLY_SOURCES: ConsoleSources = {
   cluster: () => ({ clusterId: null, self: null, nodes: [] }),
   describeTopicConfigs: (config) => Object.entries(config.topicConfigs).map(([name, value]) => ({ name, value, isDefault: false, readOnly: false })),
-  newTopicConfig: (configs) =>
-    configs.length === 0
-      ? { config: { dedupWindowSeconds: 0, fixedPartitionCount: true } }
-      : { problem: 'This HTTP API runs without a Kafka gateway, which checks topic configs; create the topic without configs, or through a gateway.' },
+  // The settings of a Kafka topic are the gateway's to decide: without it, the console creates none.
+  newTopicConfig: () => ({ problem: 'This HTTP API runs without a Kafka gateway, which decides what a Kafka topic is; create the topic through a gateway, or as a Queen queue with POST /api/v1/configure.' }),
   defaultPartitions: 1,
 };
 
