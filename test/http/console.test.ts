@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type Broker } from '../../src/index.js';
 import { launchChromium, type HeadlessChromium } from '../support/chromium.js';
+import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { connectKafkajsProducer, kafkajsClient } from '../support/kafkajs.js';
 import { uniqueTopic } from '../support/records.js';
@@ -39,7 +40,10 @@ async function confirm(page: Page): Promise<void> {
   await page.locator('#confirm-ok').click();
 }
 
-describe('the web console in headless Chromium', () => {
+const engines = await engineMatrix();
+afterAll(() => releaseEngines());
+
+for (const engine of engines) describe.skipIf(engine.skipReason !== null)(`the web console in headless Chromium, ${engine.name} engine${engine.skipReason ? ` (skipped: ${engine.skipReason})` : ''}`, () => {
   let broker: Broker;
   let kafka: Kafka;
   let admin: Admin;
@@ -49,7 +53,13 @@ describe('the web console in headless Chromium', () => {
   const consumers: Consumer[] = [];
 
   beforeAll(async () => {
-    broker = await startBroker({ engine: 'memory', autoCreateTopics: false, groups: { initialRebalanceDelayMs: 0 }, http: { port: 0 } });
+    const choice = engine.fresh();
+    broker = await startBroker({
+      ...(choice.engine === 'memory' ? { engine: 'memory' as const } : { engine: 'postgres' as const, url: choice.url, schema: choice.schema }),
+      autoCreateTopics: false,
+      groups: { initialRebalanceDelayMs: 0 },
+      http: { port: 0 },
+    });
     kafka = kafkajsClient(broker.bootstrap);
     admin = kafka.admin();
     await admin.connect();
@@ -194,6 +204,24 @@ describe('the web console in headless Chromium', () => {
     const lag = page.locator('#view .figure', { hasText: 'lag' }).locator('.figure-value');
     let shown: string | null = null;
     await waitFor(async () => (shown = await lag.textContent()) === '5', { what: 'a lag of 5 on the group page after the reset', timeoutMs: 10_000, describe: () => `it read ${shown}` });
+  });
+
+  it('samples throughput: records produced and records a group commits past, which the cluster page charts', async () => {
+    const topic = uniqueTopic('console-rate');
+    const groupId = uniqueTopic('console-rate-group');
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }] });
+    const sample = async () => (await (await fetch(`${broker.httpUrl}/console/api/throughput`)).json()) as { produced: number; consumed: number };
+    const before = await sample();
+    await producer.send({ topic, messages: Array.from({ length: 25 }, (_, i) => ({ value: `r${i}` })) });
+    await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '10' }] });
+    const after = await sample();
+    expect(after.produced - before.produced).toBe(25);
+    expect(after.consumed - before.consumed).toBe(10);
+
+    await open('#/');
+    await viewShowing(page, 'records/s in', 'the throughput chart');
+    // Two samples make the first point of each line.
+    await waitFor(async () => (await page.locator('#throughput path.chart-line').count()) === 2, { what: 'the two lines of the chart drawn', timeoutMs: 15_000 });
   });
 
   it('creates a topic with a config and deletes it, each after a confirmation, as a Kafka client then sees', async () => {
