@@ -11,7 +11,7 @@ function svg(tag, attributes, text) {
 }
 
 /** series: [{ className, points: [{ t, v }] }]; draws into a new <svg> (the legend is the caller's). */
-export function lineChart(series, { width = 560, height = 180, unit = '' } = {}) {
+export function lineChart(series, { width = 900, height = 240, unit = '' } = {}) {
   const pad = { left: 48, right: 12, top: 12, bottom: 22 };
   const all = series.flatMap((s) => s.points);
   const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img' });
@@ -28,7 +28,7 @@ export function lineChart(series, { width = 560, height = 180, unit = '' } = {})
     root.append(svg('line', { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: 'chart-grid' }));
     root.append(svg('text', { x: pad.left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'chart-axis' }, `${Math.round(v * 10) / 10}${unit}`));
   }
-  root.append(svg('text', { x: pad.left, y: height - 4, class: 'chart-axis' }, `${Math.round((t1 - t0) / 1000)} s`));
+  root.append(svg('text', { x: pad.left, y: height - 4, class: 'chart-axis' }, `the last ${Math.round((t1 - t0) / 1000)} s`));
   for (const s of series) {
     const d = s.points.map((p, j) => `${j === 0 ? 'M' : 'L'}${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
     root.append(svg('path', { d, class: `chart-line ${s.className}` }));
