@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { launchChromium, type HeadlessChromium } from '../support/chromium.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { connectKafkajsProducer, kafkajsClient } from '../support/kafkajs.js';
 import { uniqueTopic } from '../support/records.js';
+import { redisServerMissing, startRedis, type TestRedis } from '../support/redis.js';
 
 /** The text of the console's view once it contains `expected` (the views render after their fetches). */
 async function viewShowing(page: Page, expected: string, what: string): Promise<string> {
@@ -323,5 +325,51 @@ describe('the web console behind the HTTP API’s tokens and ACLs', () => {
     const create = await fetch(`${broker.httpUrl}/console/api/topics`, { method: 'POST', headers: { ...alice, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'alice-new' }) });
     expect(create.status).toBe(403);
     expect(await broker.core.describeQueue({ name: 'alice-new' })).toBeNull();
+  });
+});
+
+const redisMissing = redisServerMissing();
+
+describe.skipIf(redisMissing !== null)(`the web console of a cluster in the node registry${redisMissing ? ` (skipped: ${redisMissing})` : ''}`, () => {
+  let redis: TestRedis;
+  let core: Core;
+  const gateways: Broker[] = [];
+  let browser: HeadlessChromium;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    core = await openCore({ engine: 'memory' });
+    const cluster = { redisUrl: redis.url, nodeTtlMs: 900, keyPrefix: uniqueTopic('console-cluster') };
+    // One at a time: each derives its node id from its own port.
+    gateways.push(await startBroker({ core, cluster, http: { port: 0 } }));
+    gateways.push(await startBroker({ core, cluster }));
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(gateways.map((g) => g.stop()));
+    await core?.close();
+    await redis?.stop();
+  });
+
+  it('lists every live gateway of the registry, this one marked', async () => {
+    const page = await browser.context.newPage();
+    let text = '';
+    // The first gateway learns of the second on its next registry read.
+    await waitFor(
+      async () => {
+        await page.goto('about:blank');
+        await page.goto(`${gateways[0]!.httpUrl}/#/`);
+        text = await viewShowing(page, 'Gateways', 'the cluster page');
+        return text.includes(gateways[1]!.bootstrap);
+      },
+      { what: 'both gateways on the first one’s cluster page', timeoutMs: 15_000, intervalMs: 300, describe: () => text.slice(0, 400) },
+    );
+    expect(text).toContain(gateways[0]!.bootstrap);
+    const self = (await page.locator('#view tbody tr', { hasText: '(this one)' }).allTextContents()).join();
+    expect(self).toContain(gateways[0]!.bootstrap);
+    expect(self).not.toContain(gateways[1]!.bootstrap);
+    expect((await page.locator('.figure', { hasText: 'gateways' }).locator('.figure-value').textContent())).toBe('2');
+    await page.close();
   });
 });

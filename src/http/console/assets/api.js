@@ -12,6 +12,9 @@ export class ApiError extends Error {
 
 let signingIn = null;
 
+/** UTF-8 text as base64 (btoa alone takes Latin-1 only). */
+const base64 = (text) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
 function askForCredentials(reason) {
   const dialog = document.getElementById('sign-in');
   document.getElementById('sign-in-reason').textContent = reason;
@@ -21,7 +24,7 @@ function askForCredentials(reason) {
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => {
       const { token, user, password } = Object.fromEntries(new FormData(form));
-      const value = token ? `Bearer ${token}` : user ? `Basic ${btoa(unescape(encodeURIComponent(`${user}:${password}`)))}` : null;
+      const value = token ? `Bearer ${token}` : user ? `Basic ${base64(`${user}:${password}`)}` : null;
       if (value) sessionStorage.setItem(STORE, value);
       document.getElementById('sign-out').hidden = !value;
       resolve();
