@@ -277,7 +277,15 @@ describe('the web console behind the HTTP API’s tokens and ACLs', () => {
     dir = mkdtempSync(join(tmpdir(), 'queen-console-access-'));
     const tokensFile = join(dir, 'tokens.txt');
     writeFileSync(tokensFile, 'admin=admin-token-0123456789\nalice=alice-token-0123456789\n');
-    broker = await startBroker({ engine: 'memory', authorization: { enabled: true, superUsers: ['User:admin'] }, http: { port: 0, auth: { tokensFile } } });
+    const usersFile = join(dir, 'users.txt');
+    writeFileSync(usersFile, 'bob=bob-secret-ß\n');
+    broker = await startBroker({
+      engine: 'memory',
+      listeners: [{ name: 'SASL_PLAINTEXT', host: '127.0.0.1', port: 0 }],
+      sasl: { mechanisms: ['PLAIN'], plainUsersFile: usersFile },
+      authorization: { enabled: true, superUsers: ['User:admin', 'User:bob'] },
+      http: { port: 0, auth: { tokensFile, basic: true } },
+    });
     await broker.core.createQueue({ name: topic, partitions: 1 });
     await broker.core.createQueue({ name: 'alice-orders', partitions: 1 });
     await broker.core.createAcls({ bindings: [{ resourceType: 'TOPIC', resourceName: 'alice-', patternType: 'PREFIXED', principal: 'User:alice', host: '*', operation: 'DESCRIBE', permission: 'ALLOW' }] });
@@ -304,6 +312,22 @@ describe('the web console behind the HTTP API’s tokens and ACLs', () => {
     await page.fill('#sign-in input[name=token]', 'admin-token-0123456789');
     await page.click('#sign-in button');
     await viewShowing(page, topic, 'the topics once signed in');
+    await page.close();
+  });
+
+  it('signs in with a user and password the Kafka listeners accept (Basic)', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${broker.httpUrl}/#/topics`);
+    await page.locator('#sign-in').waitFor({ state: 'visible' });
+    await page.fill('#sign-in input[name=user]', 'bob');
+    await page.fill('#sign-in input[name=password]', 'wrong');
+    await page.click('#sign-in button');
+    // A wrong password is refused and the form asks again, saying why.
+    await waitFor(async () => ((await page.textContent('#sign-in-reason')) ?? '').includes('not accepted') && (await page.locator('#sign-in').isVisible()), { what: 'the form asking again after a wrong password', timeoutMs: 10_000 });
+    await page.fill('#sign-in input[name=user]', 'bob');
+    await page.fill('#sign-in input[name=password]', 'bob-secret-ß');
+    await page.click('#sign-in button');
+    await viewShowing(page, topic, 'the topics once bob signed in');
     await page.close();
   });
 
