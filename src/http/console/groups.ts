@@ -16,10 +16,11 @@ import type { Core, GroupDescription } from '../../core/index.js';
 import { permits, topic, type Need } from '../access.js';
 import { HttpError } from '../errors.js';
 import { NAME } from '../schemas.js';
-import { consoleAccess, type ConsoleContext } from './context.js';
+import { consoleAccess, onGroup, onTopic, type ConsoleContext } from './context.js';
 import { describedTopic } from './topics.js';
 
-const onGroup = (operation: 'DESCRIBE' | 'READ', name: unknown): Need[] => (typeof name === 'string' ? [{ operation, type: 'GROUP', name }] : []);
+/** The group a route names in its path, when it names one. */
+const groupNamed = (operation: 'DESCRIBE' | 'READ', name: unknown): Need[] => (typeof name === 'string' ? [onGroup(operation, name)] : []);
 
 /** Topics and partitions a consumer-protocol member was assigned (ConsumerProtocolAssignment); empty when it is not that protocol's. */
 export function assignedPartitions(assignment: Buffer): { topic: string; partitions: number[] }[] {
@@ -60,7 +61,7 @@ const groupType = (listing: object) => (listing as { type?: string }).type ?? 'c
 
 async function listGroups(core: Core, request: FastifyRequest) {
   const [{ groups: live }, { groups: withOffsets }] = await Promise.all([core.listGroupStates({}), core.listGroups()]);
-  const names = [...new Set([...live.map((g) => g.group), ...withOffsets.map((g) => g.group)])].filter((name) => permits(request, onGroup('DESCRIBE', name)[0]!)).sort();
+  const names = [...new Set([...live.map((g) => g.group), ...withOffsets.map((g) => g.group)])].filter((name) => permits(request, onGroup('DESCRIBE', name))).sort();
   const { groups: described } = await core.describeGroups({ groups: names });
   return Promise.all(
     described.map(async (d) => {
@@ -103,7 +104,7 @@ async function showGroup({ core }: ConsoleContext, request: FastifyRequest<{ Par
     protocol: description!.protocolName,
     generationId: description!.generationId,
     members,
-    partitions: lag.filter((l) => permits(request, topic('DESCRIBE', l.topic)[0]!)).map((l) => ({ ...l, member: owner(l.topic, l.partition) })),
+    partitions: lag.filter((l) => permits(request, onTopic('DESCRIBE', l.topic))).map((l) => ({ ...l, member: owner(l.topic, l.partition) })),
   };
 }
 
@@ -148,12 +149,12 @@ const GROUP_PARAMS = { type: 'object', required: ['group'], properties: { group:
 export function registerConsoleGroupRoutes(context: ConsoleContext): void {
   const { app, core } = context;
   app.get('/console/api/groups', { schema: {}, config: consoleAccess(() => []) }, (request) => listGroups(core, request));
-  app.get<{ Params: { group: string } }>('/console/api/groups/:group', { schema: { params: GROUP_PARAMS }, config: consoleAccess((_b, p) => onGroup('DESCRIBE', p.group)) }, (request) =>
+  app.get<{ Params: { group: string } }>('/console/api/groups/:group', { schema: { params: GROUP_PARAMS }, config: consoleAccess((_b, p) => groupNamed('DESCRIBE', p.group)) }, (request) =>
     showGroup(context, request),
   );
   app.post<{ Params: { group: string }; Body: ResetBody }>(
     '/console/api/groups/:group/reset',
-    { schema: { params: GROUP_PARAMS, body: RESET_BODY }, config: consoleAccess((body, p) => [...onGroup('READ', p.group), ...topic('READ', body?.topic)]) },
+    { schema: { params: GROUP_PARAMS, body: RESET_BODY }, config: consoleAccess((body, p) => [...groupNamed('READ', p.group), ...topic('READ', body?.topic)]) },
     (request) => resetOffsets(context, request),
   );
 }

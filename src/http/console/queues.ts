@@ -11,7 +11,7 @@ import { permits, topic } from '../access.js';
 import { DEAD_LETTERS_NAMESPACE, QUEUE_MODE_GROUP } from '../acks.js';
 import { readMetadata } from '../queue-options.js';
 import { NAME } from '../schemas.js';
-import { consoleAccess, type ConsoleContext } from './context.js';
+import { consoleAccess, onTopic, type ConsoleContext } from './context.js';
 import { describedTopic } from './topics.js';
 
 /** Dead letters looked at per queue (the core's KV listing limit). */
@@ -20,7 +20,7 @@ const DEAD_LETTER_SCAN = 10_000;
 const deadLettersOf = async (core: Core, queue: string) => (await core.kvGetPrefix({ ns: DEAD_LETTERS_NAMESPACE, prefix: `${queue}/`, limit: DEAD_LETTER_SCAN })).map((e) => e.value as Record<string, unknown>);
 
 async function listQueues(core: Core, request: FastifyRequest) {
-  const queues = (await core.listQueues()).filter((q) => permits(request, topic('DESCRIBE', q.name)[0]!)).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const queues = (await core.listQueues()).filter((q) => permits(request, onTopic('DESCRIBE', q.name))).sort((a, b) => (a.name < b.name ? -1 : 1));
   const metadata = await readMetadata(core, queues.map((q) => q.name));
   return Promise.all(
     queues.map(async (q, i) => {

@@ -11,7 +11,7 @@ import { cluster, demandOneOf, permits, topic } from '../access.js';
 import { HttpError } from '../errors.js';
 import { NAME } from '../schemas.js';
 import { partitionBytes } from './log.js';
-import { consoleAccess as access, type ConsoleContext } from './context.js';
+import { consoleAccess as access, onTopic, type ConsoleContext } from './context.js';
 
 /** Bytes read per partition to measure its size; a larger log shows as "at least". */
 const SIZE_SCAN_BYTES = 32 * 1024 * 1024;
@@ -27,7 +27,7 @@ export async function describedTopic(core: Core, name: string): Promise<QueueInf
 const refsOf = (queue: QueueInfo) => queue.partitions.map((p) => ({ queue: queue.name, partition: p.index }));
 
 async function listTopics(core: Core, request: FastifyRequest) {
-  const queues = (await core.listQueues()).filter((q) => permits(request, topic('DESCRIBE', q.name)[0]!));
+  const queues = (await core.listQueues()).filter((q) => permits(request, onTopic('DESCRIBE', q.name)));
   const { partitions: ends } = await core.offsets({ partitions: queues.flatMap(refsOf) });
   const records = new Map<string, number>();
   for (const end of ends) if (!end.error) records.set(end.queue, (records.get(end.queue) ?? 0) + end.highWatermark - end.logStartOffset);
@@ -54,7 +54,7 @@ async function describeTopic({ core, sources }: ConsoleContext, request: Fastify
       return { index: p.index, name: p.name, logStartOffset: end.logStartOffset, highWatermark: end.highWatermark, lastStableOffset: end.lastStableOffset, bytes: size.bytes, bytesExact: size.exact };
     }),
   );
-  const configs = permits(request, topic('DESCRIBE_CONFIGS', queue.name)[0]!) ? sources.describeTopicConfigs(queue.config) : null;
+  const configs = permits(request, onTopic('DESCRIBE_CONFIGS', queue.name)) ? sources.describeTopicConfigs(queue.config) : null;
   return { name: queue.name, id: queue.id, createdAt: queue.createdAt, partitions, configs };
 }
 
