@@ -66,9 +66,8 @@ import type { ServerLimits } from './gateway/limits.js';
 import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './gateway/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
-import { DEFAULT_HTTP_PORT, startHttpServer, type ConsoleSources, type HttpServer } from './http/index.js';
-import { describeTopicConfig, TopicConfigError, topicConfigFromEntries } from './gateway/topic-configs.js';
-import { KAFKA_QUEUE_CONFIG } from './gateway/topics.js';
+import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
+import { operatorView } from './gateway/operator-view.js';
 import { derivedNodeId } from './cluster/leadership.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
 import type { RedisConnection } from './cluster/redis.js';
@@ -286,7 +285,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.auth
           ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }
           : {}),
-        console: consoleSources(settings, listeners, ownCore),
+        console: operatorView(settings, listeners, ownCore),
       });
     } catch (e) {
       await leaveCluster(registry);
@@ -323,34 +322,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
       })();
       return stopping;
     },
-  };
-}
-
-/**
- * What the web console shows of this gateway (src/http/console): the live
- * gateways of its cluster, or itself alone, and the topic-config catalogue
- * with which it creates and describes topics, as CreateTopics and
- * DescribeConfigs do.
- */
-function consoleSources(settings: GatewaySettings, listeners: readonly BoundListener[], ownCore: boolean): ConsoleSources {
-  const startedAt = Date.now();
-  const alone = () => {
-    const { nodeId, host, port, rack } = settings.advertised;
-    const byListener = Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }]));
-    return [{ nodeId, host, port, rack, listeners: byListener, core: ownCore ? `in-process:${host}:${port}` : 'external', startedAt }];
-  };
-  return {
-    cluster: () => ({ clusterId: settings.clusterId, self: settings.advertised.nodeId, nodes: settings.cluster ? [...settings.cluster.liveNodes()] : alone() }),
-    describeTopicConfigs: (config) => describeTopicConfig(config),
-    newTopicConfig: (configs) => {
-      try {
-        return { config: { ...KAFKA_QUEUE_CONFIG, ...topicConfigFromEntries(configs) } };
-      } catch (e) {
-        if (e instanceof TopicConfigError) return { problem: e.message };
-        throw e;
-      }
-    },
-    defaultPartitions: settings.defaultPartitions,
   };
 }
 

@@ -4,7 +4,8 @@ import type { QueueConfig } from '../../core/core.js';
  * What the console shows that the core does not hold: the gateways of the
  * cluster and Kafka's topic-config catalogue. They belong to the gateway,
  * which the HTTP API does not import (front doors stand side by side), so
- * the composition root (src/index.ts) hands them in. Without them (an HTTP
+ * the composition root (src/index.ts) hands in the gateway's own account
+ * of them (src/gateway/operator-view.ts). Without them (an HTTP
  * API built alone over a core) the console shows the core's own view.
  */
 export interface ConsoleSources {
