@@ -40,6 +40,7 @@ as_root() {
 PACKAGES=(
   postgresql redis-server                                           # the servers
   kcat                                                              # a client the end-to-end tests drive
+  chromium                                                          # the web console's tests drive it headless (playwright-core)
   libzstd-dev liblz4-dev libssl-dev libsasl2-dev zlib1g-dev         # what librdkafka links against
 )
 missing=()

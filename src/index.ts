@@ -67,6 +67,7 @@ import { TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { AuthorizationSettings } from './access/authorizer.js';
 import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
+import { operatorView } from './gateway/operator-view.js';
 import { derivedNodeId } from './cluster/leadership.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
 import type { RedisConnection } from './redis/redis.js';
@@ -284,6 +285,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.auth
           ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }
           : {}),
+        console: operatorView(settings, listeners, ownCore),
       });
     } catch (e) {
       await leaveCluster(registry);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AclOperation, AclResourceType } from '../core/core.js';
 import { CLUSTER_NAME } from '../access/acl-operations.js';
-import type { Authorizer } from '../access/authorizer.js';
+import type { Access, Authorizer } from '../access/authorizer.js';
 import { HttpError } from './errors.js';
 import { parsePartitionId } from './partition-ids.js';
 
@@ -36,15 +36,53 @@ export interface HttpAccessOptions {
   authorizer?: Authorizer;
 }
 
-type Need = { operation: AclOperation; type: AclResourceType; name: string };
+/** One operation on one resource that a request needs an ACL for. */
+export type Need = { operation: AclOperation; type: AclResourceType; name: string };
 
-const cluster = (operation: AclOperation): Need => ({ operation, type: 'CLUSTER', name: CLUSTER_NAME });
-const topic = (operation: AclOperation, name: unknown): Need[] => (typeof name === 'string' ? [{ operation, type: 'TOPIC', name }] : []);
+export const cluster = (operation: AclOperation): Need => ({ operation, type: 'CLUSTER', name: CLUSTER_NAME });
+export const topic = (operation: AclOperation, name: unknown): Need[] => (typeof name === 'string' ? [{ operation, type: 'TOPIC', name }] : []);
 const group = (name: unknown): Need[] => (typeof name === 'string' && name !== '' ? [{ operation: 'READ', type: 'GROUP', name }] : []);
 
 type Body = Record<string, unknown> | undefined;
 type Params = Record<string, string>;
 type Query = Record<string, unknown>;
+
+/** What a route needs, from its request; a route may declare it in its config as `needs` (the console's do). */
+export type RouteNeeds = (body: Body, params: Params, query: Query) => Need[];
+
+/**
+ * A route's access settings beside its handler, in its fastify config:
+ * `needs` (checked before the handler runs), `open` (no credentials: the
+ * console's page and scripts, which carry no data), `challenge: false` (a 401
+ * without WWW-Authenticate, so a browser does not open its own password
+ * dialog over the console's sign-in form).
+ */
+export interface RouteAccess {
+  needs?: RouteNeeds;
+  open?: boolean;
+  challenge?: boolean;
+}
+
+/** What each authenticated request may do, for routes that list only what the principal may see. */
+const grants = new WeakMap<FastifyRequest, Pick<Access, 'allows' | 'principal'>>();
+
+/** Whether this request's principal may do `need` (always, with no access control or no authorizer). */
+export function permits(request: FastifyRequest, need: Need): boolean {
+  return grants.get(request)?.allows(need.operation, need.type, need.name) ?? true;
+}
+
+/** Refuses the request (403) unless its principal may do one of `alternatives` (Kafka's CreateTopics: CREATE on the cluster or on the topic). */
+export function demandOneOf(request: FastifyRequest, alternatives: Need[]): void {
+  if (alternatives.some((need) => permits(request, need))) return;
+  throw refusal(grants.get(request)?.principal ?? 'This principal', alternatives[0]!);
+}
+
+function refusal(principal: string, missing: Need): HttpError {
+  const what = missing.type === 'CLUSTER' ? 'the cluster' : `${RESOURCE_WORDS[missing.type] ?? missing.type.toLowerCase()} '${missing.name}'`;
+  return new HttpError(403, 'forbidden', `${principal} may not do this: it needs ${missing.operation} on ${what} (an ACL, as over Kafka).`);
+}
+
+const RESOURCE_WORDS: Partial<Record<AclResourceType, string>> = { TOPIC: 'queue', GROUP: 'consumer group', TRANSACTIONAL_ID: 'transactional id' };
 
 /** The queue an ack names, by queue or by partitionId. */
 function ackedQueue(item: Record<string, unknown>): string | undefined {
@@ -141,22 +179,21 @@ export function installAccessControl(app: FastifyInstance, options: HttpAccessOp
 
   app.addHook('preHandler', async (request, reply) => {
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
-    if (OPEN_ROUTES.has(route) || request.routeOptions.url === undefined) return;
+    const declared = request.routeOptions.config as RouteAccess;
+    if (OPEN_ROUTES.has(route) || declared.open || request.routeOptions.url === undefined) return;
     let principal: string;
     try {
       principal = await authenticate(request);
     } catch (e) {
-      reply.header('WWW-Authenticate', challenge);
+      if (declared.challenge !== false) reply.header('WWW-Authenticate', challenge);
       throw e;
     }
     const authorizer = options.authorizer;
     if (!authorizer?.enabled) return;
-    const needs = (NEEDS[route] ?? (() => [cluster('ALTER')]))(request.body as Body, request.params as Params, request.query as Query);
+    const needs = (declared.needs ?? NEEDS[route] ?? (() => [cluster('ALTER')]))(request.body as Body, request.params as Params, request.query as Query);
     const access = authorizer.accessFor(principal, request.ip);
+    grants.set(request, access);
     const missing = needs.find((n) => !access.allows(n.operation, n.type, n.name));
-    if (missing) {
-      const what = missing.type === 'CLUSTER' ? 'the cluster' : `${missing.type === 'TOPIC' ? 'queue' : 'consumer group'} '${missing.name}'`;
-      throw new HttpError(403, 'forbidden', `${principal} may not do this: it needs ${missing.operation} on ${what} (an ACL, as over Kafka).`);
-    }
+    if (missing) throw refusal(principal, missing);
   });
 }

@@ -21,6 +21,7 @@ import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
 import { registerTransactionRoutes } from './routes/transaction.js';
+import { CORE_ONLY_SOURCES, registerConsole, type ConsoleSources } from './console/index.js';
 
 export interface HttpApiOptions {
   core: Core;
@@ -38,6 +39,8 @@ export interface HttpApiOptions {
   https?: import('node:tls').SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
   /** Authentication and ACLs (./access.ts); off when absent. */
   access?: HttpAccessOptions;
+  /** What the web console shows beside the core (the gateways, the topic-config catalogue); default the core's view alone. */
+  console?: ConsoleSources;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -88,6 +91,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerConsumerGroupRoutes(context);
   registerOperationsRoutes(context);
   registerNotBuiltRoutes(context);
+  registerConsole({ app, core: options.core, sources: options.console ?? CORE_ONLY_SOURCES });
   await app.ready();
   return app;
 }

@@ -24,6 +24,7 @@ export type HttpErrorCode =
   | 'overloaded'         // the API is at its bound of requests in progress (429, Retry-After): nothing was done
   | 'unauthenticated'    // no or wrong credentials (401, WWW-Authenticate), ./access.ts
   | 'forbidden'          // the credentials' principal lacks an ACL (403), ./access.ts
+  | 'group_not_empty'    // the console's offset reset of a consumer group that has members (409), as Kafka refuses it
   | 'internal';
 
 /** What each core error means over HTTP. */

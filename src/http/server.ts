@@ -11,6 +11,7 @@ import type { Core } from '../core/core.js';
 import type { Server as TlsServer } from 'node:tls';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { buildHttpApi } from './app.js';
+import type { ConsoleSources } from './console/index.js';
 
 export interface HttpServerOptions {
   core: Core;
@@ -28,6 +29,8 @@ export interface HttpServerOptions {
   tls?: TlsCredentials;
   /** Authentication and ACLs (./access.ts); off when absent. */
   access?: HttpAccessOptions;
+  /** What the web console shows beside the core (./console/sources.ts). */
+  console?: ConsoleSources;
 }
 
 export interface HttpServer {
@@ -49,6 +52,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.tls ? { https: options.tls.serverOptions() } : {}),
     ...(options.access ? { access: options.access } : {}),
+    ...(options.console ? { console: options.console } : {}),
   });
   const stopReloads = options.tls?.onReload((context) => (app.server as unknown as TlsServer).setSecureContext(context));
   const host = options.host ?? '127.0.0.1';
