@@ -1,42 +1,28 @@
 /**
- * Every setting of `serve`, declared once: its flag, its environment variable
- * (QUEEN_ + the flag in upper snake case, derived, so the two cannot drift),
- * its type, default and bounds. Flags win over the environment. Validation
- * happens before anything starts; a bad value is one sentence saying what to
- * fix, raised as a ConfigError.
+ * Every setting of `serve`, `core` and `gateway`, declared once: its flag, its
+ * environment variable (QUEEN_ + the flag in upper snake case, derived, so the
+ * two cannot drift), its key in a configuration file (the flag's name), its
+ * type, default and bounds. Precedence: flags > environment > file >
+ * defaults (./setting-sources.ts reads them; the bridge's own table is
+ * ./bridge-settings.ts). Validation happens before anything starts; a bad
+ * value is one sentence saying what to fix, raised as a ConfigError.
  */
 import { defaultMemoryLimitBytes } from '../core/engines/memory/store.js';
 import { ENGINE_NAMES, ENGINES } from '../core/engines/registry.js';
-import { parseRpcAddress } from '../rpc/address.js';
-import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
-import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
+import { SASL_MECHANISMS } from '../gateway/sasl/settings.js';
 import { CLIENT_AUTH_MODES } from '../tls/credentials.js';
-import { redisUrlProblem } from '../cluster/redis-url.js';
+import { BRIDGE_SETTINGS, readBridgeConfig, type BridgeConfig } from './bridge-settings.js';
+import { checkCombinations, checkSplitLayout, RPC_TLS_FLAGS } from './setting-checks.js';
+import { camelCase, LOG_LEVELS, precedenceLines, readSettings, settingLines, type Kind, type SettingDef, type SettingsRead, type SettingsScope } from './setting-sources.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-type Kind =
-  | { type: 'string' }
-  | { type: 'int'; min: number; max: number }
-  | { type: 'bool' }
-  | { type: 'choice'; choices: readonly string[] }
-  /** Repeatable flag; in the environment, comma-separated. */
-  | { type: 'list' };
-
-interface SettingDef {
-  flag: string;
-  kind: Kind;
-  default?: string | number | boolean;
-  help: string;
-}
+export { ConfigError } from './config-error.js';
+export { checkRpcAuthentication, listenersOf, RPC_TLS_FLAGS, saslMechanismsOf } from './setting-checks.js';
+export { envName, LOG_LEVELS } from './setting-sources.js';
 
 const MIB = 1024 * 1024;
 const INT32_MAX = 2 ** 31 - 1;
 /** 1 TiB: byte limits above it are typing mistakes. */
 const MAX_BYTES = 2 ** 40;
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const SETTINGS = [
   { flag: 'host', kind: { type: 'string' }, default: '127.0.0.1', help: 'address to listen on' },
@@ -48,6 +34,7 @@ export const SETTINGS = [
   { flag: 'database-schema', kind: { type: 'string' }, default: 'queen', help: 'PostgreSQL schema for --engine postgres' },
   { flag: 'database-pool-size', kind: { type: 'int', min: 1, max: 1_000 }, default: 10, help: 'PostgreSQL connections the core keeps' },
   { flag: 'database-connect-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how long connecting to PostgreSQL (or waiting for a free pooled connection) may take' },
+  { flag: 'database-wait-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 60_000, help: 'at start, how long to keep retrying a PostgreSQL that does not answer yet (starting up, or not reachable), logging each attempt, before giving up (0 = try once)' },
   { flag: 'database-statement-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 10_000, help: 'how long one PostgreSQL statement may take before the request gets a retriable error' },
   { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), help: "memory engine: most bytes of records and KV entries kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
   { flag: 'auto-create-topics', kind: { type: 'bool' }, default: true, help: 'create unknown topics on Metadata requests (--no-auto-create-topics to turn off)' },
@@ -126,6 +113,8 @@ export const SETTINGS = [
 
 // ─── Commands ─────────────────────────────────────────────────────────────────
 
+// ─── Commands ─────────────────────────────────────────────────────────────────
+
 export const COMMANDS = {
   serve: 'the gateway and the core in one process, calling each other directly',
   core: 'the core alone: a storage engine and the group coordinator behind the internal RPC',
@@ -133,10 +122,11 @@ export const COMMANDS = {
   bridge: "the migration bridge: copies a Kafka cluster's topics and group offsets into the core, offset for offset",
 } as const;
 
+/** `queen-gateway config print`: not a service, so not in COMMANDS. */
+export const CONFIG_PRINT = 'config print [COMMAND] [--config FILE] [flags]: the effective configuration of a command (default serve) as YAML, with where each value came from and secrets masked';
+
 export type Command = keyof typeof COMMANDS;
 
-/** Mutual TLS on the RPC: this side's certificate, its key, the CA the other side's certificate must chain to. */
-export const RPC_TLS_FLAGS: readonly string[] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'];
 /** The core's limits on connections that have not authenticated yet. */
 const RPC_HANDSHAKE_FLAGS: readonly string[] = ['rpc-handshake-timeout-ms', 'rpc-max-unauthenticated'];
 const SPLIT_LAYOUT_FLAGS: readonly string[] = ['rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', 'core', 'rpc-call-timeout-ms', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS];
@@ -146,6 +136,7 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'database-schema',
   'database-pool-size',
   'database-connect-timeout-ms',
+  'database-wait-ms',
   'database-statement-timeout-ms',
   'memory-max-bytes',
   'group-initial-rebalance-delay-ms',
@@ -158,7 +149,6 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
 ];
 const CORE_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', 'rpc-secret', ...RPC_TLS_FLAGS, ...RPC_HANDSHAKE_FLAGS, 'shutdown-grace-ms', 'log-level', 'redis-url', 'redis-key-prefix', 'cross-node-wakeups'];
 const NOT_GATEWAY_FLAGS: readonly string[] = [...STORAGE_AND_GROUP_FLAGS, 'rpc-host', 'rpc-port', 'rpc-socket', ...RPC_HANDSHAKE_FLAGS, 'cross-node-wakeups'];
-const MIN_SECRET_LENGTH = 16;
 
 /** Whether `command` takes the setting: serve all but the split layout's, core its short list, gateway all but storage and groups. */
 export function takesSetting(command: Command, flag: string): boolean {
@@ -170,52 +160,14 @@ export function takesSetting(command: Command, flag: string): boolean {
     case 'gateway':
       return !NOT_GATEWAY_FLAGS.includes(flag);
     case 'bridge':
-      return false; // its flags are its own (src/cli/bridge.ts)
+      return BRIDGE_SETTINGS.some((d) => d.flag === flag); // its table is its own (./bridge-settings.ts)
   }
 }
 
-/**
- * The RPC's authentication settings as every end of the hop (core, gateway,
- * bridge) checks them: the three TLS files together or not at all, the secret
- * or the files or both, and a secret long enough. Whether TLS was given.
- */
-export function checkRpcAuthentication(who: string, secret: string | undefined, tlsFiles: readonly (string | undefined)[]): boolean {
-  const given = tlsFiles.filter((f) => f !== undefined).length;
-  if (given !== 0 && given !== RPC_TLS_FLAGS.length) {
-    throw new ConfigError(
-      `--rpc-tls-cert-file, --rpc-tls-key-file and --rpc-tls-ca-file go together: mutual TLS needs this side's certificate and key and the CA the other side's certificate must chain to; give all three, or none.`,
-    );
-  }
-  if (secret === undefined && given === 0) {
-    throw new ConfigError(
-      `The ${who} needs a way to authenticate the RPC: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway, or give mutual TLS files (--rpc-tls-cert-file, --rpc-tls-key-file, --rpc-tls-ca-file), or both.`,
-    );
-  }
-  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError(`The RPC secret is too short: set --rpc-secret (or ${envName('rpc-secret')}) to the same string of at least ${MIN_SECRET_LENGTH} characters on the core and every gateway.`);
-  }
-  return given !== 0;
-}
-
-function checkSplitLayout(command: Command, config: ServeConfig): void {
-  if (command === 'serve') return;
-  const tls = checkRpcAuthentication(command, config.rpcSecret, [config.rpcTlsCertFile, config.rpcTlsKeyFile, config.rpcTlsCaFile]);
-  if (tls && command === 'core' && config.rpcSocket !== undefined) {
-    throw new ConfigError('TLS on the RPC takes TCP: drop --rpc-socket and listen with --rpc-host and --rpc-port, or drop the --rpc-tls-* files (a Unix socket\'s file permissions decide who may connect).');
-  }
-  if (command === 'gateway') {
-    if (config.core === undefined) throw new ConfigError(`The gateway needs its core: set --core (or ${envName('core')}) to the core's HOST:PORT, e.g. --core core:7070.`);
-    try {
-      parseRpcAddress(config.core);
-    } catch (e) {
-      throw new ConfigError(`The flag --core is wrong: ${(e as Error).message}`);
-    }
-  }
-}
 
 type Flag = (typeof SETTINGS)[number]['flag'];
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
-type ValueOf<K extends Kind> = K extends { type: 'int' } ? number : K extends { type: 'bool' } ? boolean : K extends { type: 'list' } ? string[] : string;
+type ValueOf<K extends Kind> = K extends { type: 'int' } ? number : K extends { type: 'bool' } ? boolean : K extends { type: 'list' } ? string[] : K extends { type: 'pairs' } ? Record<string, string> : string;
 type Def<F extends Flag> = Extract<(typeof SETTINGS)[number], { flag: F }>;
 
 /** The validated settings, by camelCase name; settings without a default may be undefined. */
@@ -223,193 +175,51 @@ export type ServeConfig = {
   [F in Flag as CamelCase<F>]: Def<F> extends { default: unknown } ? ValueOf<Def<F>['kind']> : ValueOf<Def<F>['kind']> | undefined;
 };
 
-export function envName(flag: string): string {
-  return `QUEEN_${flag.toUpperCase().replace(/-/g, '_')}`;
+/** Every setting's name, of every command: what the environment and a configuration file may hold. */
+export const EVERY_FLAG: ReadonlySet<string> = new Set([...SETTINGS, ...BRIDGE_SETTINGS].map((d) => d.flag));
+
+/** The settings a command takes, in table order. */
+export function settingsOf(command: Command): readonly SettingDef[] {
+  if (command === 'bridge') return BRIDGE_SETTINGS;
+  return (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag));
 }
 
-function camelCase(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+function scopeOf(command: Command): SettingsScope {
+  return { command, taken: settingsOf(command), everyFlag: EVERY_FLAG };
 }
 
-function parseValue(def: SettingDef, raw: string, source: string): string | number | boolean | string[] {
-  const { kind } = def;
-  switch (kind.type) {
-    case 'list': {
-      const items = raw.split(',').map((item) => item.trim());
-      if (items.some((item) => item === '')) throw new ConfigError(`${source} has an empty item; give each value once, e.g. ${source.startsWith('The flag') ? `--${def.flag} A --${def.flag} B` : 'A,B'}.`);
-      return items;
-    }
-    case 'string':
-      if (raw.trim() === '') throw new ConfigError(`${source} is empty; give it a value or leave it out.`);
-      return raw;
-    case 'int': {
-      const n = /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      if (!Number.isSafeInteger(n) || n < kind.min || n > kind.max) {
-        throw new ConfigError(`${source} must be a whole number from ${kind.min} to ${kind.max}; got ${JSON.stringify(raw)}.`);
-      }
-      return n;
-    }
-    case 'bool':
-      if (/^(true|1|yes|on)$/i.test(raw)) return true;
-      if (/^(false|0|no|off)$/i.test(raw)) return false;
-      throw new ConfigError(`${source} must be true or false; got ${JSON.stringify(raw)}.`);
-    case 'choice':
-      if (!kind.choices.includes(raw)) {
-        throw new ConfigError(`${source} must be one of ${kind.choices.join(', ')}; got ${JSON.stringify(raw)}.`);
-      }
-      return raw;
-  }
-}
-
-/** Reads flags (`--name value`, `--name=value`, `--flag`/`--no-flag` for switches) over the environment. */
-export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: Command = 'serve'): ServeConfig {
-  const taken = (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag));
-  const defs = new Map<string, SettingDef>(taken.map((d) => [d.flag, d]));
-  const values = new Map<string, string | number | boolean | string[]>();
-
-  for (const def of taken) {
-    const raw = env[envName(def.flag)];
-    if (raw !== undefined && raw !== '') values.set(def.flag, parseValue(def, raw, `The environment variable ${envName(def.flag)}`));
-  }
-
-  const flagged = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) throw new ConfigError(`Unexpected argument ${JSON.stringify(arg)}; settings are given as --name value (see --help).`);
-    const eq = arg.indexOf('=');
-    let name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    let inline: string | undefined = eq >= 0 ? arg.slice(eq + 1) : undefined;
-    if (!defs.has(name) && name.startsWith('no-') && defs.get(name.slice(3))?.kind.type === 'bool' && inline === undefined) {
-      name = name.slice(3);
-      inline = 'false';
-    }
-    const def = defs.get(name);
-    if (!def && SETTINGS.some((d) => d.flag === name)) {
-      throw new ConfigError(`The flag --${name} is not a setting of "queen-gateway ${command}"; run "queen-gateway ${command} --help" to see its flags.`);
-    }
-    if (!def) throw new ConfigError(`Unknown flag --${name}; run "queen-gateway ${command} --help" to see the flags.`);
-    let raw = inline;
-    if (raw === undefined) {
-      if (def.kind.type === 'bool') raw = 'true';
-      else {
-        raw = argv[++i];
-        if (raw === undefined) throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} <value>.`);
-      }
-    }
-    const value = parseValue(def, raw, `The flag --${name}`);
-    // A repeated list flag adds to what the flags gave so far (the environment's value is replaced).
-    const earlier = def.kind.type === 'list' && flagged.has(name) ? (values.get(name) as string[]) : [];
-    values.set(name, Array.isArray(value) ? [...earlier, ...value] : value);
-    flagged.add(name);
-  }
-
+/** A serve, core or gateway command's settings, validated, with where each came from. */
+export function resolveConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: Command = 'serve'): { config: ServeConfig; read: SettingsRead } {
+  if (command === 'bridge') throw new Error('The bridge has its own settings: read them with readBridgeSettings.');
+  const read = readSettings(scopeOf(command), argv, env);
   const config: Record<string, unknown> = {};
-  for (const def of SETTINGS as readonly SettingDef[]) config[camelCase(def.flag)] = values.get(def.flag) ?? def.default;
+  for (const def of SETTINGS as readonly SettingDef[]) config[camelCase(def.flag)] = read.values.get(def.flag) ?? (takesSetting(command, def.flag) ? undefined : def.default);
   checkSplitLayout(command, config as ServeConfig);
-  return checkCombinations(config as ServeConfig, command);
+  return { config: checkCombinations(config as ServeConfig, command), read };
 }
 
-const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
-
-function checkCombinations(config: ServeConfig, command: Command = 'serve'): ServeConfig {
-  if (command !== 'core' && WILDCARDS.has(config.host) && config.advertisedHost === undefined) {
-    throw new ConfigError(
-      `Listening on ${config.host} (every interface) needs an advertised address: set --advertised-host (or ${envName('advertised-host')}) to the host name or IP clients should connect to.`,
-    );
-  }
-  if (config.engine === 'postgres' && config.databaseUrl === undefined) {
-    throw new ConfigError(`--engine postgres needs a database: set --database-url (or ${envName('database-url')}) to a URL such as postgres://user:pass@localhost:5432/queen.`);
-  }
-  if (config.groupMinSessionTimeoutMs > config.groupMaxSessionTimeoutMs) {
-    throw new ConfigError(
-      `--group-min-session-timeout-ms (${config.groupMinSessionTimeoutMs}) is above --group-max-session-timeout-ms (${config.groupMaxSessionTimeoutMs}); make the minimum the smaller of the two.`,
-    );
-  }
-  if (command !== 'core' && config.maxFrameBytes > config.maxBufferedBytes) {
-    throw new ConfigError(
-      `--max-frame-bytes (${config.maxFrameBytes}) is above --max-buffered-bytes (${config.maxBufferedBytes}), so a frame of the largest size could never be read; raise --max-buffered-bytes or lower --max-frame-bytes.`,
-    );
-  }
-  if (config.redisUrl !== undefined) {
-    const problem = redisUrlProblem(config.redisUrl);
-    if (problem) throw new ConfigError(`The flag --redis-url is wrong: ${problem}`);
-  }
-  if (config.engine === 'memory' && config.databaseUrl !== undefined) {
-    throw new ConfigError('A database URL was given but the engine is memory: add --engine postgres to use PostgreSQL, or drop the database URL.');
-  }
-  if (command !== 'core') checkSecurity(config);
-  return config;
+/** Reads flags over the environment over the configuration file (--config or QUEEN_CONFIG) over the defaults. */
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv, command: Command = 'serve'): ServeConfig {
+  return resolveConfig(argv, env, command).config;
 }
 
-function readListeners(flag: string, texts: readonly string[]): ListenerAddress[] {
-  return texts.map((text) => {
-    try {
-      return parseListener(text);
-    } catch (e) {
-      throw new ConfigError(`The flag --${flag} is wrong: ${(e as Error).message}.`);
-    }
-  });
-}
-
-/** The Kafka listeners the settings ask for: --listener, or one PLAINTEXT listener on --host/--port. */
-export function listenersOf(config: ServeConfig): ListenerSpec[] {
-  if (config.listener === undefined) {
-    return [{ name: 'PLAINTEXT', host: config.host, port: config.port, advertisedHost: config.advertisedHost, advertisedPort: config.advertisedPort }];
-  }
-  try {
-    return joinAdvertised(readListeners('listener', config.listener), readListeners('advertised-listener', config.advertisedListener ?? []));
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    throw new ConfigError(`The listeners do not fit together: ${(e as Error).message}.`);
-  }
-}
-
-export function saslMechanismsOf(config: ServeConfig): SaslMechanismName[] {
-  const names = config.saslMechanisms.split(',').map((m) => m.trim().toUpperCase());
-  if (config.saslOauthbearerKeysFile !== undefined && !names.includes('OAUTHBEARER')) names.push('OAUTHBEARER');
-  for (const name of names) {
-    if (!(SASL_MECHANISMS as readonly string[]).includes(name)) {
-      throw new ConfigError(`The flag --sasl-mechanisms names ${JSON.stringify(name)}; use a comma-separated list from ${SASL_MECHANISMS.join(', ')}.`);
-    }
-  }
-  return names as SaslMechanismName[];
-}
-
-function checkSecurity(config: ServeConfig): void {
-  if (config.listener === undefined && config.advertisedListener !== undefined) {
-    throw new ConfigError('--advertised-listener needs the listeners it describes: add --listener PROTOCOL://HOST:PORT for each.');
-  }
-  const listeners = listenersOf(config);
-  for (const l of listeners) {
-    if (WILDCARDS.has(l.host) && l.advertisedHost === undefined) {
-      throw new ConfigError(`The ${l.name} listener on ${l.host} (every interface) needs an advertised address: add --advertised-listener ${l.name}://HOST:${l.port || 'PORT'} with the host clients should dial.`);
-    }
-  }
-  if (config.httpTls && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
-    throw new ConfigError('--http-tls needs a certificate and key: set --tls-cert-file and --tls-key-file (PEM files).');
-  }
-  const tlsListener = listeners.find((l) => usesTls(l.name));
-  if (tlsListener && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
-    throw new ConfigError(`The ${tlsListener.name} listener needs a certificate and key: set --tls-cert-file and --tls-key-file (PEM files).`);
-  }
-  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
-    throw new ConfigError('--tls-cert-file and --tls-key-file go together: give both, or neither.');
-  }
-  if (config.tlsClientAuth !== 'none' && config.tlsCaFile === undefined) {
-    throw new ConfigError(`--tls-client-auth ${config.tlsClientAuth} needs the CA client certificates must chain to: set --tls-ca-file.`);
-  }
-  if (listeners.some((l) => usesSasl(l.name)) && saslMechanismsOf(config).includes('OAUTHBEARER') && config.saslOauthbearerKeysFile === undefined) {
-    throw new ConfigError('OAUTHBEARER needs the keys tokens are signed with: set --sasl-oauthbearer-keys-file to a PEM or JWKS file (unsigned tokens are never accepted).');
-  }
+/** The bridge's settings (./bridge-settings.ts), knowing every other command's names. */
+export function readBridgeSettings(argv: readonly string[], env: NodeJS.ProcessEnv): BridgeConfig {
+  return readBridgeConfig(argv, env, EVERY_FLAG);
 }
 
 export function helpText(command: Command = 'serve'): string {
-  const lines = [`Usage: queen-gateway ${command} [flags]`, '', `${command}: ${COMMANDS[command]}.`, `Other commands: ${Object.keys(COMMANDS).filter((c) => c !== command).join(', ')}.`, '', 'Every flag can also be set by its environment variable; flags win.', ''];
-  for (const def of (SETTINGS as readonly SettingDef[]).filter((d) => takesSetting(command, d.flag))) {
-    const shown = def.default === undefined ? '' : ` (default ${def.default})`;
-    lines.push(`  --${def.flag.padEnd(20)} ${envName(def.flag).padEnd(30)} ${def.help}${shown}`);
-  }
-  return lines.join('\n');
+  const usage = command === 'bridge'
+    ? 'Usage: queen-gateway bridge --source BROKERS --topics PATTERN [--groups PATTERN] (--core HOST:PORT | --engine postgres --database-url URL | --to-kafka BROKERS) [flags]'
+    : `Usage: queen-gateway ${command} [flags]`;
+  const about = command === 'bridge'
+    ? [
+        "bridge: copies a Kafka cluster's topics (offset for offset) and consumer-group offsets into the Queen core, and keeps them in step until stopped (SIGINT/SIGTERM).",
+        'With --to-kafka it runs in reverse, for a rollback: from a gateway to Apache Kafka, exactly once through Kafka transactions, offsets translated (Kafka cannot keep them).',
+      ]
+    : [`${command}: ${COMMANDS[command]}.`];
+  const others = Object.keys(COMMANDS).filter((c) => c !== command);
+  return [usage, '', ...about, `Other commands: ${others.join(', ')}; queen-gateway ${CONFIG_PRINT.split(':')[0]}.`, '', ...precedenceLines(), '', ...settingLines(settingsOf(command))].join('\n');
 }
 
 /** `queen-gateway --help`: the commands, and where each one's flags are listed. */
@@ -421,7 +231,8 @@ export function overviewText(): string {
     'A Kafka-protocol gateway over the Queen core. Commands:',
     ...Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(width)}  ${what}${name === 'serve' ? ' (the default)' : ''}`),
     '',
-    'queen-gateway <command> --help   the flags of one command (each also an environment variable)',
+    'queen-gateway <command> --help   the flags of one command (each also an environment variable and a configuration file key)',
+    `queen-gateway ${CONFIG_PRINT}`,
     'queen-gateway --version          the version',
   ].join('\n');
 }

@@ -3,3 +3,4 @@ export { buildHttpApi, DEFAULT_HTTP_BODY_LIMIT, type HttpApiOptions } from './ap
 export { startHttpServer, DEFAULT_HTTP_PORT, type HttpServer, type HttpServerOptions } from './server.js';
 export { HttpMetrics } from '../metrics/registry.js';
 export { CORE_ERROR_STATUS, type ErrorAnswer, type HttpErrorCode } from './errors.js';
+export { checkReadiness, type Readiness, type ReadinessProbe } from './readiness.js';

@@ -96,7 +96,7 @@ interface AckItem extends AckTarget {
   consumerGroup?: string | null;
 }
 
-export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): void {
+export function registerConsumeRoutes({ app, core, metrics, stopping }: HttpApiContext): void {
   const pop = async (queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) => {
     const group = query.consumerGroup ?? QUEUE_MODE_GROUP;
     await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
@@ -110,6 +110,8 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
       clientGone = true;
       cancel.abort();
     });
+    // The client going, or the server closing: either ends the long-poll now, answered with what it has.
+    const wake = AbortSignal.any([cancel.signal, stopping]);
     const deadline = Date.now() + (query.wait ? query.timeout : 0);
     let result: PopResult = { messages: [], lease: null };
     for (;;) {
@@ -129,17 +131,17 @@ export function registerConsumeRoutes({ app, core, metrics }: HttpApiContext): v
             waitMs: delayed ? Math.min(remaining, RECHECK_MS) : remaining,
             ...(query.leaseMs === undefined ? {} : { leaseMs: query.leaseMs }),
           },
-          { signal: cancel.signal },
+          { signal: wake },
         );
         unreadable.push(...(result.unreadable ?? []));
         recheck = delayed;
       } catch (e) {
         if (!isCoreError(e) || (e.code !== 'unknown_queue' && e.code !== 'unknown_partition')) throw e;
         // Nothing to pop yet; a long-poll waits for the first push to create it.
-        if (remaining > 0) await sleep(Math.min(remaining, RECHECK_MS), undefined, { signal: cancel.signal }).catch(() => {});
+        if (remaining > 0) await sleep(Math.min(remaining, RECHECK_MS), undefined, { signal: wake }).catch(() => {});
         recheck = true;
       }
-      if (result.messages.length > 0 || !recheck || clientGone || Date.now() >= deadline) break;
+      if (result.messages.length > 0 || !recheck || clientGone || stopping.aborted || Date.now() >= deadline) break;
     }
     // Queen's multi-partition pop: more partitions' messages, while the batch has room.
     const claims: PopResult[] = result.messages.length > 0 ? [result] : [];
