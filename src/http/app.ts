@@ -31,7 +31,7 @@ export interface HttpApiOptions {
   metrics?: HttpMetrics;
   /** How long GET /ready waits for the core before answering 503. Default 2 s. */
   healthTimeoutMs?: number;
-  /** What holds the data, as /health and /ready name it (default "memory"), and the process's other listeners for /ready (default none). */
+  /** What holds the data, as /health and /ready name it (default "core": unnamed), and the process's other listeners for /ready (default none). */
   readiness?: { engine: string; listeners?: () => Record<string, boolean> };
   /** Aborted when the server begins to close: long-polls answer at once with what they have, /ready answers 503. */
   stopping?: AbortSignal;
@@ -83,7 +83,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
   const stopping = options.stopping ?? new AbortController().signal;
-  const readiness = { engine: options.readiness?.engine ?? 'memory', listeners: options.readiness?.listeners ?? (() => ({})) };
+  const readiness = { engine: options.readiness?.engine ?? 'core', listeners: options.readiness?.listeners ?? (() => ({})) };
   const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping };
   registerPushRoutes(context);
   registerConsumeRoutes(context);

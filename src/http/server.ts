@@ -50,7 +50,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const app = await buildHttpApi({
     stopping: stopping.signal,
     readiness: {
-      engine: options.readiness?.engine ?? 'memory',
+      engine: options.readiness?.engine ?? 'core',
       listeners: () => ({ ...options.readiness?.listeners?.(), http: listening && !stopping.signal.aborted }),
     },
     core: options.core,
