@@ -27,6 +27,8 @@ export interface SettingDef {
   flag: string;
   kind: Kind;
   default?: string | number | boolean;
+  /** How the documentation states a default that depends on the machine (the memory engine's limit). */
+  defaultText?: string;
   help: string;
   /** What the value looks like in help and in "needs a value" (e.g. BROKERS); default <value>. */
   value?: string;

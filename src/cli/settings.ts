@@ -36,7 +36,7 @@ export const SETTINGS = [
   { flag: 'database-connect-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how long connecting to PostgreSQL (or waiting for a free pooled connection) may take' },
   { flag: 'database-wait-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 60_000, help: 'at start, how long to keep retrying a PostgreSQL that does not answer yet (starting up, or not reachable), logging each attempt, before giving up (0 = try once)' },
   { flag: 'database-statement-timeout-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 10_000, help: 'how long one PostgreSQL statement may take before the request gets a retriable error' },
-  { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), help: "memory engine: most bytes of records and KV entries kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
+  { flag: 'memory-max-bytes', kind: { type: 'int', min: 0, max: MAX_BYTES }, default: defaultMemoryLimitBytes(), defaultText: "a quarter of the machine's memory", help: "memory engine: most bytes of records and KV entries kept; past it writes are refused, saying why (default a quarter of this machine's memory; 0 = no limit)" },
   { flag: 'auto-create-topics', kind: { type: 'bool' }, default: true, help: 'create unknown topics on Metadata requests (--no-auto-create-topics to turn off)' },
   { flag: 'default-partitions', kind: { type: 'int', min: 1, max: 100_000 }, default: 1, help: 'partitions of an auto-created topic' },
   { flag: 'max-frame-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 100 * MIB, help: 'largest request frame; a larger one closes its connection' },
@@ -65,7 +65,7 @@ export const SETTINGS = [
   { flag: 'http-host', kind: { type: 'string' }, help: 'address the HTTP API listens on (default: --host)' },
   { flag: 'http-port', kind: { type: 'int', min: 0, max: 65535 }, default: 6632, help: 'port the HTTP API listens on (0 picks a free one)' },
   { flag: 'http-max-in-flight', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1024, help: 'HTTP requests at the core at once (long-poll pops included); one more is answered 429 with Retry-After' },
-  { flag: 'health-timeout-ms', kind: { type: 'int', min: 10, max: INT32_MAX }, default: 2_000, help: 'GET /health answers 503 when the core has not answered within this long' },
+  { flag: 'health-timeout-ms', kind: { type: 'int', min: 10, max: INT32_MAX }, default: 2_000, help: 'GET /ready answers 503 when the core has not answered within this long' },
   // The split layout: `core` serves an engine over the internal RPC, `gateway --core HOST:PORT` uses it.
   { flag: 'rpc-host', kind: { type: 'string' }, default: '127.0.0.1', help: 'core: address the internal RPC listens on' },
   { flag: 'rpc-port', kind: { type: 'int', min: 0, max: 65535 }, default: 7070, help: 'core: port the internal RPC listens on (0 picks a free one)' },
