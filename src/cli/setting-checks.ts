@@ -10,7 +10,7 @@ import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/setting
 import { redisUrlProblem } from '../cluster/redis-url.js';
 import { ConfigError } from './config-error.js';
 import { envName } from './setting-sources.js';
-import type { Command, ServeConfig } from './settings.js';
+import type { Command, ServeConfig } from './settings-table.js';
 
 /** Mutual TLS on the RPC: this side's certificate, its key, the CA the other side's certificate must chain to. */
 export const RPC_TLS_FLAGS: readonly string[] = ['rpc-tls-cert-file', 'rpc-tls-key-file', 'rpc-tls-ca-file'];

@@ -267,7 +267,6 @@ function readFlags(scope: SettingsScope, defs: ReadonlyMap<string, SettingDef>, 
     }
     const repeatable = def.kind.type === 'list' || def.kind.type === 'pairs';
     if (scope.refuseRepeats && !repeatable && flagged.has(name)) throw new ConfigError(`The flag --${name} is given twice; give it once.`);
-    if (raw === '' && scope.refuseRepeats) throw new ConfigError(`The flag --${name} needs a value, e.g. --${name} ${valuePlaceholder(def)}.`);
     const value = parseValue(def, raw, `The flag --${name}`, true);
     // A repeated list flag adds to what the flags gave so far (the environment's and the file's value is replaced).
     const earlier = repeatable && flagged.has(name) ? values.get(name) : undefined;
