@@ -278,6 +278,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         log,
         host: options.http.host ?? host,
         port: options.http.port ?? DEFAULT_HTTP_PORT,
+        readiness: { engine: engineName(options, ownCore ? null : core), listeners: () => ({ kafka: gateway.accepting }) },
+        graceMs: options.shutdownGraceMs ?? 5_000,
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
@@ -368,6 +370,13 @@ async function leaveCluster(registry: { connection: RedisConnection; membership:
   if (!registry) return;
   await registry.membership.leave();
   await registry.connection.close();
+}
+
+/** What holds the data, as /health and /ready name it: the engine, or the core this gateway uses over the RPC. */
+function engineName(options: StartBrokerOptions, externalCore: Core | null): string {
+  if (externalCore === null) return options.engine ?? 'memory';
+  const address = (externalCore as { address?: string }).address;
+  return address === undefined ? 'external core' : `core at ${address}`;
 }
 
 function fail(message: string): never {

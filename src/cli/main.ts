@@ -7,18 +7,21 @@
  * stdout; a configuration mistake is one sentence on stderr and exit code 2.
  */
 import { readFileSync } from 'node:fs';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { openCore, type Core } from '../core/index.js';
 import { startBroker, type StartBrokerOptions } from '../index.js';
 import { connectCore, formatRpcAddress, parseRpcAddress, RpcServer } from '../rpc/index.js';
-import { bridgeHelp, readBridgeConfig, runBridge, type BridgeConfig } from './bridge.js';
-import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
+import { runBridge } from './bridge.js';
+import type { BridgeConfig } from './bridge-settings.js';
+import { printConfig } from './config-print.js';
+import { processLogger, SignalHandling } from './lifecycle.js';
+import { COMMANDS, ConfigError, helpText, listenersOf, overviewText, readBridgeSettings, readConfig, saslMechanismsOf, type Command, type ServeConfig } from './settings.js';
 import { usesSasl } from '../gateway/listeners.js';
 import { TlsCredentials } from '../tls/credentials.js';
 import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js';
 import { coreProblem } from '../operations/health.js';
 import { coreExposition } from '../operations/registry.js';
-import { notifyReady, notifyServiceManager } from './systemd.js';
+import { notifyReady } from './systemd.js';
 
 const USAGE_ERROR = 2;
 
@@ -26,7 +29,7 @@ const MEMORY_ENGINE_WARNING =
   'Using the memory engine: every topic and record is lost when this process exits. For durable storage run with --engine postgres --database-url postgres://user:pass@host:5432/db (or QUEEN_ENGINE=postgres and QUEEN_DATABASE_URL).';
 
 function logger(config: ServeConfig, service: string): Logger {
-  return pino({ level: config.logLevel, base: { service } });
+  return processLogger(config.logLevel, service);
 }
 
 function groupOptions(config: ServeConfig) {
@@ -42,6 +45,7 @@ function databaseOptions(config: ServeConfig) {
   return {
     ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix, crossNodeWakeups: config.crossNodeWakeups as 'redis' | 'notify' }),
     poolSize: config.databasePoolSize,
+    databaseWaitMs: config.databaseWaitMs,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     coordinatorLeaseMs: config.coordinatorLeaseMs,
@@ -138,6 +142,7 @@ async function startOperations(config: ServeConfig, core: Core, log: Logger, not
 
 async function serve(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-gateway');
+  const signals = new SignalHandling(log);
   // The first line a newcomer reads says where the data goes.
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const broker = await startBroker({
@@ -160,7 +165,7 @@ async function serve(config: ServeConfig): Promise<void> {
   }
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
-  stopOnSignal(log, async () => {
+  signals.serving(async () => {
     stopping = true;
     await broker.stop();
     await operations?.close();
@@ -176,6 +181,7 @@ function rpcTls(config: ServeConfig, log: Logger): TlsCredentials | undefined {
 /** The core alone: an engine and the group coordinator, served to gateways over the internal RPC. */
 async function runCore(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-core');
+  const signals = new SignalHandling(log);
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: Core = await openCore(
     config.engine === 'postgres'
@@ -214,7 +220,7 @@ async function runCore(config: ServeConfig): Promise<void> {
   }
   log.info({ rpc: formatRpcAddress(bound), engine: config.engine, authentication: [...(config.rpcSecret === undefined ? [] : ['secret']), ...(config.rpcTlsCertFile === undefined ? [] : ['mutual TLS'])] }, `ready: gateways connect with --core ${formatRpcAddress(bound).replace(/^unix:/, '')}`);
   void notifyReady(log, `serving the core at ${formatRpcAddress(bound)}`);
-  stopOnSignal(log, async () => {
+  signals.serving(async () => {
     stopping = true;
     await server.close();
     await core.close();
@@ -225,6 +231,7 @@ async function runCore(config: ServeConfig): Promise<void> {
 /** A Kafka listener whose core is another process. */
 async function runGateway(config: ServeConfig): Promise<void> {
   const log = logger(config, 'queen-gateway');
+  const signals = new SignalHandling(log);
   const core = await connectCore({ address: parseRpcAddress(config.core!), secret: config.rpcSecret, tls: rpcTls(config, log), callTimeoutMs: config.rpcCallTimeoutMs, connectTimeoutMs: 30_000, log });
   let broker;
   try {
@@ -248,34 +255,12 @@ async function runGateway(config: ServeConfig): Promise<void> {
   }
   log.info({ bootstrap: broker.bootstrap, core: core.address }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
   void notifyReady(log, `serving Kafka at ${broker.bootstrap}`);
-  stopOnSignal(log, async () => {
+  signals.serving(async () => {
     stopping = true;
     await broker.stop();
     await core.close();
     await operations?.close();
   });
-}
-
-function stopOnSignal(log: Logger, stop: () => Promise<void>): void {
-  let signalled = false;
-  const shutDown = (signal: string) => {
-    if (signalled) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    signalled = true;
-    log.info({ signal }, 'shutting down');
-    void notifyServiceManager(log, ['STOPPING=1']);
-    stop().then(
-      () => process.exit(0),
-      (e) => {
-        log.error({ err: e }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutDown('SIGINT'));
-  process.on('SIGTERM', () => shutDown('SIGTERM'));
 }
 
 /** The version in the package.json this file was installed with (two folders up from src/cli, three from dist/src/cli). */
@@ -302,6 +287,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write((topic !== undefined && topic in COMMANDS ? helpText(topic as Command) : overviewText()) + '\n');
     return;
   }
+  if (first === 'config') return configCommand(rest);
   const command = first === undefined || first.startsWith('--') ? 'serve' : first;
   const args = first === undefined || first.startsWith('--') ? argv : rest;
   if (command === 'bridge') return bridgeCommand(args);
@@ -345,15 +331,34 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-/** The migration bridge (./bridge.ts): flags of its own, the same exit codes. */
+/** `config print [COMMAND] [flags]`: the effective configuration, or the sentence saying what is wrong with it (exit 2). */
+function configCommand(args: readonly string[]): void {
+  const [verb, ...rest] = args;
+  const command = rest[0] !== undefined && !rest[0].startsWith('--') ? rest[0] : 'serve';
+  const flags = rest[0] === command ? rest.slice(1) : rest;
+  if (verb !== 'print' || !(command in COMMANDS)) {
+    process.stderr.write(`Usage: queen-gateway config print [${Object.keys(COMMANDS).join('|')}] [--config FILE] [flags]: prints the effective configuration of a command (default serve).\n`);
+    process.exitCode = USAGE_ERROR;
+    return;
+  }
+  try {
+    process.stdout.write(printConfig(command as Command, flags, process.env));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(e.message + '\n');
+    process.exitCode = USAGE_ERROR;
+  }
+}
+
+/** The migration bridge (./bridge.ts): its own table of settings, the same parser and exit codes. */
 async function bridgeCommand(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(bridgeHelp() + '\n');
+    process.stdout.write(helpText('bridge') + '\n');
     return;
   }
   let config: BridgeConfig;
   try {
-    config = readBridgeConfig(args, process.env);
+    config = readBridgeSettings(args, process.env);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(e.message + '\n');

@@ -7,6 +7,8 @@ import { CoreFront } from './front.js';
 import type { Core } from './core.js';
 import { openEngine, type EngineName, type EngineOptions } from './engines/registry.js';
 import type { CoordinatorOptions } from './groups/coordinator.js';
+import type { Logger } from 'pino';
+import { CoreError, isCoreError } from './errors.js';
 
 export * from './core.js';
 export type { Engine } from './engine.js';
@@ -20,12 +22,37 @@ export interface OpenCoreOptions extends EngineOptions {
   engine: EngineName;
   /** Group coordinator settings (initial rebalance delay, session timeout bounds, group size). */
   groups?: Partial<CoordinatorOptions>;
+  /**
+   * How long to keep trying a store that does not answer yet (a PostgreSQL
+   * still starting, or not reachable yet), each failed attempt logged, before
+   * the last failure is thrown. Default 0: one attempt.
+   */
+  databaseWaitMs?: number;
+  /** Where each failed attempt is logged while waiting. */
+  log?: Logger;
 }
+
+/** The pause between attempts at opening a store that does not answer: from half a second, doubling, to 5 s. */
+const FIRST_RETRY_MS = 500;
+const LAST_RETRY_MS = 5_000;
 
 /** Opens an engine and puts the core front, with the group coordinator, in front of it. */
 export async function openCore(options: OpenCoreOptions): Promise<Core> {
-  const { engine, groups, ...engineOptions } = options;
-  return new CoreFront(await openEngine(engine, engineOptions), groups ?? {});
+  const { engine, groups, databaseWaitMs = 0, ...engineOptions } = options;
+  const giveUpAt = Date.now() + databaseWaitMs;
+  for (let attempt = 1, pauseMs = FIRST_RETRY_MS; ; attempt++, pauseMs = Math.min(pauseMs * 2, LAST_RETRY_MS)) {
+    try {
+      return new CoreFront(await openEngine(engine, engineOptions), groups ?? {});
+    } catch (e) {
+      // Only "not answering" is worth waiting for; a wrong password or database name stays wrong.
+      const remaining = giveUpAt - Date.now();
+      if (!isCoreError(e) || e.code !== 'unavailable' || databaseWaitMs === 0) throw e;
+      if (remaining <= 0) throw new CoreError('unavailable', `Waited ${databaseWaitMs} ms for the database (--database-wait-ms) and it still does not answer: ${e.message}`);
+      const waitMs = Math.min(pauseMs, remaining);
+      options.log?.warn({ attempt, retryInMs: waitMs, giveUpInMs: remaining, reason: e.message }, `the database does not answer yet; trying again in ${waitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
 }
 
 // The core's own rules that its front ends apply to their input before they

@@ -190,6 +190,11 @@ export class GatewayServer {
     return this.runtime.budget.heldBytes;
   }
 
+  /** Whether every listener accepts connections now: false before they are bound and once closing. */
+  get accepting(): boolean {
+    return this.closing === null && this.servers.length > 0 && this.servers.every(({ server }) => server.listening);
+  }
+
   /** Stops accepting, lets in-flight requests answer for up to `graceMs`, then closes every connection. */
   close(graceMs = 5_000): Promise<void> {
     this.closing ??= this.shutDown(graceMs);

@@ -31,8 +31,12 @@ export interface HttpApiOptions {
   bodyLimit?: number;
   /** Counters to add to; default a fresh set. */
   metrics?: HttpMetrics;
-  /** How long GET /health waits for the core before answering 503. Default 2 s. */
+  /** How long GET /ready waits for the core before answering 503. Default 2 s. */
   healthTimeoutMs?: number;
+  /** What holds the data, as /health and /ready name it (default "core": unnamed), and the process's other listeners for /ready (default none). */
+  readiness?: { engine: string; listeners?: () => Record<string, boolean> };
+  /** Aborted when the server begins to close: long-polls answer at once with what they have, /ready answers 503. */
+  stopping?: AbortSignal;
   /** Requests at the core at once; one more is answered 429 (./load-shedding.ts). Default 1024. */
   maxInFlight?: number;
   /** Serve HTTPS with this certificate and key (and client-certificate policy) instead of plain HTTP. */
@@ -82,7 +86,9 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   app.addHook('onResponse', async (request, reply) => {
     metrics.requests.add({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) });
   });
-  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS };
+  const stopping = options.stopping ?? new AbortController().signal;
+  const readiness = { engine: options.readiness?.engine ?? 'core', listeners: options.readiness?.listeners ?? (() => ({})) };
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);

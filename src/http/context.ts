@@ -7,6 +7,10 @@ export interface HttpApiContext {
   app: FastifyInstance;
   core: Core;
   metrics: HttpMetrics;
-  /** How long GET /health waits for the core before answering 503. */
+  /** How long GET /ready waits for the core before answering 503. */
   healthTimeoutMs: number;
+  /** What holds the data, as /health and /ready name it, and the other listeners /ready reports. */
+  readiness: { engine: string; listeners: () => Record<string, boolean> };
+  /** Aborted when the server begins to close: long-polls answer at once with what they have. */
+  stopping: AbortSignal;
 }

@@ -4,3 +4,4 @@ export { startHttpServer, DEFAULT_HTTP_PORT, type HttpServer, type HttpServerOpt
 export { HttpMetrics } from '../operations/registry.js';
 export { CORE_ERROR_STATUS, type ErrorAnswer, type HttpErrorCode } from './errors.js';
 export { CORE_ONLY_SOURCES, type ConsoleCluster, type ConsoleNode, type ConsoleSources } from './console/index.js';
+export { checkReadiness, type Readiness, type ReadinessProbe } from './readiness.js';

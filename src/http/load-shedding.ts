@@ -6,13 +6,13 @@ import { HttpError } from './errors.js';
  * once (a long-poll pop holds its slot while it waits). One more is answered
  * 429 `overloaded` with Retry-After before its body is read, so it claims no
  * Idempotency-Key and writes nothing: the caller sends it again later. GET
- * /health and /metrics are not counted, so the gateway stays observable when
+ * /health, /ready and /metrics are not counted, so the gateway stays observable when
  * it is full. A slot is given back when the answer is sent or the client
  * goes away, whichever comes first.
  */
 
 export const DEFAULT_HTTP_MAX_IN_FLIGHT = 1024;
-const UNCOUNTED = /^\/(health|metrics)(\/|$|\?)/;
+const UNCOUNTED = /^\/(health|ready|metrics)(\/|$|\?)/;
 
 export function installLoadShedding(app: FastifyInstance, maxInFlight: number): void {
   if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError(`maxInFlight must be a whole number of at least 1, not ${maxInFlight}.`);

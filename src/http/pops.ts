@@ -43,15 +43,18 @@ interface PopCall {
   owner: string;
   /** Stored batches the core passed over on the way, from every core pop of this call. */
   unreadable: UnreadableRange[];
+  /** Aborted when the client goes away or the server begins to close: the long-poll answers now, with what it has. */
   signal: AbortSignal;
   clientGone(): boolean;
+  /** Aborted when the server begins to close. */
+  stopping: AbortSignal;
 }
 
 /** The pop's answer, or null when the client went away (its messages were handed back). */
-export async function pop(core: Core, metrics: HttpMetrics, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) {
+export async function pop(core: Core, metrics: HttpMetrics, stopping: AbortSignal, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) {
   const group = query.consumerGroup ?? QUEUE_MODE_GROUP;
   await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
-  const call: PopCall = { core, queue, partition, query, group, owner: query.owner ?? `http-${randomUUID()}`, unreadable: [], ...watchClient(raw) };
+  const call: PopCall = { core, queue, partition, query, group, owner: query.owner ?? `http-${randomUUID()}`, unreadable: [], stopping, ...watchClient(raw, stopping) };
   const claims = await claimMorePartitions(call, await longPoll(call));
   if (call.clientGone()) {
     await handBack(call, claims);
@@ -65,7 +68,7 @@ export async function pop(core: Core, metrics: HttpMetrics, queue: string, parti
 }
 
 /** Cancels the core call when the HTTP client goes away before its answer is written. */
-function watchClient(raw: ServerResponse): { signal: AbortSignal; clientGone(): boolean } {
+function watchClient(raw: ServerResponse, stopping: AbortSignal): { signal: AbortSignal; clientGone(): boolean } {
   const cancel = new AbortController();
   let gone = false;
   raw.once('close', () => {
@@ -73,7 +76,7 @@ function watchClient(raw: ServerResponse): { signal: AbortSignal; clientGone(): 
     gone = true;
     cancel.abort();
   });
-  return { signal: cancel.signal, clientGone: () => gone };
+  return { signal: AbortSignal.any([cancel.signal, stopping]), clientGone: () => gone };
 }
 
 const leaseOf = (query: PopQuery) => (query.leaseMs === undefined ? {} : { leaseMs: query.leaseMs });
@@ -86,7 +89,7 @@ async function longPoll(call: PopCall): Promise<PopResult> {
     const remaining = Math.max(0, deadline - Date.now());
     const attempt = await popOnce(call, remaining);
     if (attempt.result) result = attempt.result;
-    if (result.messages.length > 0 || !attempt.recheck || call.clientGone() || Date.now() >= deadline) return result;
+    if (result.messages.length > 0 || !attempt.recheck || call.clientGone() || call.stopping.aborted || Date.now() >= deadline) return result;
   }
 }
 

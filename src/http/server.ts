@@ -1,8 +1,8 @@
 /**
  * The HTTP API on a socket: builds the app over a core and listens. close()
- * stops accepting, lets answers in flight finish, and ends long-polls (their
- * core calls are cancelled as their connections close); the core stays open,
- * it belongs to the caller.
+ * stops accepting, answers long-polls at once with what they have, lets other
+ * answers in flight finish within the grace, then cuts what is left; the core
+ * stays open, it belongs to the caller.
  */
 import type { HttpAccessOptions } from './access.js';
 import { isIP } from 'node:net';
@@ -21,8 +21,12 @@ export interface HttpServerOptions {
   /** Default 6632; 0 picks a free port. */
   port?: number;
   bodyLimit?: number;
-  /** How long GET /health waits for the core before answering 503. Default 2 s. */
+  /** How long GET /ready waits for the core before answering 503. Default 2 s. */
   healthTimeoutMs?: number;
+  /** What holds the data and the process's other listeners, for /health and /ready (./readiness.ts). */
+  readiness?: { engine: string; listeners?: () => Record<string, boolean> };
+  /** How long close() lets requests in flight finish (long-polls answer at once). Default 5 s. */
+  graceMs?: number;
   /** Requests at the core at once before 429 `overloaded`. Default 1024. */
   maxInFlight?: number;
   /** Serve HTTPS with these certificate files (reloaded when they change). */
@@ -44,7 +48,14 @@ export interface HttpServer {
 export const DEFAULT_HTTP_PORT = 6632;
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const stopping = new AbortController();
+  let listening = false;
   const app = await buildHttpApi({
+    stopping: stopping.signal,
+    readiness: {
+      engine: options.readiness?.engine ?? 'core',
+      listeners: () => ({ ...options.readiness?.listeners?.(), http: listening && !stopping.signal.aborted }),
+    },
     core: options.core,
     log: options.log,
     bodyLimit: options.bodyLimit,
@@ -66,6 +77,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     }
     throw e;
   }
+  listening = true;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? DEFAULT_HTTP_PORT);
   const shownHost = isIP(host) === 6 ? `[${host}]` : host;
@@ -77,10 +89,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     close() {
       closing ??= (async () => {
         stopReloads?.();
+        // Long-polls answer now with what they have (usually nothing), rather than being cut off.
+        stopping.abort();
         app.server.closeIdleConnections?.();
         const closed = app.close();
-        // Long-polls hold their connections open; end them so close() does not wait out their timeouts.
-        setTimeout(() => app.server.closeAllConnections?.(), 1_000).unref();
+        // What is still open after the grace is cut, so close() never waits out a slow client.
+        setTimeout(() => app.server.closeAllConnections?.(), options.graceMs ?? 5_000).unref();
         await closed;
       })();
       return closing;

@@ -10,8 +10,8 @@
  * with no connection closed for it and nothing logged per request. While
  * the database is down, Produce and Fetch answer retriable codes, the group
  * APIs COORDINATOR_NOT_AVAILABLE (as Kafka's coordinator does when its log
- * cannot be reached) on a connection that stays open, /health and native
- * pushes answer 503 with Retry-After, /health within its deadline even while
+ * cannot be reached) on a connection that stays open, /ready and native
+ * pushes answer 503 with Retry-After, /ready within its deadline even while
  * the database hangs.
  *
  * A database that cannot be reached at start stops `serve` with one
@@ -250,9 +250,9 @@ describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idem
     }
   }
 
-  /** GET /health, answered or not within 10 s. */
+  /** GET /ready (readiness: the core answers), answered or not within 10 s. */
   async function health(): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
-    const response = await fetch(`${broker.httpUrl}/health`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${broker.httpUrl}/ready`, { signal: AbortSignal.timeout(10_000) });
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
   }
 
@@ -316,8 +316,8 @@ describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idem
         raw.destroy();
       }
       const h = await health();
-      expect(h.status, `/health while PostgreSQL is down: ${JSON.stringify(h.body)}`).toBe(503);
-      expect(h.retryAfter, '/health carries Retry-After').toMatch(/^\d+$/);
+      expect(h.status, `/ready while PostgreSQL is down: ${JSON.stringify(h.body)}`).toBe(503);
+      expect(h.retryAfter, '/ready carries Retry-After').toMatch(/^\d+$/);
       const pushed = await nativePush(rdTopic);
       expect(pushed.status, `a native push while PostgreSQL is down: ${JSON.stringify(pushed.body)}`).toBe(503);
       expect(pushed.body.code).toBe('unavailable');
@@ -343,7 +343,7 @@ describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idem
     await reader.until(totals[0]!);
     expectExactlyOnceInOrder(rdTopic, totals[0]!, reader.read);
     expect(reader.errors, 'the consumer reading through the fault was handed no error').toEqual([]);
-    expect((await health()).status, '/health once PostgreSQL is back').toBe(200);
+    expect((await health()).status, '/ready once PostgreSQL is back').toBe(200);
 
     const episode = logs.entries.slice(linesBefore);
     const downLines = episode.filter((e) => String(e.msg).startsWith(DOWN));
@@ -372,7 +372,7 @@ describe.skipIf(skipReason !== null).each(LAYOUTS)(`PostgreSQL faults under idem
   });
 
   if (freeze) {
-    it('frozen with SIGSTOP for 20 s: requests fail over to retriable errors, /health answers 503 in time, nothing lost or doubled', { timeout: 240_000 }, async () => {
+    it('frozen with SIGSTOP for 20 s: requests fail over to retriable errors, /ready answers 503 in time, nothing lost or doubled', { timeout: 240_000 }, async () => {
       await throughFault('freeze', async (during) => {
         await db.freeze();
         const frozenAt = Date.now();
@@ -393,7 +393,7 @@ describe('PostgreSQL unreachable at start', () => {
     const cli = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', cli, 'serve', '--port', '0', '--no-http', '--engine', 'postgres', '--database-url', `postgres://queen:secret-pw@127.0.0.1:${closedPort}/queen`],
+      ['--import', 'tsx', cli, 'serve', '--port', '0', '--no-http', '--engine', 'postgres', '--database-url', `postgres://queen:secret-pw@127.0.0.1:${closedPort}/queen`, '--database-wait-ms', '0'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

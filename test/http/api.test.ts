@@ -112,8 +112,9 @@ describe('HTTP API: consuming, KV, configuration, listings, operations', () => {
     expect((await rig.call('GET', '/api/v1/resources/queues/jobs')).status).toBe(404);
   });
 
-  it('/health answers healthy, and /metrics is Prometheus text with requests, pushes, pops, acks, depth and lag', async () => {
-    expect(await rig.client.health()).toMatchObject({ status: 'healthy', database: 'connected' });
+  it('/health answers healthy naming the engine, /ready answers ready, and /metrics is Prometheus text with requests, pushes, pops, acks, depth and lag', async () => {
+    expect(await rig.client.health()).toMatchObject({ status: 'healthy', engine: 'memory' });
+    expect(await rig.call('GET', '/ready')).toMatchObject({ status: 200, body: { status: 'ready', engine: 'memory', reachable: true } });
     await rig.client.queue('jobs').push([{ transactionId: 't1', data: 1 }, { transactionId: 't1', data: 1 }, { data: 2 }]);
     const [m] = await rig.client.queue('jobs').pop({ consumerGroup: 'workers' });
     await rig.client.ack(m!, 'completed');

@@ -46,8 +46,8 @@ export interface EngineRigFactory {
 export async function httpEngines(): Promise<EngineRigFactory[]> {
   lookup ??= findTestDatabase();
   const found = await lookup;
-  const rig = async (core: Core, clock: { now: number }): Promise<HttpRig> => {
-    const app = await buildHttpApi({ core });
+  const rig = async (core: Core, clock: { now: number }, engine: string): Promise<HttpRig> => {
+    const app = await buildHttpApi({ core, readiness: { engine } });
     return {
       core,
       app,
@@ -71,7 +71,7 @@ export async function httpEngines(): Promise<EngineRigFactory[]> {
       skipReason: null,
       open: async () => {
         const clock = { now: Date.now() };
-        return rig(await openCore({ engine: 'memory', clock: () => clock.now }), clock);
+        return rig(await openCore({ engine: 'memory', clock: () => clock.now }), clock, 'memory');
       },
     },
     {
@@ -81,7 +81,7 @@ export async function httpEngines(): Promise<EngineRigFactory[]> {
         if (!found.database) throw new Error(`no PostgreSQL: ${found.skipReason}`);
         const clock = { now: Date.now() };
         const core = await openCore({ engine: 'postgres', url: found.database.url, schema: found.database.freshSchema('queen_http'), clock: () => clock.now, maintenanceIntervalMs: 0, poolSize: 4 });
-        return rig(core, clock);
+        return rig(core, clock, 'postgres');
       },
     },
   ];

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bridgeHelp } from '../../src/cli/bridge.js';
+import { BRIDGE_SETTINGS } from '../../src/cli/bridge-settings.js';
 import { envName, SETTINGS } from '../../src/cli/settings.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -39,7 +39,8 @@ function gatewayFlags(): Set<string> {
     flags.add(s.flag);
     if (s.kind.type === 'bool') flags.add(`no-${s.flag}`);
   }
-  for (const m of bridgeHelp().matchAll(/^\s+--([a-z][a-z0-9-]*)/gm)) flags.add(m[1]!);
+  for (const s of BRIDGE_SETTINGS) flags.add(s.flag);
+  flags.add('config');
   return flags;
 }
 

@@ -57,7 +57,8 @@ describe('the README Quick start and .ci/run', () => {
   });
 
   it('starts the gateway with npm start and prepares the machine in npm test', () => {
-    expect(pkg.scripts['start']).toBe('node bin/queen-gateway.js serve');
+    // exec: the shell npm runs the script with becomes the gateway, so the signal npm passes on reaches it (test/gateway/lifecycle.test.ts).
+    expect(pkg.scripts['start']).toBe('exec node bin/queen-gateway.js serve');
     expect(pkg.scripts['test']).toBe('bash scripts/test.sh');
     // The test command must end in the suite itself, with its arguments passed on.
     expect(readFileSync(`${ROOT}scripts/test.sh`, 'utf8')).toMatch(/\nexec node_modules\/\.bin\/vitest run "\$@"\n$/);

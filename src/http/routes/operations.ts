@@ -1,26 +1,33 @@
 /**
- * GET /health answers as Queen does: 200 { status: "healthy", database:
- * "connected", ... } when the core answers a listing, 503 { status:
- * "unhealthy", database: "disconnected", message } with Retry-After when it
- * fails or does not answer within the health timeout (a database that went
- * away or hangs).
+ * GET /health is liveness: 200 { status: "healthy", engine, server } while
+ * the process runs, whatever its store does (an orchestrator restarts a
+ * process whose liveness fails; that cures no database outage). GET /ready is
+ * readiness (../readiness.ts): 200 { status: "ready", engine, listeners } when
+ * the core answers a listing within the health timeout and every listener
+ * accepts; otherwise 503 { status: "not_ready", ..., message } with
+ * Retry-After: the core does not answer (a database that went away or hangs),
+ * a listener is closed, or the process is shutting down.
  * GET /metrics and /metrics/prometheus are the Prometheus text exposition
  * (src/metrics: the process's series, this API's counters, the core's
  * figures); Queen's /metrics answers JSON, which is not built.
  */
 import type { HttpApiContext } from '../context.js';
 import { RETRY_AFTER_SECONDS } from '../errors.js';
-import { coreProblem } from '../../operations/health.js';
+import { checkReadiness } from '../readiness.js';
 import { CONTENT_TYPE } from '../../metrics/process.js';
 
 const SERVER = 'queen-gateway';
 
-export function registerOperationsRoutes({ app, core, metrics, healthTimeoutMs }: HttpApiContext): void {
-  app.get('/health', { schema: {} }, async (_request, reply) => {
-    const message = await coreProblem(core, healthTimeoutMs);
-    if (message === null) return { status: 'healthy', database: 'connected', server: SERVER };
+export function registerOperationsRoutes({ app, core, metrics, healthTimeoutMs, readiness, stopping }: HttpApiContext): void {
+  app.get('/health', { schema: {} }, async () => ({ status: 'healthy', engine: readiness.engine, server: SERVER }));
+
+  app.get('/ready', { schema: {} }, async (_request, reply) => {
+    const answer = await checkReadiness({ core, engine: readiness.engine, listeners: readiness.listeners, timeoutMs: healthTimeoutMs, stopping });
+    const body = { status: answer.ready ? 'ready' : 'not_ready', engine: answer.engine, reachable: answer.reachable, listeners: answer.listeners, server: SERVER };
+    if (answer.ready) return body;
+    const message = answer.problems.join(' ');
     void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    return reply.status(503).send({ status: 'unhealthy', database: 'disconnected', server: SERVER, message, error: message });
+    return reply.status(503).send({ ...body, message, error: message });
   });
 
   const prometheus = async (_request: unknown, reply: import('fastify').FastifyReply) => {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { isUnavailableError } from './availability.js';
+import { CoreError } from '../../errors.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
 import { migrate } from './migrations.js';
 import { PostgresEngine } from './postgres-engine.js';
@@ -72,6 +73,9 @@ export interface PostgresOpenOptions {
 /**
  * Why the database cannot be used at start, as one sentence saying what to
  * fix. The URL is named by host, port and database only: never its password.
+ * A database that does not answer (yet) is CoreError('unavailable'), so a
+ * caller may wait for it (the CLI's --database-wait-ms); a wrong password or
+ * database name is a plain Error: waiting would not mend it.
  */
 function startProblem(url: string, e: unknown): Error {
   let where = 'the database URL';
@@ -83,11 +87,11 @@ function startProblem(url: string, e: unknown): Error {
   }
   const err = e as { code?: string; message?: string };
   const reason = err.message ?? String(e);
-  if (err.code === 'ECONNREFUSED') return new Error(`${where} refused the connection; start PostgreSQL there or point the database URL at a running server.`);
-  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new Error(`${where}: the host name does not resolve; correct the database URL.`);
+  if (err.code === 'ECONNREFUSED') return new CoreError('unavailable', `${where} refused the connection; start PostgreSQL there or point the database URL at a running server.`);
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new CoreError('unavailable', `${where}: the host name does not resolve; correct the database URL.`);
   if (err.code === '28P01' || err.code === '28000') return new Error(`${where} refused the credentials (${reason}); correct the user and password in the database URL.`);
   if (err.code === '3D000') return new Error(`${where} has no such database (${reason}); create it or correct the database URL.`);
-  if (isUnavailableError(e)) return new Error(`${where} did not answer (${reason}); check that PostgreSQL is running and reachable, or correct the database URL.`);
+  if (isUnavailableError(e)) return new CoreError('unavailable', `${where} did not answer (${reason}); check that PostgreSQL is running and reachable, or correct the database URL.`);
   return new Error(`${where} could not be prepared (${reason}); check the database URL and that this user may create the schema.`);
 }
 
