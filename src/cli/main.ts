@@ -124,7 +124,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
 
 /**
  * The operations listener (--metrics-port): /metrics with the process's
- * series and the core's figures, /health asking the core, /ready from
+ * series and the core's figures, /health the process's liveness, /ready the core's answer and
  * `notReady`. None when the flag is not given.
  */
 async function startOperations(config: ServeConfig, core: Core, log: Logger, notReady: () => string | null): Promise<OperationsEndpoint | null> {
@@ -133,8 +133,8 @@ async function startOperations(config: ServeConfig, core: Core, log: Logger, not
     host: config.metricsHost,
     port: config.metricsPort,
     metrics: () => coreExposition(core),
-    health: () => coreProblem(core, config.healthTimeoutMs),
-    ready: notReady,
+    // /health is liveness (the process runs), as on the HTTP API; /ready asks the core too.
+    ready: async () => notReady() ?? (await coreProblem(core, config.healthTimeoutMs)),
   });
   log.info({ metrics: `${endpoint.url}/metrics` }, `operations listener on ${endpoint.url}: /metrics, /health, /ready`);
   return endpoint;

@@ -5,10 +5,10 @@ import { CONTENT_TYPE } from './process.js';
 /**
  * A small HTTP listener for processes without the HTTP API (the `core`
  * command, a gateway run with --no-http, the bridge): GET /metrics (the
- * Prometheus text exposition), /health (does the store answer) and /ready
- * (is the process serving: listening, not shutting down). Health and
- * readiness answer JSON with 200 or 503 and, when not, the sentence saying
- * why, as the HTTP API's /health does.
+ * Prometheus text exposition), /health (liveness: the process runs, unless
+ * the caller asks more) and /ready (is the process serving: its store
+ * answers, it is not shutting down). Both answer JSON with 200 or 503 and,
+ * when not, the sentence saying why, as the HTTP API's /ready does.
  */
 
 export interface OperationsEndpointOptions {
@@ -19,7 +19,7 @@ export interface OperationsEndpointOptions {
   /** Null when healthy, else why not. Absent: healthy while the process runs. */
   health?(): Promise<string | null>;
   /** Null when ready, else why not. */
-  ready(): string | null;
+  ready(): Promise<string | null> | string | null;
 }
 
 export interface OperationsEndpoint {
@@ -56,7 +56,7 @@ export async function serveOperations(options: OperationsEndpointOptions): Promi
         const problem = options.health ? await options.health() : null;
         json(res, problem === null ? 200 : 503, problem === null ? { status: 'healthy' } : { status: 'unhealthy', message: problem });
       } else {
-        const problem = options.ready();
+        const problem = await options.ready();
         json(res, problem === null ? 200 : 503, problem === null ? { status: 'ready' } : { status: 'not ready', message: problem });
       }
     };
