@@ -7,6 +7,7 @@ import { CoreFront } from './front.js';
 import type { Core } from './core.js';
 import { openEngine, type EngineName, type EngineOptions } from './engines/registry.js';
 import type { CoordinatorOptions } from './groups/coordinator.js';
+import type { ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export * from './core.js';
 export type { Engine } from './engine.js';
@@ -15,17 +16,21 @@ export { CoreError, isCoreError, type CoreErrorCode } from './errors.js';
 export { ENGINE_NAMES, ENGINES, type EngineName, type EngineOptions } from './engines/registry.js';
 export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
 export type * from './groups/types.js';
+export type * from './groups/consumer/types.js';
+export { DEFAULT_CONSUMER_COORDINATOR_OPTIONS, type ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export interface OpenCoreOptions extends EngineOptions {
   engine: EngineName;
   /** Group coordinator settings (initial rebalance delay, session timeout bounds, group size). */
   groups?: Partial<CoordinatorOptions>;
+  /** KIP-848 consumer group settings (heartbeat interval, session timeout, group size). */
+  consumerGroups?: Partial<ConsumerCoordinatorOptions>;
 }
 
 /** Opens an engine and puts the core front, with the group coordinator, in front of it. */
 export async function openCore(options: OpenCoreOptions): Promise<Core> {
-  const { engine, groups, ...engineOptions } = options;
-  return new CoreFront(await openEngine(engine, engineOptions), groups ?? {});
+  const { engine, groups, consumerGroups, ...engineOptions } = options;
+  return new CoreFront(await openEngine(engine, engineOptions), groups ?? {}, consumerGroups ?? {});
 }
 
 // The core's own rules that its front ends apply to their input before they
