@@ -112,8 +112,10 @@ export class ConsumerGroupCoordinator {
     const joined = req.memberEpoch === JOIN_EPOCH ? this.join(group, req) : this.knownMember(group, req);
     if ('error' in joined) return failed(joined.error, joined.message, req.memberId);
     const member = joined;
-    if (this.updateSubscription(member, req)) group.groupEpoch++;
-    this.refreshMetadata(group, topics);
+    // A new member, a changed subscription and changed topics are one change of the group: one epoch.
+    const isNew = member.memberEpoch === JOIN_EPOCH && member.lastAnswered === null;
+    const subscriptionChanged = this.updateSubscription(member, req);
+    if (this.refreshMetadata(group, topics) || subscriptionChanged || isNew) group.groupEpoch++;
     if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, topics);
     const before = member.state;
     Object.assign(member, reconcile(member, group.target.get(member.memberId) ?? new Map(), group.assignmentEpoch, req.topicPartitions, (t, p) => this.heldByOther(group, member, t, p)));
@@ -153,7 +155,6 @@ export class ConsumerGroupCoordinator {
     const member = this.newMember(req);
     group.members.set(member.memberId, member);
     if (member.instanceId !== null) group.staticMembers.set(member.instanceId, member.memberId);
-    group.groupEpoch++;
     return member;
   }
 
@@ -238,16 +239,16 @@ export class ConsumerGroupCoordinator {
     return changed;
   }
 
-  private refreshMetadata(group: Group, topics: readonly TopicMetadata[]): void {
+  /** Whether what the subscriptions resolve to changed (a topic appeared, went, or gained partitions). */
+  private refreshMetadata(group: Group, topics: readonly TopicMetadata[]): boolean {
     const subscribed = new Map<string, TopicMetadata>();
     for (const m of group.members.values()) {
       for (const t of subscribedTopics(m.subscribedTopicNames, m.subscribedTopicRegex, topics)) subscribed.set(t.name, t);
     }
     const metadata = JSON.stringify([...subscribed.values()].sort((a, b) => (a.name < b.name ? -1 : 1)));
-    if (metadata !== group.subscriptionMetadata) {
-      group.subscriptionMetadata = metadata;
-      group.groupEpoch++;
-    }
+    if (metadata === group.subscriptionMetadata) return false;
+    group.subscriptionMetadata = metadata;
+    return true;
   }
 
   private computeTarget(group: Group, topics: readonly TopicMetadata[]): void {
