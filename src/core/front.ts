@@ -531,7 +531,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── KIP-848 consumer groups (./groups/consumer) ───────────────────────────
 
   async consumerGroupHeartbeat(req: Parameters<Core['consumerGroupHeartbeat']>[0]): Promise<ConsumerGroupHeartbeatResult> {
-    const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: -1, heartbeatIntervalMs: 0, assignment: null });
+    const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     const held = await this.own(req?.group);
     if ('error' in held) return failed(held.error);
     if (this.coordinator.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);

@@ -23,7 +23,7 @@ import type { ApiHandler } from '../handler.js';
 import { consumerGroupErrorCode } from '../kafka-errors.js';
 
 function refused(errorCode: number, errorMessage: string | null = null) {
-  return { throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: -1, heartbeatIntervalMs: 0, assignment: null };
+  return { throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
 export const consumerGroupHeartbeat: ApiHandler<typeof ConsumerGroupHeartbeat> = {

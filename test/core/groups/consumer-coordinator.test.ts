@@ -108,7 +108,7 @@ describe('KIP-848 consumer group coordinator', () => {
     await vi.advanceTimersByTimeAsync(44_000);
     beat('m2', 2, []);
     await vi.advanceTimersByTimeAsync(1_001);
-    expect(beat('m1', 1, null)).toMatchObject({ error: 'unknown_member_id', errorMessage: 'Member m1 is not a member of group g; rejoin with epoch 0.' });
+    expect(beat('m1', 1, null)).toMatchObject({ error: 'unknown_member_id', errorMessage: 'Member m1 is not a member of group g.' });
     const alone = beat('m2', 2, []);
     expect(alone.memberEpoch).toBe(3);
     expect(owned(alone)).toHaveLength(4);
@@ -141,7 +141,7 @@ describe('KIP-848 consumer group coordinator', () => {
   it('answers Kafka\'s errors with their sentences', () => {
     expect(coordinator.heartbeat(heartbeat({ rebalanceTimeoutMs: -1 }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'RebalanceTimeoutMs must be provided in first request.' });
     expect(coordinator.heartbeat(heartbeat({ topicPartitions: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'TopicPartitions must be empty when (re-)joining.' });
-    expect(coordinator.heartbeat(heartbeat({ subscribedTopicNames: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'SubscribedTopicNames or SubscribedTopicRegex must be set in first request.' });
+    expect(coordinator.heartbeat(heartbeat({ subscribedTopicNames: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.' });
     expect(coordinator.heartbeat(heartbeat({ memberId: '' }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: "MemberId can't be empty." });
     expect(coordinator.heartbeat(heartbeat({ memberEpoch: -2 }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: "InstanceId can't be null." });
     expect(coordinator.heartbeat(heartbeat({ serverAssignor: 'sticky' }), topics)).toMatchObject({ error: 'unsupported_assignor', errorMessage: 'ServerAssignor sticky is not supported. Supported assignors: uniform, range.' });

@@ -19,6 +19,9 @@ import { awaitCoordinator, awaitLed, createTopicRaw, openRaw } from '../observe.
 const MEMBER_A = '0000000a-0000-4000-8000-000000000001';
 const MEMBER_B = '0000000b-0000-4000-8000-000000000002';
 
+/** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
+const RETRIABLE = new Set([14, 15, 16]);
+
 type Owned = { topicId: string; partitions: number[] }[];
 
 function heartbeatRequest(group: string, memberId: string, memberEpoch: number, more: Partial<Message> = {}): Message {
@@ -103,7 +106,8 @@ const twoMembers: Scenario = {
       steps.noSubscription = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0)));
       steps.unsupportedAssignor = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0, { ...subscribe, serverAssignor: 'sticky' })));
 
-      const a1 = await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0, subscribe));
+      // Kafka may still be loading the group's coordinator partition: the join is sent again, as clients do.
+      const a1 = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, 0, subscribe), (a) => !RETRIABLE.has(a.errorCode));
       steps.aJoins = view(a1);
       const aAll = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment === null || owned(a).length > 0);
       steps.aSteady = view(aAll);

@@ -86,7 +86,8 @@ interface Group {
 type Failure = { error: ConsumerGroupError; message: string | null };
 
 function failed(error: ConsumerGroupError, message: string | null = null, memberId: string | null = null): ConsumerGroupHeartbeatResult {
-  return { error, errorMessage: message, memberId, memberEpoch: -1, heartbeatIntervalMs: 0, assignment: null };
+  // Kafka answers an error with the response's defaults: epoch 0, no interval.
+  return { error, errorMessage: message, memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
 export class ConsumerGroupCoordinator {
@@ -108,7 +109,7 @@ export class ConsumerGroupCoordinator {
     if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req);
     // A heartbeat at an epoch to a group this node does not know (it never had it, or took it over): the member rejoins.
     const group = req.memberEpoch === JOIN_EPOCH ? this.groupFor(req.group) : this.groups.get(req.group);
-    if (!group) return failed('unknown_member_id', `Member ${req.memberId} is not a member of group ${req.group}; rejoin with epoch 0.`, req.memberId);
+    if (!group) return failed('unknown_member_id', `Member ${req.memberId} is not a member of group ${req.group}.`, req.memberId);
     const joined = req.memberEpoch === JOIN_EPOCH ? this.join(group, req) : this.knownMember(group, req);
     if ('error' in joined) return failed(joined.error, joined.message, req.memberId);
     const member = joined;
@@ -197,19 +198,19 @@ export class ConsumerGroupCoordinator {
 
   private knownMember(group: Group, req: ConsumerGroupHeartbeatRequest): Member | Failure {
     const member = group.members.get(req.memberId);
-    if (!member) return { error: 'unknown_member_id', message: `Member ${req.memberId} is not a member of group ${group.id}; rejoin with epoch 0.` };
+    if (!member) return { error: 'unknown_member_id', message: `Member ${req.memberId} is not a member of group ${group.id}.` };
     if (req.instanceId !== null && group.staticMembers.get(req.instanceId) !== member.memberId) {
       return { error: 'fenced_instance_id', message: `Instance id ${req.instanceId} is held by another member of group ${group.id}.` };
     }
     if (req.memberEpoch > member.memberEpoch) {
-      return { error: 'fenced_member_epoch', message: `The member epoch ${req.memberEpoch} is greater than the member's ${member.memberEpoch}; rejoin with epoch 0.` };
+      return { error: 'fenced_member_epoch', message: `The consumer group member has a greater member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.` };
     }
     if (req.memberEpoch < member.memberEpoch) {
       // The answer that moved the member on may have been lost: its previous epoch is still taken while it owns nothing it should not.
       const owned = req.topicPartitions;
       const ownsOnlyAssigned = owned !== null && owned.every((t) => t.partitions.every((p) => member.assigned.get(t.topicId)?.has(p) === true));
       if (req.memberEpoch !== member.previousMemberEpoch || !ownsOnlyAssigned) {
-        return { error: 'fenced_member_epoch', message: `The member epoch ${req.memberEpoch} is older than the member's ${member.memberEpoch}; rejoin with epoch 0.` };
+        return { error: 'fenced_member_epoch', message: `The consumer group member has a smaller member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.` };
       }
     }
     return member;

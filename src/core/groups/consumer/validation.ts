@@ -18,7 +18,7 @@ export function checkHeartbeat(req: ConsumerGroupHeartbeatRequest): { error: Con
     if (req.rebalanceTimeoutMs === -1) return invalid('RebalanceTimeoutMs must be provided in first request.');
     if (req.topicPartitions === null || req.topicPartitions.length > 0) return invalid('TopicPartitions must be empty when (re-)joining.');
     if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null) {
-      return invalid('SubscribedTopicNames or SubscribedTopicRegex must be set in first request.');
+      return invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
     }
   } else if (req.memberEpoch === STATIC_LEAVE_EPOCH) {
     if (req.instanceId === null) return invalid("InstanceId can't be null.");
