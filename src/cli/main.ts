@@ -34,6 +34,15 @@ function groupOptions(config: ServeConfig) {
   };
 }
 
+/** KIP-848 consumer groups: Kafka's group.consumer.* settings. */
+function consumerGroupOptions(config: ServeConfig) {
+  return {
+    heartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
+    sessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
+    maxGroupSize: config.groupMaxSize,
+  };
+}
+
 function databaseOptions(config: ServeConfig) {
   return {
     ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix, crossNodeWakeups: config.crossNodeWakeups as 'redis' | 'notify' }),
@@ -126,6 +135,7 @@ async function serve(config: ServeConfig): Promise<void> {
     database: databaseOptions(config),
     memoryMaxBytes: config.memoryMaxBytes,
     groups: groupOptions(config),
+    consumerGroups: consumerGroupOptions(config),
     ...appendLimits(config),
   });
   log.info({ bootstrap: broker.bootstrap, listeners: broker.listeners.map((l) => `${l.name}://${l.advertised.host}:${l.advertised.port}`), http: broker.httpUrl }, `ready: point bootstrap.servers at ${broker.bootstrap}`);
@@ -144,8 +154,8 @@ async function runCore(config: ServeConfig): Promise<void> {
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: Core = await openCore(
     config.engine === 'postgres'
-      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
-      : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), consumerGroups: consumerGroupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
+      : { engine: 'memory', groups: groupOptions(config), consumerGroups: consumerGroupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
   );
   let server: RpcServer;
   try {

@@ -7,7 +7,8 @@
  * type) and DescribeGroups see it.
  *
  * Member ids are the client's (v1, KIP-1082): fixed UUIDs, so the same on
- * both. Which partitions a member gets depends on the assignor's tie-breaks,
+ * both. Epochs are observed relative to the first member's first one (that
+ * one counts as 1): Kafka 4.4 can start a new group above 1. Which partitions a member gets depends on the assignor's tie-breaks,
  * so assignments are observed as partition counts and checked disjoint.
  */
 import { ApiKey } from '../../../protocol/api-keys.js';
@@ -45,10 +46,14 @@ async function heartbeat(raw: RawConnection, request: Message): Promise<Message>
   return raw.request(ApiKey.ConsumerGroupHeartbeat, 1, request);
 }
 
+/** Epochs as steps from the first member's first epoch (which reads 1); 0 and the leave epochs stay as they are. */
+type Epochs = (epoch: number) => number;
+
 /** A heartbeat answer without what differs by nature (throttle), the assignment as a count. */
-function view(a: Message): Record<string, unknown> {
+function view(a: Message, rel: Epochs = (e) => e): Record<string, unknown> {
   const partitions = a.assignment === null ? null : (a.assignment.topicPartitions as Owned).reduce((n, t) => n + t.partitions.length, 0);
-  return { error: code(a.errorCode), errorMessage: a.errorMessage, memberEpoch: a.memberEpoch, heartbeatIntervalMs: a.heartbeatIntervalMs, partitions };
+  const errorMessage = typeof a.errorMessage === 'string' ? a.errorMessage.replace(/\((\d+)\)/g, (_, e: string) => `(${rel(Number(e))})`) : a.errorMessage;
+  return { error: code(a.errorCode), errorMessage, memberEpoch: rel(a.memberEpoch), heartbeatIntervalMs: a.heartbeatIntervalMs, partitions };
 }
 
 function owned(a: Message): Owned {
@@ -66,18 +71,18 @@ async function heartbeatUntil(raw: RawConnection, request: () => Message, accept
   return last!;
 }
 
-function describedView(g: Message, n: Normaliser): Record<string, unknown> {
+function describedView(g: Message, n: Normaliser, rel: Epochs): Record<string, unknown> {
   return {
     error: code(g.errorCode),
     errorMessage: g.errorMessage,
     state: g.groupState,
-    groupEpoch: g.groupEpoch,
-    assignmentEpoch: g.assignmentEpoch,
+    groupEpoch: rel(g.groupEpoch),
+    assignmentEpoch: rel(g.assignmentEpoch),
     assignor: g.assignorName,
     members: (g.members as Message[])
       .map((m) => ({
         memberId: m.memberId,
-        memberEpoch: m.memberEpoch,
+        memberEpoch: rel(m.memberEpoch),
         clientHost: n.text(m.clientHost),
         subscribed: m.subscribedTopicNames,
         assigned: (m.assignment.topicPartitions as Message[]).reduce((k, t) => k + (t.partitions as number[]).length, 0),
@@ -108,27 +113,28 @@ const twoMembers: Scenario = {
 
       // Kafka may still be loading the group's coordinator partition: the join is sent again, as clients do.
       const a1 = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, 0, subscribe), (a) => !RETRIABLE.has(a.errorCode));
-      steps.aJoins = view(a1);
+      const rel: Epochs = (e) => (e > 0 ? e - a1.memberEpoch + 1 : e);
+      steps.aJoins = view(a1, rel);
       const aAll = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment === null || owned(a).length > 0);
-      steps.aSteady = view(aAll);
-      steps.unknownMember = view(await heartbeat(raw, heartbeatRequest(group, 'nobody', 1)));
-      steps.fencedEpoch = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, a1.memberEpoch + 5)));
+      steps.aSteady = view(aAll, rel);
+      steps.unknownMember = view(await heartbeat(raw, heartbeatRequest(group, 'nobody', 1)), rel);
+      steps.fencedEpoch = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, a1.memberEpoch + 5)), rel);
 
       const b1 = await heartbeat(raw, heartbeatRequest(group, MEMBER_B, 0, subscribe));
-      steps.bJoins = view(b1);
+      steps.bJoins = view(b1, rel);
       // a is asked to give two partitions up, at its old epoch.
       const aRevoke = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment !== null && a.errorCode === 0);
-      steps.aRevokes = view(aRevoke);
+      steps.aRevokes = view(aRevoke, rel);
       const aMoved = await heartbeat(raw, heartbeatRequest(group, MEMBER_A, aRevoke.memberEpoch, { topicPartitions: owned(aRevoke) }));
-      steps.aReleased = view(aMoved);
+      steps.aReleased = view(aMoved, rel);
       const bGets = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_B, b1.memberEpoch, { topicPartitions: [] }), (a) => owned(a).length > 0);
-      steps.bGets = view(bGets);
+      steps.bGets = view(bGets, rel);
       const taken = [...owned(aRevoke), ...owned(bGets)].flatMap((t) => t.partitions).sort();
       steps.disjointAndComplete = taken.join() === '0,1,2,3';
       await heartbeat(raw, heartbeatRequest(group, MEMBER_B, bGets.memberEpoch, { topicPartitions: owned(bGets) }));
 
       const described = await raw.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [group, 'diff-kip848-missing'], includeAuthorizedOperations: false });
-      steps.describe = (described.groups as Message[]).map((g) => describedView(g, n));
+      steps.describe = (described.groups as Message[]).map((g) => describedView(g, n, rel));
       const listed = await raw.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
       steps.list = (listed.groups as Message[]).filter((g) => String(g.groupId).startsWith('diff-kip848')).map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState, type: g.groupType }));
       const classicOnly = await raw.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['classic'] });
@@ -136,10 +142,10 @@ const twoMembers: Scenario = {
       const describedClassic = await raw.request(ApiKey.DescribeGroups, 5, { groups: [group], includeAuthorizedOperations: false });
       steps.describeGroups = (describedClassic.groups as Message[]).map((g) => ({ error: code(g.errorCode), state: g.groupState, protocolType: g.protocolType, members: (g.members as Message[]).length }));
 
-      steps.aLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, -1)));
-      steps.bLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_B, -1)));
+      steps.aLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, -1)), rel);
+      steps.bLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_B, -1)), rel);
       const emptied = await raw.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [group], includeAuthorizedOperations: false });
-      steps.describeEmpty = (emptied.groups as Message[]).map((g) => describedView(g, n));
+      steps.describeEmpty = (emptied.groups as Message[]).map((g) => describedView(g, n, rel));
       return steps;
     } finally {
       raw.destroy();

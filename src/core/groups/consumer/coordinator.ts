@@ -124,7 +124,8 @@ export class ConsumerGroupCoordinator {
     this.touchSession(group, member);
     const assignment = toTopicPartitions(member.assigned);
     const answered = JSON.stringify(assignment);
-    const tell = req.memberEpoch === JOIN_EPOCH || answered !== member.lastAnswered || req.topicPartitions !== null;
+    // As Kafka: the assignment is answered to a joining member and when it changed, not on every full heartbeat.
+    const tell = req.memberEpoch === JOIN_EPOCH || answered !== member.lastAnswered;
     member.lastAnswered = answered;
     return {
       error: null,
@@ -311,6 +312,8 @@ export class ConsumerGroupCoordinator {
     group.target.delete(member.memberId);
     if (member.instanceId !== null && group.staticMembers.get(member.instanceId) === member.memberId) group.staticMembers.delete(member.instanceId);
     group.groupEpoch++;
+    // An empty group has nothing to assign: its (empty) target is current at once, as Kafka describes it.
+    if (group.members.size === 0) group.assignmentEpoch = group.groupEpoch;
   }
 
   private touchSession(group: Group, member: Member): void {
