@@ -3,8 +3,9 @@
  * (@confluentinc/kafka-javascript), on every engine: the coordinator assigns
  * server-side, members reconcile through ConsumerGroupHeartbeat. Two members
  * share a topic, one leaves and its partitions move, the group restarts from
- * its committed offsets, and the admin views (ListGroups, ConsumerGroupDescribe
- * through kafkajs' lack of it: the core's answer) agree with what members hold.
+ * its committed offsets. kafkajs' admin client (classic APIs only) sees the
+ * group as Kafka 4.4 shows a consumer group to them: listed with protocol type
+ * "consumer", described "Dead" by DescribeGroups.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Admin } from 'kafkajs';
@@ -76,6 +77,8 @@ for (const engine of engines) {
       expect([a.assigned.size, b.assigned.size], describeAssignments([a, b])).toEqual([2, 2]);
       const listed = await admin.listGroups();
       expect(listed.groups.find((g) => g.groupId === group)?.protocolType).toBe('consumer');
+      // Not a classic group: DescribeGroups before v6 answers a consumer group Dead, as Kafka 4.4 does.
+      expect((await admin.describeGroups([group])).groups[0]?.state, 'the group is a KIP-848 consumer group').toBe('Dead');
 
       await produceSequenced(gateway.bootstrap, topic, topic, 80, 80, PARTITIONS);
       await waitForAllRecords(topic, 160, [a, b]);
