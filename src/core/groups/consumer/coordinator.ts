@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ASSIGNORS, DEFAULT_ASSIGNOR, type MemberAssignment } from './assignors.js';
-import { keyOf, reconcile, toTopicPartitions, type MemberProgress } from './reconciliation.js';
+import { ASSIGNORS, DEFAULT_ASSIGNOR } from './assignors.js';
+import { describeGroup, groupState, type Group, type Member } from './group.js';
+import { reconcile, toTopicPartitions, type MemberProgress } from './reconciliation.js';
 import { subscribedTopics } from './subscriptions.js';
 import { checkHeartbeat } from './validation.js';
 import {
@@ -12,7 +13,6 @@ import {
   type ConsumerGroupHeartbeatRequest,
   type ConsumerGroupHeartbeatResult,
   type ConsumerGroupState,
-  type DescribedTopicPartitions,
   type TopicMetadata,
 } from './types.js';
 
@@ -53,35 +53,6 @@ export const DEFAULT_CONSUMER_COORDINATOR_OPTIONS: Readonly<ConsumerCoordinatorO
   sessionTimeoutMs: 45_000,
   maxGroupSize: 1000,
 });
-
-interface Member extends MemberProgress {
-  memberId: string;
-  instanceId: string | null;
-  rackId: string | null;
-  clientId: string;
-  clientHost: string;
-  rebalanceTimeoutMs: number;
-  subscribedTopicNames: string[];
-  subscribedTopicRegex: string | null;
-  serverAssignor: string | null;
-  /** The assignment the member was last answered, to answer it again only when it changes. */
-  lastAnswered: string | null;
-  sessionTimer: NodeJS.Timeout | null;
-  revocationTimer: NodeJS.Timeout | null;
-}
-
-interface Group {
-  id: string;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  assignorName: string;
-  members: Map<string, Member>;
-  /** InstanceId → member id. */
-  staticMembers: Map<string, string>;
-  target: Map<string, MemberAssignment>;
-  /** The subscribed topics' names, ids and partition counts the target was computed for. */
-  subscriptionMetadata: string;
-}
 
 type Failure = { error: ConsumerGroupError; message: string | null };
 
@@ -371,45 +342,14 @@ export class ConsumerGroupCoordinator {
 
   state(groupId: string): ConsumerGroupState {
     const group = this.groups.get(groupId);
-    if (!group) return 'Dead';
-    if (group.members.size === 0) return 'Empty';
-    if (group.groupEpoch > group.assignmentEpoch) return 'Assigning';
-    for (const m of group.members.values()) {
-      if (m.memberEpoch !== group.assignmentEpoch || m.state !== 'stable') return 'Reconciling';
-    }
-    return 'Stable';
+    return group ? groupState(group) : 'Dead';
   }
 
   describe(groupIds: string[], topics: readonly TopicMetadata[]): ConsumerGroupDescription[] {
-    const names = new Map(topics.map((t) => [t.id, t.name]));
-    const described = (a: MemberAssignment): DescribedTopicPartitions[] =>
-      toTopicPartitions(a).map((t) => ({ ...t, topicName: names.get(t.topicId) ?? '' }));
     return groupIds.map((id) => {
       const group = this.groups.get(id);
-      if (!group) {
-        return { group: id, error: 'group_id_not_found', errorMessage: `Group ${id} not found.`, state: 'Dead', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
-      }
-      return {
-        group: id,
-        error: null,
-        errorMessage: null,
-        state: this.state(id),
-        groupEpoch: group.groupEpoch,
-        assignmentEpoch: group.assignmentEpoch,
-        assignorName: group.assignorName,
-        members: [...group.members.values()].map((m) => ({
-          memberId: m.memberId,
-          instanceId: m.instanceId,
-          rackId: m.rackId,
-          memberEpoch: m.memberEpoch,
-          clientId: m.clientId,
-          clientHost: m.clientHost,
-          subscribedTopicNames: m.subscribedTopicNames,
-          subscribedTopicRegex: m.subscribedTopicRegex,
-          assignment: described(m.assigned),
-          targetAssignment: described(group.target.get(m.memberId) ?? new Map()),
-        })),
-      };
+      if (group) return describeGroup(group, topics);
+      return { group: id, error: 'group_id_not_found', errorMessage: `Group ${id} not found.`, state: 'Dead', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
     });
   }
 
