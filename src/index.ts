@@ -57,7 +57,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { pino, type Level, type Logger } from 'pino';
-import { openCore, type CoordinatorOptions, type Core, type EngineName } from './core/index.js';
+import { openCore, type ConsumerCoordinatorOptions, type CoordinatorOptions, type Core, type EngineName } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
 import type { ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
@@ -72,7 +72,7 @@ import { derivedNodeId } from './cluster/leadership.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
 import type { RedisConnection } from './redis/redis.js';
 
-export type { Core, CoordinatorOptions } from './core/index.js';
+export type { ConsumerCoordinatorOptions, Core, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, type GatewayOptions } from './gateway/server.js';
 export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
@@ -114,6 +114,12 @@ export interface StartBrokerOptions {
    * (Kafka's group.initial.rebalance.delay.ms, default 3000) so groups form at once.
    */
   groups?: Partial<CoordinatorOptions>;
+  /**
+   * KIP-848 consumer group settings: Kafka's group.consumer.heartbeat.interval.ms
+   * (default 5000), group.consumer.session.timeout.ms (45000) and
+   * group.consumer.max.size. Tests usually want a short heartbeat interval.
+   */
+  consumerGroups?: Partial<ConsumerCoordinatorOptions>;
   core?: Core;
   /** Bytes one produced compressed batch may inflate to while the core checks it (default 16 MiB). */
   maxInflatedBatchBytes?: number;
@@ -388,6 +394,7 @@ function openEngine(options: StartBrokerOptions, log: Logger): Promise<Core> {
   return openCore({
     engine: options.engine ?? 'memory',
     groups: options.groups,
+    consumerGroups: options.consumerGroups,
     log,
     maxInflatedBatchBytes: options.maxInflatedBatchBytes,
     maxInflatedRequestBytes: options.maxInflatedRequestBytes,

@@ -41,6 +41,15 @@ function groupOptions(config: ServeConfig) {
   };
 }
 
+/** KIP-848 consumer groups: Kafka's group.consumer.* settings. */
+function consumerGroupOptions(config: ServeConfig) {
+  return {
+    heartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
+    sessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
+    maxGroupSize: config.groupMaxSize,
+  };
+}
+
 function databaseOptions(config: ServeConfig) {
   return {
     ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisKeyPrefix: config.redisKeyPrefix, crossNodeWakeups: config.crossNodeWakeups as 'redis' | 'notify' }),
@@ -153,6 +162,7 @@ async function serve(config: ServeConfig): Promise<void> {
     database: databaseOptions(config),
     memoryMaxBytes: config.memoryMaxBytes,
     groups: groupOptions(config),
+    consumerGroups: consumerGroupOptions(config),
     ...appendLimits(config),
   });
   let stopping = false;
@@ -185,8 +195,8 @@ async function runCore(config: ServeConfig): Promise<void> {
   if (config.engine === 'memory') log.warn(MEMORY_ENGINE_WARNING);
   const core: Core = await openCore(
     config.engine === 'postgres'
-      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
-      : { engine: 'memory', groups: groupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
+      ? { engine: 'postgres', url: config.databaseUrl, schema: config.databaseSchema, groups: groupOptions(config), consumerGroups: consumerGroupOptions(config), log, ...databaseOptions(config), ...appendLimits(config) }
+      : { engine: 'memory', groups: groupOptions(config), consumerGroups: consumerGroupOptions(config), log, maxStoredBytes: config.memoryMaxBytes, ...appendLimits(config) },
   );
   let server: RpcServer;
   try {

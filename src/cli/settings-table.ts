@@ -45,6 +45,8 @@ export const SETTINGS = [
   { flag: 'group-min-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 6000, help: 'shortest session timeout a consumer may ask for' },
   { flag: 'group-max-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 1_800_000, help: 'longest session timeout a consumer may ask for' },
   { flag: 'group-max-size', kind: { type: 'int', min: 1, max: 1_000_000 }, default: 1000, help: 'members a consumer group may have' },
+  { flag: 'group-consumer-heartbeat-interval-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5000, help: "how often a KIP-848 consumer group member heartbeats (Kafka's group.consumer.heartbeat.interval.ms)" },
+  { flag: 'group-consumer-session-timeout-ms', kind: { type: 'int', min: 1000, max: INT32_MAX }, default: 45_000, help: "how long a KIP-848 consumer group member may go unheard before it is removed (Kafka's group.consumer.session.timeout.ms)" },
   { flag: 'coordinator-lease-ms', kind: { type: 'int', min: 500, max: 600_000 }, default: 10_000, help: "postgres: how long a core's lease on a group or transactional id outlives its last renewal; when a core dies, another takes its groups over after this (keep it below the clients' session timeout)" },
   // Produce checks every record, inflating compressed batches; these bound that (src/core/rules/batches.ts).
   { flag: 'max-inflated-batch-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 16 * MIB, help: 'bytes one produced compressed batch may inflate to; a larger one is refused with MESSAGE_TOO_LARGE' },

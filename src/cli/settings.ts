@@ -36,6 +36,8 @@ const STORAGE_AND_GROUP_FLAGS: readonly string[] = [
   'group-min-session-timeout-ms',
   'group-max-session-timeout-ms',
   'group-max-size',
+  'group-consumer-heartbeat-interval-ms',
+  'group-consumer-session-timeout-ms',
   'coordinator-lease-ms',
   'max-inflated-batch-bytes',
   'max-inflated-request-bytes',

@@ -770,6 +770,7 @@ export interface AlterScramCredentialsResult {
 }
 
 import type { GroupCoordinatorApi } from './groups/types.js';
+import type { ConsumerGroupApi } from './groups/consumer/types.js';
 
 // ─── The interface ────────────────────────────────────────────────────────────
 
@@ -782,7 +783,7 @@ export interface CallOptions {
  * engine behind the front, ./front.ts) and the group coordinator's calls
  * (./groups). The engine contract is ./engine.ts.
  */
-export interface Core extends GroupCoordinatorApi {
+export interface Core extends GroupCoordinatorApi, ConsumerGroupApi {
   createQueue(req: CreateQueueRequest): Promise<QueueInfo>;
   listQueues(): Promise<QueueInfo[]>;
   /** Null when the queue does not exist. */

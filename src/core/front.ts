@@ -4,7 +4,10 @@ import { CoreError, isCoreError } from './errors.js';
 import { LeasedGroups } from './coordination/leased-groups.js';
 import { LocalCoordination, type CoordinationStore } from './coordination/leases.js';
 import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } from './groups/coordinator.js';
-import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
+import type { ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
+import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
+import type { ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
+import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
 import { checkInitProducer } from './rules/init-producer.js';
@@ -39,6 +42,8 @@ const MAX_PREFIX_LIMIT = 10_000;
  */
 export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
+  /** KIP-848 consumer groups, beside the classic ones under the same leases. */
+  private readonly consumerGroups: ConsumerGroupCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
   /** Whether the engine is shared (commits carry their lease to be checked). */
@@ -49,11 +54,13 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     /** The storage engine; tests and benchmarks reach its maintenance through it. */
     readonly engine: E,
     coordinatorOptions: Partial<CoordinatorOptions> = {},
+    consumerGroupOptions: Partial<ConsumerCoordinatorOptions> = {},
   ) {
     this.shared = engine.coordination !== undefined;
     this.coordination = engine.coordination ?? new LocalCoordination();
-    this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions);
+    this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
+    this.consumerGroups = this.groups.consumerGroups;
   }
 
   /** The engine, while the core is open. */
@@ -348,6 +355,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
+    // A consumer group with members takes no classic member; an empty one becomes classic (as Kafka converts it).
+    if (this.consumerGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
+    this.consumerGroups.drop(req.group);
     return this.coordinator.join(req, options?.signal);
   }
 
@@ -398,13 +408,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const withOffsets = await this.groupsWithOffsets();
     return {
       groups: described.map((d) =>
-        d.state === 'Dead' && withOffsets.has(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
+        d.state === 'Dead' && withOffsets.has(d.group) && !this.consumerGroups.isConsumerGroup(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
       ),
     };
   }
 
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
-    const live = new Map(this.coordinator.list().map((g) => [g.group, g]));
+    const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
+    for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     // Groups other cores coordinate, as they last stored them.
     for (const { group, stored } of await this.coordination.storedGroups()) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
@@ -412,7 +423,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     for (const group of await this.groupsWithOffsets()) {
       if (!live.has(group)) live.set(group, { group, protocolType: '', state: 'Empty' });
     }
-    const wanted = req.states && req.states.length > 0 ? new Set(req.states) : null;
+    const wanted = req.states && req.states.length > 0 ? new Set<string>(req.states) : null;
     return { groups: [...live.values()].filter((g) => !wanted || wanted.has(g.state)) };
   }
 
@@ -424,17 +435,18 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
-      if (this.coordinator.hasMembers(group)) {
+      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
         continue;
       }
-      if (!withOffsets.has(group) && !this.coordinator.knows(group)) {
+      if (!withOffsets.has(group) && !this.coordinator.knows(group) && !this.consumerGroups.isConsumerGroup(group)) {
         results.push({ group, error: 'group_id_not_found' });
         continue;
       }
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
+      this.consumerGroups.drop(group);
       await this.coordination.deleteGroup(group);
       await this.groups.release(group);
       results.push({ group, error: null });
@@ -445,8 +457,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
-    const error = this.coordinator.checkCommit(req);
-    if (error) return { error };
+    const error = this.consumerGroups.isConsumerGroup(req.group)
+      ? this.consumerGroups.checkMember(req.group, req.memberId, req.generationId)
+      : this.coordinator.checkCommit(req);
+    if (error) return { error: commitError(error) };
     try {
       await this.commitOffsets({
         group: req.group,
@@ -468,10 +482,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = await this.groupsWithOffsets();
-    if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group)) {
+    if (!withOffsets.has(req.group) && !this.coordinator.knows(req.group) && !this.consumerGroups.isConsumerGroup(req.group)) {
       return { error: 'group_id_not_found' as const, partitions: [] };
     }
-    const subscribed = this.coordinator.hasMembers(req.group) ? this.coordinator.subscribedTopics(req.group) : new Set<string>();
+    const subscribed = this.coordinator.hasMembers(req.group)
+      ? this.coordinator.subscribedTopics(req.group)
+      : this.consumerGroups.subscribedTopicNames(req.group, await this.topicMetadata());
     const partitions: OffsetDeletePartitionResult[] = req.partitions.map((p) => ({
       ...p,
       error: subscribed.has(p.queue) ? 'group_subscribed_to_topic' : null,
@@ -479,6 +495,44 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const deletable = partitions.filter((p) => p.error === null).map(({ queue, partition }) => ({ queue, partition }));
     if (deletable.length > 0) await this.deleteOffsets({ group: req.group, partitions: deletable });
     return { error: null, partitions };
+  }
+
+  // ─── KIP-848 consumer groups (./groups/consumer) ───────────────────────────
+
+  async consumerGroupHeartbeat(req: Parameters<Core['consumerGroupHeartbeat']>[0]): Promise<ConsumerGroupHeartbeatResult> {
+    const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
+    const held = await this.groups.own(req?.group);
+    if ('error' in held) return failed(held.error);
+    if (this.coordinator.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
+    // An empty classic group becomes a consumer group, as Kafka converts it.
+    if (this.coordinator.knows(req.group)) this.coordinator.remove(req.group);
+    return this.consumerGroups.heartbeat(req, await this.topicMetadata());
+  }
+
+  async consumerGroupDescribe(req: { groups: string[] }): Promise<{ groups: ConsumerGroupDescription[] }> {
+    const topics = await this.topicMetadata();
+    const groups: ConsumerGroupDescription[] = [];
+    for (const group of req.groups) {
+      const held = await this.groups.own(group);
+      const [described] = this.consumerGroups.describe([group], topics);
+      if ('error' in held) groups.push({ ...described!, error: held.error, errorMessage: null });
+      else if (!this.consumerGroups.isConsumerGroup(group) && this.coordinator.knows(group)) {
+        groups.push({ ...described!, errorMessage: `Group ${group} is not a consumer group.` });
+      } else groups.push(described!);
+    }
+    return { groups };
+  }
+
+  async checkOffsetFetchMember(req: { group: string; memberId: string; memberEpoch: number }) {
+    const held = await this.groups.own(req?.group);
+    if ('error' in held) return { error: held.error };
+    if (!this.consumerGroups.isConsumerGroup(req.group)) return { error: null };
+    return { error: this.consumerGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
+  }
+
+  /** Every topic as subscriptions are resolved against it: the queues, by name, id and partition count. */
+  private async topicMetadata(): Promise<TopicMetadata[]> {
+    return (await this.open().queues.list()).map((q) => ({ name: q.name, id: q.id, partitions: q.partitions.length }));
   }
 
   private async groupsWithOffsets(): Promise<Set<string>> {
@@ -491,6 +545,11 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.groups.close();
     await this.engine.close();
   }
+}
+
+/** A consumer group's refusal of a commit, in the classic commit's terms (both answer OffsetCommit). */
+function commitError(error: GroupError | ConsumerGroupError): GroupError {
+  return error === 'fenced_member_epoch' ? 'stale_member_epoch' : (error as GroupError);
 }
 
 /** A commit's fence: the lease (owner, epoch) its group coordinator decided under. */

@@ -9,6 +9,7 @@ import { openEngine, type EngineName, type EngineOptions } from './engines/regis
 import type { CoordinatorOptions } from './groups/coordinator.js';
 import type { Logger } from 'pino';
 import { CoreError, isCoreError } from './errors.js';
+import type { ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export * from './core.js';
 export type { Engine } from './engine.js';
@@ -17,6 +18,8 @@ export { CoreError, isCoreError, type CoreErrorCode } from './errors.js';
 export { defaultMemoryLimitBytes, ENGINE_NAMES, ENGINES, type EngineName, type EngineOptions } from './engines/registry.js';
 export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
 export type * from './groups/types.js';
+export type * from './groups/consumer/types.js';
+export { DEFAULT_CONSUMER_COORDINATOR_OPTIONS, type ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export interface OpenCoreOptions extends EngineOptions {
   engine: EngineName;
@@ -30,6 +33,8 @@ export interface OpenCoreOptions extends EngineOptions {
   databaseWaitMs?: number;
   /** Where each failed attempt is logged while waiting. */
   log?: Logger;
+  /** KIP-848 consumer group settings (heartbeat interval, session timeout, group size). */
+  consumerGroups?: Partial<ConsumerCoordinatorOptions>;
 }
 
 /** The pause between attempts at opening a store that does not answer: from half a second, doubling, to 5 s. */
@@ -38,11 +43,11 @@ const LAST_RETRY_MS = 5_000;
 
 /** Opens an engine and puts the core front, with the group coordinator, in front of it. */
 export async function openCore(options: OpenCoreOptions): Promise<Core> {
-  const { engine, groups, databaseWaitMs = 0, ...engineOptions } = options;
+  const { engine, groups, consumerGroups, databaseWaitMs = 0, ...engineOptions } = options;
   const giveUpAt = Date.now() + databaseWaitMs;
   for (let attempt = 1, pauseMs = FIRST_RETRY_MS; ; attempt++, pauseMs = Math.min(pauseMs * 2, LAST_RETRY_MS)) {
     try {
-      return new CoreFront(await openEngine(engine, engineOptions), groups ?? {});
+      return new CoreFront(await openEngine(engine, engineOptions), groups ?? {}, consumerGroups ?? {});
     } catch (e) {
       // Only "not answering" is worth waiting for; a wrong password or database name stays wrong.
       const remaining = giveUpAt - Date.now();

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { type AppendError, type CoreErrorCode, type GroupError, isCoreError, type ReadError } from '../core/index.js';
+import { type AppendError, type ConsumerGroupError, type CoreErrorCode, type GroupError, isCoreError, type ReadError } from '../core/index.js';
 
 /**
  * The one translation from the core's error vocabulary to Kafka error codes.
@@ -111,10 +111,32 @@ const GROUP_ERRORS: Readonly<Record<GroupError, number>> = {
   group_subscribed_to_topic: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC,
   coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
   not_coordinator: ErrorCode.NOT_COORDINATOR,
+  stale_member_epoch: ErrorCode.STALE_MEMBER_EPOCH,
 };
 
 export function groupErrorCode(error: GroupError | null): number {
   return error === null ? NONE : GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+const CONSUMER_GROUP_ERRORS: Readonly<Record<ConsumerGroupError, number>> = {
+  invalid_request: ErrorCode.INVALID_REQUEST,
+  invalid_group_id: ErrorCode.INVALID_GROUP_ID,
+  unknown_member_id: ErrorCode.UNKNOWN_MEMBER_ID,
+  fenced_member_epoch: ErrorCode.FENCED_MEMBER_EPOCH,
+  stale_member_epoch: ErrorCode.STALE_MEMBER_EPOCH,
+  unreleased_instance_id: ErrorCode.UNRELEASED_INSTANCE_ID,
+  fenced_instance_id: ErrorCode.FENCED_INSTANCE_ID,
+  unsupported_assignor: ErrorCode.UNSUPPORTED_ASSIGNOR,
+  invalid_regular_expression: ErrorCode.INVALID_REGULAR_EXPRESSION,
+  group_max_size_reached: ErrorCode.GROUP_MAX_SIZE_REACHED,
+  group_id_not_found: ErrorCode.GROUP_ID_NOT_FOUND,
+  coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  not_coordinator: ErrorCode.NOT_COORDINATOR,
+};
+
+/** A KIP-848 consumer group's error (ConsumerGroupHeartbeat, ConsumerGroupDescribe, OffsetFetch v9+) as its Kafka code. */
+export function consumerGroupErrorCode(error: ConsumerGroupError | null): number {
+  return error === null ? NONE : CONSUMER_GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
 }
 
 /**

@@ -84,6 +84,9 @@ export const METHODS = {
   deleteGroups: {},
   commitGroupOffsets: {},
   deleteGroupOffsets: {},
+  consumerGroupHeartbeat: {},
+  consumerGroupDescribe: changesNothing,
+  checkOffsetFetchMember: changesNothing,
   // Kafka transactions: each call repeated gives the same outcome (adding a
   // partition or group again changes nothing, an offset is written again with
   // its value, and EndTxn repeated finds the transaction ended the same way).

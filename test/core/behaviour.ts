@@ -3,6 +3,7 @@ import { buildBatch, decodeBatch } from '../../protocol/records/record-batch.js'
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
 import type { AclBinding, Core, PushItem, QueueConfig } from '../../src/core/core.js';
+import { describeConsumerGroups } from './behaviour-consumer-groups.js';
 import { describeCopies } from './behaviour-copies.js';
 
 /**
@@ -1211,6 +1212,7 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
       });
     });
 
+    describeConsumerGroups({ core: () => core, newQueue: (partitions) => newQueue({}, partitions) });
     describeCopies({ core: () => core, newQueue: (partitions) => newQueue({}, partitions), reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
   });
 }

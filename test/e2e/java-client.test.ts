@@ -11,7 +11,10 @@
  *   committing what it reads; the group as the admin client describes it;
  *   then members that stop part-way and a member that resumes at the
  *   committed offsets, nothing lost or doubled;
- * - a consumer on the new group protocol (KIP-848), which only Kafka serves;
+ * - the same with the new group protocol (group.protocol=consumer, KIP-848):
+ *   two members given two partitions each by the coordinator's uniform
+ *   assignor, the group described as a CONSUMER group, a member leaving and
+ *   its partitions moving, a restart resuming at the committed offsets;
  * - a transactional producer: an aborted and a committed transaction with
  *   offsets sent for a group, then a second instance with the same
  *   transactional id that fences the first; a read_committed consumer reads
@@ -46,9 +49,6 @@ const KNOWN_DIFFERENCES = {
   unknownGroup:
     'describeConsumerGroups of a group that does not exist: Kafka 4.x answers GroupIdNotFoundException (DescribeGroups v6, KIP-1043); ' +
     'the gateway serves DescribeGroups up to v5, where such a group is described as DEAD with no members.',
-  consumerProtocol:
-    'group.protocol=consumer (KIP-848, ConsumerGroupHeartbeat): Kafka 4.x serves it; the gateway serves the classic protocol only, ' +
-    'and the Java consumer stops with UnsupportedVersionException telling the user to set group.protocol=classic.',
 } as const;
 
 interface Target {
@@ -258,29 +258,51 @@ for (const target of targets) {
       expect(resultOf<Record<string, { state: string; members: unknown[] }>>(after, 1, 'describeConsumerGroups')[group]).toMatchObject({ state: 'EMPTY', members: [] });
     }, 240_000);
 
-    it('a consumer asking for the new group protocol (group.protocol=consumer) reads the topic from Kafka, and is told to use classic by the gateway', async () => {
+    it('KIP-848 (group.protocol=consumer): two members share a topic, the admin client describes a CONSUMER group, a leaver\'s partitions move, a restart resumes at the commits', async () => {
       const topic = uniqueTopic('java-kip848');
-      await createTopic(server.bootstrap, topic, 2);
-      const records: JavaRecord[] = Array.from({ length: 10 }, (_, i) => ({ partition: i % 2, key: null, value: `kip848-${i}` }));
-      expect((await javaProduce(server.bootstrap, topic, records)).failed).toEqual([]);
-      const member = await JavaConsumer.start({
-        bootstrap: server.bootstrap,
-        topics: [topic],
-        groupId: `${topic}-group`,
-        clientId: 'java-kip848-member',
-        maxRecords: records.length,
-        config: { 'group.protocol': 'consumer' },
+      const group = `${topic}-group`;
+      await createTopic(server.bootstrap, topic, 4);
+            const members = await Promise.all(
+        ['java-848-a', 'java-848-b'].map((clientId) => JavaConsumer.start({ bootstrap: server.bootstrap, topics: [topic], groupId: group, clientId, groupProtocol: 'consumer' })),
+      );
+      const [a, b] = members as [JavaConsumer, JavaConsumer];
+      const describeMembers = () => members.map((m) => m.describe()).join('\n');
+      const held = (ms: JavaConsumer[]) => ms.flatMap((m) => m.assignment.map((tp) => tp.partition)).sort().join();
+      await waitFor(() => a.assignment.length === 2 && b.assignment.length === 2 && held([a, b]) === '0,1,2,3', {
+        what: 'two partitions each, all four between them', timeoutMs: 60_000, intervalMs: 50, describe: describeMembers,
       });
-      if (target.isKafka) {
-        await member.finished();
-        expect(byPartitionInOrder(member.records)).toEqual(expectedLog(records, 2));
-      } else {
-        expect(await member.exited(), KNOWN_DIFFERENCES.consumerProtocol).toBe(1);
-        expect(member.records).toEqual([]);
-        expect(member.fatalError?.type).toBe('UnsupportedVersionException');
-        expect(member.fatalError?.message).toContain('group.protocol=classic');
-      }
-    }, 120_000);
+
+      const first: JavaRecord[] = Array.from({ length: 40 }, (_, i) => ({ partition: i % 4, key: null, value: `first-${i}` }));
+      expect((await javaProduce(server.bootstrap, topic, first)).failed).toEqual([]);
+      await waitFor(() => a.commits.length + b.commits.length >= first.length, { what: 'all 40 records read and committed', timeoutMs: 60_000, intervalMs: 50, describe: describeMembers });
+      for (const m of members) expect(m.commitFailures, m.describe()).toEqual([]);
+      expect(byPartitionInOrder([...a.records, ...b.records])).toEqual(expectedLog(first, 4));
+
+      const live = await javaAdmin(server.bootstrap, [{ op: 'listConsumerGroups' }, { op: 'describeConsumerGroups', groups: [group] }]);
+      expect(resultOf<{ groupId: string; state: string | null }[]>(live, 0, 'listConsumerGroups').find((g) => g.groupId === group)).toMatchObject({ groupId: group, state: 'STABLE' });
+      const described = resultOf<Record<string, { state: string; type: string; assignor: string; members: { clientId: string; assignment: TopicPartitionRef[] }[] }>>(live, 1, 'describeConsumerGroups')[group]!;
+      expect(described).toMatchObject({ state: 'STABLE', type: 'CONSUMER', assignor: 'uniform' });
+      expect(described.members.map((m) => [m.clientId, sortRefs(m.assignment)]).sort()).toEqual([
+        ['java-848-a', sortRefs(a.assignment)],
+        ['java-848-b', sortRefs(b.assignment)],
+      ]);
+
+      // b leaves: a is given b's partitions once b has let them go.
+      await b.stop();
+      await waitFor(() => held([a]) === '0,1,2,3', { what: "a to hold all four partitions after b left", timeoutMs: 60_000, intervalMs: 50, describe: describeMembers });
+      const second: JavaRecord[] = Array.from({ length: 20 }, (_, i) => ({ partition: i % 4, key: null, value: `second-${i}` }));
+      expect((await javaProduce(server.bootstrap, topic, second)).failed).toEqual([]);
+      await waitFor(() => a.commits.length + b.commits.length >= first.length + second.length, { what: 'the second lot read and committed by a', timeoutMs: 60_000, intervalMs: 50, describe: describeMembers });
+      await a.stop();
+
+      // A restart of the group resumes where the commits point: nothing read twice, nothing skipped.
+      const third: JavaRecord[] = Array.from({ length: 8 }, (_, i) => ({ partition: i % 4, key: null, value: `third-${i}` }));
+      expect((await javaProduce(server.bootstrap, topic, third)).failed).toEqual([]);
+      const c = await JavaConsumer.start({ bootstrap: server.bootstrap, topics: [topic], groupId: group, clientId: 'java-848-c', maxRecords: third.length, groupProtocol: 'consumer' });
+      await c.finished();
+      expect(byPartitionInOrder(c.records)).toEqual(expectedLog(third, 4, 15));
+      expect(byPartitionInOrder([...a.records, ...b.records]), 'the first two lots, each record once').toEqual(expectedLog([...first, ...second], 4));
+    }, 240_000);
 
     it('the admin client creates, lists, describes, finds offsets in and deletes topics, and describes the cluster', async () => {
       const topic = uniqueTopic('java-admin');

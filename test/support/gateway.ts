@@ -15,7 +15,7 @@ import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { startBroker, type CoordinatorOptions } from '../../src/index.js';
+import { startBroker, type ConsumerCoordinatorOptions, type CoordinatorOptions } from '../../src/index.js';
 import type { EngineChoice } from './engines.js';
 import { waitFor } from './eventually.js';
 
@@ -34,6 +34,8 @@ export interface GatewayOptions {
    * session-timeout bounds and group size).
    */
   groups?: Partial<CoordinatorOptions>;
+  /** KIP-848 consumer group settings (in-process only); suites usually shorten the heartbeat interval. */
+  consumerGroups?: Partial<ConsumerCoordinatorOptions>;
 }
 
 export interface LogEntry {
@@ -112,6 +114,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger,
     shutdownGraceMs: 2_000,
     ...(options.groups === undefined ? {} : { groups: options.groups }),
+    ...(options.consumerGroups === undefined ? {} : { consumerGroups: options.consumerGroups }),
   });
   return {
     bootstrap: broker.bootstrap,

@@ -39,6 +39,13 @@ export interface MemberOptions {
   heartbeatIntervalMs?: number;
   /** How the member commits what it consumed, after each batch. Default async. */
   commit?: CommitMode;
+  /**
+   * group.protocol: 'consumer' is KIP-848's, where the coordinator assigns
+   * (`remoteAssignor`, group.remote.assignor) and the session and heartbeat
+   * settings are the coordinator's, not the client's. Default 'classic'.
+   */
+  groupProtocol?: 'classic' | 'consumer';
+  remoteAssignor?: 'uniform' | 'range';
 }
 
 export interface RebalanceEvent {
@@ -68,14 +75,20 @@ export interface MemberView {
 }
 
 export function consumerConfig(options: MemberOptions): Record<string, unknown> {
+  const membership =
+    options.groupProtocol === 'consumer'
+      ? { 'group.protocol': 'consumer', ...(options.remoteAssignor ? { 'group.remote.assignor': options.remoteAssignor } : {}) }
+      : {
+          'partition.assignment.strategy': options.assignor ?? 'range',
+          'session.timeout.ms': options.sessionTimeoutMs ?? 6_000,
+          'heartbeat.interval.ms': options.heartbeatIntervalMs ?? 250,
+        };
   return {
     'bootstrap.servers': options.bootstrap,
     'client.id': options.name,
     'group.id': options.group,
     ...(options.instanceId ? { 'group.instance.id': options.instanceId } : {}),
-    'partition.assignment.strategy': options.assignor ?? 'range',
-    'session.timeout.ms': options.sessionTimeoutMs ?? 6_000,
-    'heartbeat.interval.ms': options.heartbeatIntervalMs ?? 250,
+    ...membership,
     'enable.auto.commit': false,
     'rebalance_cb': true,
     'offset_commit_cb': true,

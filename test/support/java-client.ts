@@ -216,6 +216,8 @@ export interface JavaConsumerOptions {
   clientId: string;
   /** Stop (and close) after this many records. Default: until stop(). */
   maxRecords?: number;
+  /** group.protocol: 'consumer' is KIP-848's (the coordinator assigns). Default the client's, classic. */
+  groupProtocol?: 'classic' | 'consumer';
   config?: JavaConfig;
 }
 
@@ -240,8 +242,9 @@ export class JavaConsumer {
   ) {}
 
   static async start(options: JavaConsumerOptions): Promise<JavaConsumer> {
-    const { clientId, ...rest } = options;
-    return new JavaConsumer(await runDriver('consume', { ...rest, clientId }), clientId);
+    const { clientId, groupProtocol, config, ...rest } = options;
+    const settings = groupProtocol === undefined ? config : { ...config, 'group.protocol': groupProtocol };
+    return new JavaConsumer(await runDriver('consume', { ...rest, clientId, ...(settings === undefined ? {} : { config: settings }) }), clientId);
   }
 
   get lines(): readonly DriverLine[] {

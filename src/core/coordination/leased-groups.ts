@@ -1,5 +1,6 @@
 import { isCoreError } from '../errors.js';
 import { GroupCoordinator, type CoordinatorOptions } from '../groups/coordinator.js';
+import { ConsumerGroupCoordinator, type ConsumerCoordinatorOptions } from '../groups/consumer/coordinator.js';
 import type { StoredGroup } from '../groups/types.js';
 import { GroupLeases, type CoordinationStore } from './leases.js';
 
@@ -7,8 +8,8 @@ import { GroupLeases, type CoordinationStore } from './leases.js';
 export type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator_not_available'; owner?: string };
 
 /**
- * The group coordinator under coordinator leases: the one place that ties
- * the two together, so the core front only asks it. The coordinator knows
+ * The group coordinators (classic, and KIP-848 consumer groups) under
+ * coordinator leases: the one place that ties the two together, so the core front only asks it. The coordinator knows
  * nothing of leases (it stores through a GroupStore), the leases nothing of
  * groups (they report through two hooks); this class gives each what it
  * needs of the other:
@@ -25,19 +26,28 @@ export type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator
  */
 export class LeasedGroups {
   readonly coordinator: GroupCoordinator;
+  /** KIP-848 consumer groups, beside the classic ones under the same leases (their membership is not stored: members rejoin). */
+  readonly consumerGroups: ConsumerGroupCoordinator;
   private readonly leases: GroupLeases;
 
   constructor(
     private readonly coordination: CoordinationStore,
     shared: boolean,
     options: Partial<CoordinatorOptions>,
+    consumerOptions: Partial<ConsumerCoordinatorOptions> = {},
   ) {
     const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
     this.coordinator = new GroupCoordinator(options, store);
+    this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions);
     this.leases = new GroupLeases(coordination, {
-      active: () => this.coordinator.activeGroups(),
-      lost: (group) => this.coordinator.drop(group),
+      active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups()],
+      lost: (group) => this.dropGroup(group),
     });
+  }
+
+  private dropGroup(group: string): void {
+    this.coordinator.drop(group);
+    this.consumerGroups.drop(group);
   }
 
   private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
@@ -73,7 +83,7 @@ export class LeasedGroups {
   /** A write found the group's lease another node's: forget the lease and drop the group, so its members find the owner. */
   lost(group: string): void {
     this.leases.forget(group);
-    this.coordinator.drop(group);
+    this.dropGroup(group);
   }
 
   /** Lets go of a group's lease (the group was deleted). */
@@ -84,5 +94,6 @@ export class LeasedGroups {
   close(): void {
     this.leases.close();
     this.coordinator.close();
+    this.consumerGroups.close();
   }
 }

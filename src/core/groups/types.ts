@@ -1,3 +1,5 @@
+import type { ConsumerGroupState } from './consumer/types.js';
+
 /**
  * The group coordinator's requests and results: Kafka's classic consumer-group
  * protocol, as plain data so it crosses the internal RPC like every other
@@ -22,6 +24,8 @@ export type GroupError =
   | 'non_empty_group'
   | 'group_subscribed_to_topic'
   | 'coordinator_not_available'
+  // A KIP-848 consumer group's commit at an epoch other than the member's (groups/consumer).
+  | 'stale_member_epoch'
   // Another core node holds the group's coordinator lease: the client asks FindCoordinator again.
   | 'not_coordinator';
 
@@ -122,7 +126,10 @@ export interface GroupDescription {
 export interface GroupListing {
   group: string;
   protocolType: string;
-  state: GroupState;
+  /** A classic group's state, or a KIP-848 consumer group's (groups/consumer). */
+  state: GroupState | ConsumerGroupState;
+  /** Absent: classic. */
+  groupType?: 'classic' | 'consumer';
 }
 
 /** Checks a commit against group membership (generation fencing). */

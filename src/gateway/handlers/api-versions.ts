@@ -10,16 +10,23 @@
 // digits, '-' and '.', starting and ending with a letter or digit; KIP-511)
 // answers INVALID_REQUEST with no API list, as Kafka's broker does.
 //
-// v3+: the tagged SupportedFeatures and FinalizedFeatures lists go out empty
-// with FinalizedFeaturesEpoch -1: there is no feature-versioned metadata here,
-// and clients read "empty" as "classic behaviour". The client software name and
-// version a v3+ client sends are only logged at debug.
+// v3+: the tagged SupportedFeatures and FinalizedFeatures lists name one
+// feature, `group.version` at level 1 (KIP-848's consumer group protocol is
+// served: ConsumerGroupHeartbeat and ConsumerGroupDescribe), as Kafka 4.4
+// finalizes it; other features (metadata.version, transaction.version, ...)
+// describe a KRaft cluster's metadata log, which there is none of here. A
+// feature whose lowest level is 0 is advertised from 1 before v4, as Kafka
+// does, because older clients refuse a 0 there (KAFKA-17011). The client
+// software name and version a v3+ client sends are only logged at debug.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ApiVersions } from '../../../protocol/messages/index.js';
 import type { ApiHandler } from '../handler.js';
 import { NONE } from '../kafka-errors.js';
 
 /** KIP-511's rule for ClientSoftwareName and ClientSoftwareVersion. */
+/** The features served, with the lowest and highest level; each is finalized at its highest. */
+const FEATURES = [{ name: 'group.version', minVersion: 0, maxVersion: 1 }] as const;
+
 const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?$/;
 
 export const apiVersions: ApiHandler<typeof ApiVersions> = {
@@ -38,9 +45,9 @@ export const apiVersions: ApiHandler<typeof ApiVersions> = {
       errorCode: NONE,
       apiKeys: ctx.apis,
       throttleTimeMs: 0,
-      supportedFeatures: [],
-      finalizedFeaturesEpoch: -1n,
-      finalizedFeatures: [],
+      supportedFeatures: FEATURES.map((f) => ({ name: f.name, minVersion: ctx.header.apiVersion >= 4 ? f.minVersion : Math.max(1, f.minVersion), maxVersion: f.maxVersion })),
+      finalizedFeaturesEpoch: 0n,
+      finalizedFeatures: FEATURES.map((f) => ({ name: f.name, minVersionLevel: f.maxVersion, maxVersionLevel: f.maxVersion })),
       zkMigrationReady: false,
     };
   },

@@ -1,7 +1,8 @@
 // DescribeGroups: each group's state, chosen protocol and members, with their
 // client ids, hosts, metadata and (when Stable) assignments. An unknown group
 // answers state "Dead" with no error, as Kafka does; a group known only by its
-// committed offsets is "Empty".
+// committed offsets is "Empty". A KIP-848 consumer group is "Dead" with no
+// members, as Kafka 4.4 answers before v6 (ConsumerGroupDescribe describes it).
 //
 // A group the principal may not DESCRIBE answers GROUP_AUTHORIZATION_FAILED
 // and nothing about it.

@@ -7,6 +7,8 @@ import { alterConfigs } from './alter-configs.js';
 import { alterPartitionReassignments } from './alter-partition-reassignments.js';
 import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
+import { consumerGroupDescribe } from './consumer-group-describe.js';
+import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { createAcls } from './create-acls.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
@@ -85,6 +87,9 @@ export const handlers: readonly ApiHandler[] = [
   saslAuthenticate,
   saslHandshake,
   syncGroup,
+  // KIP-848 consumer groups (src/core/groups/consumer).
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
   addPartitionsToTxn,
   addOffsetsToTxn,
   endTxn,

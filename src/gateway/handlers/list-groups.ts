@@ -1,8 +1,10 @@
 // ListGroups: every group with live members or committed offsets, with its
-// state (v4+) and type (v5+, always "classic" here). The states filter (v4+)
-// matches Kafka's state names as Kafka does, ignoring case and surrounding
-// spaces ("stable" finds Stable groups; a name no state has finds none); the
-// types filter (v5+) keeps "classic" only.
+// state (v4+) and type (v5+): "classic", or "consumer" for a KIP-848 group,
+// whose protocol type is "consumer" and whose states are Kafka's consumer
+// group states (Empty, Assigning, Reconciling, Stable). The states filter
+// (v4+) matches state names as Kafka does, ignoring case and surrounding
+// spaces ("stable" finds Stable groups of both kinds; a name no state has
+// finds none); the types filter (v5+) likewise, by "classic" and "consumer".
 //
 // ACLs: with DESCRIBE on the cluster every group is listed; without it, the
 // groups the principal may DESCRIBE, as Kafka's.
@@ -15,8 +17,7 @@ export const listGroups: ApiHandler<typeof ListGroups> = {
   api: ListGroups,
   versions: '0-5',
   async handle(request, ctx) {
-    const types = request.typesFilter.map((t) => t.toLowerCase());
-    if (types.length > 0 && !types.includes('classic')) return { throttleTimeMs: 0, errorCode: NONE, groups: [] };
+    const types = new Set(request.typesFilter.map((t) => t.trim().toLowerCase()));
     const states = new Set(request.statesFilter.map((s) => s.trim().toLowerCase()));
     const { groups: all } = await ctx.core.listGroupStates({});
     const everyGroup = ctx.access.allows('DESCRIBE', 'CLUSTER', CLUSTER_NAME);
@@ -26,7 +27,8 @@ export const listGroups: ApiHandler<typeof ListGroups> = {
       errorCode: NONE,
       groups: groups
         .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
-        .map((g) => ({ groupId: g.group, protocolType: g.protocolType, groupState: g.state, groupType: 'classic' })),
+        .filter((g) => types.size === 0 || types.has(g.groupType ?? 'classic'))
+        .map((g) => ({ groupId: g.group, protocolType: g.protocolType, groupState: g.state, groupType: g.groupType ?? 'classic' })),
     };
   },
   unavailable: (_request, errorCode) => ({ throttleTimeMs: 0, errorCode, groups: [] }),

@@ -4,8 +4,10 @@
 // UNKNOWN_MEMBER_ID, a commit during CompletingRebalance
 // REBALANCE_IN_PROGRESS; a commit from outside any group (generation -1,
 // empty member id: assign-mode consumers, tools) is taken when the group has
-// no members. Offsets are durable in the core and shared with Queen consumer
-// groups of the same name.
+// no members. A KIP-848 consumer group checks the member id and epoch
+// instead: a stranger UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH
+// (docs/consumer-groups.md). Offsets are durable in the core and shared with
+// Queen consumer groups of the same name.
 //
 // Choices:
 // - A partition of an unknown topic, or beyond its partition count, answers

@@ -11,7 +11,9 @@
 //
 // Versions: v0-v7 ask for one group, with a top-level error from v2; v8+
 // batch several groups, each with its own error; v9 adds member id and
-// epoch (KIP-848 groups), which classic groups ignore.
+// epoch: a KIP-848 consumer group checks them as Kafka does (a stranger
+// UNKNOWN_MEMBER_ID, another epoch STALE_MEMBER_EPOCH; a null member id with
+// epoch -1 is a fetch from outside the group), classic groups ignore them.
 //
 // ACLs: DESCRIBE on the group (else GROUP_AUTHORIZATION_FAILED) and on each
 // topic: a topic asked for without it answers TOPIC_AUTHORIZATION_FAILED per
@@ -21,12 +23,22 @@ import { OffsetFetch } from '../../../protocol/messages/index.js';
 import type { RequestOf } from '../../../protocol/codec/types.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { COORDINATOR_TRANSIENT, kafkaErrorOf, NONE } from '../kafka-errors.js';
+import { consumerGroupErrorCode, COORDINATOR_TRANSIENT, kafkaErrorOf, NONE } from '../kafka-errors.js';
 
 type TopicPartitions = NonNullable<RequestOf<typeof OffsetFetch>['groups'][number]['topics']>[number];
 
-async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartitions[] | null, requireStable: boolean) {
+type Member = { memberId: string | null; memberEpoch: number };
+
+async function fetchGroup(ctx: HandlerContext, group: string, asked: TopicPartitions[] | null, requireStable: boolean, member: Member | null = null) {
   if (!ctx.access.allows('DESCRIBE', 'GROUP', group)) return { errorCode: DENIED_CODE.GROUP, topics: [] };
+  if (member !== null && (member.memberId !== null || member.memberEpoch >= 0)) {
+    try {
+      const { error } = await ctx.core.checkOffsetFetchMember({ group, memberId: member.memberId ?? '', memberEpoch: member.memberEpoch });
+      if (error !== null) return { errorCode: consumerGroupErrorCode(error), topics: [] };
+    } catch (e) {
+      return { errorCode: kafkaErrorOf(e, COORDINATOR_TRANSIENT).errorCode, topics: [] };
+    }
+  }
   const describable = (name: string) => ctx.access.allows('DESCRIBE', 'TOPIC', name);
   const topics = asked === null ? null : asked.filter((t) => describable(t.name));
   const hidden = (asked ?? [])
@@ -64,7 +76,8 @@ export const offsetFetch: ApiHandler<typeof OffsetFetch> = {
         throttleTimeMs: 0,
         groups: await Promise.all(
           groups.map(async (g) => {
-            const found = await fetchGroup(ctx, g.groupId, g.topics, request.requireStable === true);
+            const member = ctx.header.apiVersion >= 9 ? { memberId: g.memberId ?? null, memberEpoch: g.memberEpoch ?? -1 } : null;
+            const found = await fetchGroup(ctx, g.groupId, g.topics, request.requireStable === true, member);
             return { groupId: g.groupId, topics: found.topics, errorCode: found.errorCode };
           }),
         ),

@@ -1,0 +1,156 @@
+/**
+ * KIP-848 consumer-group scenarios, driven raw so each step is one request
+ * both brokers answer: what a single member is given, then a second member
+ * (revocation before assignment: the first gives partitions up at its old
+ * epoch, the second gets them after), the errors Kafka answers with their
+ * sentences, and the group as ConsumerGroupDescribe, ListGroups (v5, with
+ * type) and DescribeGroups see it.
+ *
+ * Member ids are the client's (v1, KIP-1082): fixed UUIDs, so the same on
+ * both. Epochs are observed relative to the first member's first one (that
+ * one counts as 1): Kafka 4.4 can start a new group above 1. Which partitions a member gets depends on the assignor's tie-breaks,
+ * so assignments are observed as partition counts and checked disjoint.
+ */
+import { ApiKey } from '../../../protocol/api-keys.js';
+import type { Message } from '../../../protocol/codec/compile.js';
+import type { RawConnection } from '../../support/raw-connection.js';
+import { code, type Normaliser, type Scenario } from '../harness.js';
+import { awaitCoordinator, awaitLed, createTopicRaw, openRaw } from '../observe.js';
+
+const MEMBER_A = '0000000a-0000-4000-8000-000000000001';
+const MEMBER_B = '0000000b-0000-4000-8000-000000000002';
+
+/** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
+const RETRIABLE = new Set([14, 15, 16]);
+
+type Owned = { topicId: string; partitions: number[] }[];
+
+function heartbeatRequest(group: string, memberId: string, memberEpoch: number, more: Partial<Message> = {}): Message {
+  const joining = memberEpoch === 0;
+  return {
+    groupId: group,
+    memberId,
+    memberEpoch,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: joining ? 30_000 : -1,
+    subscribedTopicNames: null,
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: joining ? [] : null,
+    ...more,
+  };
+}
+
+async function heartbeat(raw: RawConnection, request: Message): Promise<Message> {
+  return raw.request(ApiKey.ConsumerGroupHeartbeat, 1, request);
+}
+
+/** Epochs as steps from the first member's first epoch (which reads 1); 0 and the leave epochs stay as they are. */
+type Epochs = (epoch: number) => number;
+
+/** A heartbeat answer without what differs by nature (throttle), the assignment as a count. */
+function view(a: Message, rel: Epochs = (e) => e): Record<string, unknown> {
+  const partitions = a.assignment === null ? null : (a.assignment.topicPartitions as Owned).reduce((n, t) => n + t.partitions.length, 0);
+  const errorMessage = typeof a.errorMessage === 'string' ? a.errorMessage.replace(/\((\d+)\)/g, (_, e: string) => `(${rel(Number(e))})`) : a.errorMessage;
+  return { error: code(a.errorCode), errorMessage, memberEpoch: rel(a.memberEpoch), heartbeatIntervalMs: a.heartbeatIntervalMs, partitions };
+}
+
+function owned(a: Message): Owned {
+  return a.assignment === null ? [] : (a.assignment.topicPartitions as Owned);
+}
+
+/** Heartbeats until the answer carries an assignment with `count` partitions (Kafka computes some steps asynchronously). */
+async function heartbeatUntil(raw: RawConnection, request: () => Message, accept: (a: Message) => boolean): Promise<Message> {
+  let last: Message | null = null;
+  for (let i = 0; i < 60; i++) {
+    last = await heartbeat(raw, request());
+    if (accept(last)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return last!;
+}
+
+function describedView(g: Message, n: Normaliser, rel: Epochs): Record<string, unknown> {
+  return {
+    error: code(g.errorCode),
+    errorMessage: g.errorMessage,
+    state: g.groupState,
+    groupEpoch: rel(g.groupEpoch),
+    assignmentEpoch: rel(g.assignmentEpoch),
+    assignor: g.assignorName,
+    members: (g.members as Message[])
+      .map((m) => ({
+        memberId: m.memberId,
+        memberEpoch: rel(m.memberEpoch),
+        clientHost: n.text(m.clientHost),
+        subscribed: m.subscribedTopicNames,
+        assigned: (m.assignment.topicPartitions as Message[]).reduce((k, t) => k + (t.partitions as number[]).length, 0),
+        target: (m.targetAssignment.topicPartitions as Message[]).reduce((k, t) => k + (t.partitions as number[]).length, 0),
+      }))
+      .sort((x, y) => String(x.memberId).localeCompare(String(y.memberId))),
+  };
+}
+
+const twoMembers: Scenario = {
+  name: 'consumer group (KIP-848): one member, then a second; errors; describe and list',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const topic = 'diff-kip848';
+    const group = 'diff-kip848-group';
+    const raw = await openRaw(ctx);
+    try {
+      const created = await createTopicRaw(raw, topic, 4);
+      if (created.errorCode !== 0) throw new Error(`creating ${topic} on ${ctx.target.name} answered ${code(created.errorCode)}`);
+      await awaitLed(raw, topic, 4);
+      await awaitCoordinator(raw, group);
+      const steps: Record<string, unknown> = {};
+      const subscribe = { subscribedTopicNames: [topic] };
+
+      steps.invalidJoin = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0, { ...subscribe, rebalanceTimeoutMs: -1 })));
+      steps.noSubscription = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0)));
+      steps.unsupportedAssignor = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, 0, { ...subscribe, serverAssignor: 'sticky' })));
+
+      // Kafka may still be loading the group's coordinator partition: the join is sent again, as clients do.
+      const a1 = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, 0, subscribe), (a) => !RETRIABLE.has(a.errorCode));
+      const rel: Epochs = (e) => (e > 0 ? e - a1.memberEpoch + 1 : e);
+      steps.aJoins = view(a1, rel);
+      const aAll = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment === null || owned(a).length > 0);
+      steps.aSteady = view(aAll, rel);
+      steps.unknownMember = view(await heartbeat(raw, heartbeatRequest(group, 'nobody', 1)), rel);
+      steps.fencedEpoch = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, a1.memberEpoch + 5)), rel);
+
+      const b1 = await heartbeat(raw, heartbeatRequest(group, MEMBER_B, 0, subscribe));
+      steps.bJoins = view(b1, rel);
+      // a is asked to give two partitions up, at its old epoch.
+      const aRevoke = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment !== null && a.errorCode === 0);
+      steps.aRevokes = view(aRevoke, rel);
+      const aMoved = await heartbeat(raw, heartbeatRequest(group, MEMBER_A, aRevoke.memberEpoch, { topicPartitions: owned(aRevoke) }));
+      steps.aReleased = view(aMoved, rel);
+      const bGets = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_B, b1.memberEpoch, { topicPartitions: [] }), (a) => owned(a).length > 0);
+      steps.bGets = view(bGets, rel);
+      const taken = [...owned(aRevoke), ...owned(bGets)].flatMap((t) => t.partitions).sort();
+      steps.disjointAndComplete = taken.join() === '0,1,2,3';
+      await heartbeat(raw, heartbeatRequest(group, MEMBER_B, bGets.memberEpoch, { topicPartitions: owned(bGets) }));
+
+      const described = await raw.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [group, 'diff-kip848-missing'], includeAuthorizedOperations: false });
+      steps.describe = (described.groups as Message[]).map((g) => describedView(g, n, rel));
+      const listed = await raw.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['consumer'] });
+      steps.list = (listed.groups as Message[]).filter((g) => String(g.groupId).startsWith('diff-kip848')).map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, state: g.groupState, type: g.groupType }));
+      const classicOnly = await raw.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['classic'] });
+      steps.listClassic = (classicOnly.groups as Message[]).filter((g) => String(g.groupId).startsWith('diff-kip848')).map((g) => g.groupId);
+      const describedClassic = await raw.request(ApiKey.DescribeGroups, 5, { groups: [group], includeAuthorizedOperations: false });
+      steps.describeGroups = (describedClassic.groups as Message[]).map((g) => ({ error: code(g.errorCode), state: g.groupState, protocolType: g.protocolType, members: (g.members as Message[]).length }));
+
+      steps.aLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_A, -1)), rel);
+      steps.bLeaves = view(await heartbeat(raw, heartbeatRequest(group, MEMBER_B, -1)), rel);
+      const emptied = await raw.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [group], includeAuthorizedOperations: false });
+      steps.describeEmpty = (emptied.groups as Message[]).map((g) => describedView(g, n, rel));
+      return steps;
+    } finally {
+      raw.destroy();
+    }
+  },
+};
+
+export const CONSUMER_GROUP_SCENARIOS: Scenario[] = [twoMembers];
