@@ -10,6 +10,8 @@ import type {
   QueueConfig,
   TransactionDescription,
 } from './core.js';
+import type { AppendCall, DecideAppends } from './log/append.js';
+import type { AppendLimits } from './rules/batches.js';
 import type { CompactionStats } from './rules/compaction.js';
 import type { KvWrite } from './rules/kv.js';
 
@@ -66,7 +68,16 @@ export interface EngineQueues {
 }
 
 export interface EngineLog {
-  append: EngineCall<Core['append']>;
+  /** How far produced batches may inflate while the core checks them (the engine's options). */
+  readonly appendLimits: AppendLimits;
+  /**
+   * Kafka's append (./log/append.ts): opens the engine's atomic unit for the
+   * call (PostgreSQL gathers concurrent calls into one transaction that locks
+   * their partitions in id order), reads what the calls' `reads` name, lets
+   * `decide` decide them in arrival order, and stores its writes in the same
+   * unit (the memory engine all at once, without yielding).
+   */
+  append(call: AppendCall, decide: DecideAppends): Awaitable<import('./core.js').AppendResult>;
   read: EngineCall<Core['read']>;
   offsets: EngineCall<Core['offsets']>;
   offsetForTimestamp: EngineCall<Core['offsetForTimestamp']>;

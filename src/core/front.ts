@@ -2,6 +2,7 @@ import type { CallOptions, CommittedOffset, Core, PartitionRef } from './core.js
 import type { Engine } from './engine.js';
 import { CoreError, isCoreError } from './errors.js';
 import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { decideAppends, prepareAppend } from './log/append.js';
 import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
@@ -134,7 +135,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async append(req: Parameters<Core['append']>[0]) {
     const engine = this.open();
     checkAppendRequest(req);
-    return engine.log.append(req);
+    return engine.log.append(prepareAppend(req, engine.log.appendLimits), decideAppends);
   }
 
   async read(req: Parameters<Core['read']>[0], options?: CallOptions) {

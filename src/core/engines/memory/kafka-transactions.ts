@@ -18,7 +18,6 @@ import { CoreError } from '../../errors.js';
 import {
   abortedInRange,
   checkTimeout,
-  checkTransactionalBatches,
   decideEnd,
   decideTransactionalInit,
   endedState,
@@ -27,6 +26,7 @@ import {
   requireAddable,
   requireCurrentProducer,
   type AbortedRange,
+  type ProducerTransaction,
   type StoredTransaction,
 } from '../../rules/kafka-transactions.js';
 
@@ -225,24 +225,19 @@ export class MemoryTransactions<P extends object> {
 
   // ─── The log's side ───────────────────────────────────────────────────────
 
-  /** The append check of transactional batches (rules: checkTransactionalBatches). */
-  checkAppend(partition: P, ref: PartitionRef, batches: readonly { isTransactional: boolean; producerId: number; producerEpoch: number }[]) {
-    return checkTransactionalBatches(batches, (producerId) => {
-      const id = this.byProducer.get(producerId);
-      const txn = id === undefined ? undefined : this.transactions.get(id);
-      if (!txn) return null;
-      const held = txn.partitions.get(slotOf(ref));
-      return { transactionalId: txn.transactionalId, producerEpoch: txn.producerEpoch, state: txn.state, hasPartition: held !== undefined && held.partition === partition };
-    });
+  /** A producer's transaction as the append check needs it on `partition` (the core decides: ../../log/append.ts). */
+  producerTransaction(producerId: number, partition: { handle: P; queue: string; index: number }): ProducerTransaction | null {
+    const id = this.byProducer.get(producerId);
+    const txn = id === undefined ? undefined : this.transactions.get(id);
+    if (!txn) return null;
+    const held = txn.partitions.get(slotOf({ queue: partition.queue, partition: partition.index }));
+    return { transactionalId: txn.transactionalId, producerEpoch: txn.producerEpoch, state: txn.state, hasPartition: held !== undefined && held.partition === partition.handle };
   }
 
   /** After an accepted append: a transaction's first batch on a partition starts its open range there. */
-  noteAppended(partition: P, batches: readonly { isTransactional: boolean; producerId: number; baseOffset: number }[]): void {
-    for (const b of batches) {
-      if (!b.isTransactional) continue;
-      const state = this.stateOf(partition);
-      if (!state.open.has(b.producerId)) state.open.set(b.producerId, b.baseOffset);
-    }
+  noteTransactionStart(partition: P, producerId: number, offset: number): void {
+    const state = this.stateOf(partition);
+    if (!state.open.has(producerId)) state.open.set(producerId, offset);
   }
 
   /** The first offset of the earliest open transaction, else the high watermark. */

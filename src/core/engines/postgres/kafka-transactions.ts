@@ -17,14 +17,12 @@ import { CoreError } from '../../errors.js';
 import {
   abortedInRange,
   checkTimeout,
-  checkTransactionalBatches,
   decideEnd,
   decideTransactionalInit,
   endedState,
   requireAddable,
   requireCurrentProducer,
   type AbortedRange,
-  type ProducerTransaction,
   type StoredTransaction,
 } from '../../rules/kafka-transactions.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
@@ -269,18 +267,10 @@ export class PostgresTransactions {
     return found;
   }
 
-  static checkAppend(transactions: AppendTransactions, partitionId: number, batches: readonly { isTransactional: boolean; producerId: number; producerEpoch: number }[]) {
-    return checkTransactionalBatches(batches, (producerId): ProducerTransaction | null => {
-      const txn = transactions.get(producerId);
-      return txn ? { transactionalId: txn.transactionalId, producerEpoch: txn.producerEpoch, state: txn.state, hasPartition: txn.partitionIds.has(partitionId) } : null;
-    });
-  }
-
   /** Where each transaction's first batch on a partition landed (the update keeps an earlier one). */
-  async recordFirstOffsets(tx: Statements, firsts: Map<string, { transactionalId: string; partitionId: number; offset: number }>): Promise<void> {
-    if (firsts.size === 0) return;
-    const list = [...firsts.values()];
-    await tx.run('txn-first-offsets', [list.map((f) => f.transactionalId), list.map((f) => f.partitionId), list.map((f) => f.offset)]);
+  async recordFirstOffsets(tx: Statements, firsts: readonly { transactionalId: string; partition: number; offset: number }[]): Promise<void> {
+    if (firsts.length === 0) return;
+    await tx.run('txn-first-offsets', [firsts.map((f) => f.transactionalId), firsts.map((f) => f.partition), firsts.map((f) => f.offset)]);
   }
 
   async abortedIn(partitionId: number, fetchOffset: number, upTo: number): Promise<AbortedTransaction[]> {
