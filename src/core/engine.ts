@@ -3,14 +3,15 @@ import type {
   CommitOffsetsRequest,
   CommittedOffset,
   Core,
-  KafkaTxnState,
   ListTransactionsRequest,
   Lifetime,
   PartitionRef,
   QueueConfig,
   TransactionDescription,
 } from './core.js';
+import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/coordinator.js';
 import type { AppendCall, DecideAppends } from './log/append.js';
+import type { StoredTransaction } from './rules/kafka-transactions.js';
 import type { AppendLimits } from './rules/batches.js';
 import type { CompactionStats } from './rules/compaction.js';
 import type { KvWrite } from './rules/kv.js';
@@ -105,14 +106,26 @@ export interface EngineOffsets {
   listGroups: EngineCall<Core['listGroups']>;
 }
 
+/**
+ * Kafka transactions' storage; the coordinator that decides is the core's
+ * (./kafka-transactions/coordinator.ts).
+ */
 export interface EngineKafkaTransactions {
-  addPartitions: EngineCall<Core['addPartitionsToTxn']>;
-  addOffsets: EngineCall<Core['addOffsetsToTxn']>;
-  txnOffsetCommit: EngineCall<Core['txnOffsetCommit']>;
-  endTxn: EngineCall<Core['endTxn']>;
+  /**
+   * One atomic unit on a transactional id: hold the id (PostgreSQL: its
+   * coordinator lease when `coordinator`, then its row lock), load what the
+   * request names, let `decide` decide, and store its writes in the same
+   * unit. Answers the decision's answer and the transaction as saved (with
+   * the producer id allocated for it, if any).
+   */
+  transact<R>(req: TxnUnitRequest, decide: (view: TxnView) => TxnDecision<R>): Awaitable<{ answer: R; saved: StoredTransaction | null }>;
+  /** The ids of the transactions open past their timeout now (the core aborts each in its own unit). */
+  expired(): Awaitable<string[]>;
   describe(ids: string[]): Awaitable<(TransactionDescription | null)[]>;
-  list(req: ListTransactionsRequest): Awaitable<{ transactionalId: string; producerId: number; state: KafkaTxnState }[]>;
-  unstableOffsets(group: string, partitions: PartitionRef[] | null): Awaitable<PartitionRef[]>;
+  /** The transactions in these states of these producers (empty: any), by id, with the engine's time now. */
+  list(req: Pick<ListTransactionsRequest, 'states' | 'producerIds'>): Awaitable<{ now: number; transactions: StoredTransaction[] }>;
+  /** The partitions with offsets of the group pending in an open transaction. */
+  pendingOffsets(group: string): Awaitable<PartitionRef[]>;
 }
 
 export interface EngineKv {

@@ -2,6 +2,7 @@ import type { CallOptions, CommittedOffset, Core, PartitionRef } from './core.js
 import type { Engine } from './engine.js';
 import { CoreError, isCoreError } from './errors.js';
 import { GroupLeases, LocalCoordination, type CoordinationStore } from './coordination/leases.js';
+import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
 import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from './groups/coordinator.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
@@ -37,6 +38,7 @@ const MAX_PREFIX_LIMIT = 10_000;
  */
 export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
+  private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly leases: GroupLeases;
   /** Whether the engine is shared (commits carry their lease to be checked). */
@@ -49,6 +51,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     coordinatorOptions: Partial<CoordinatorOptions> = {},
   ) {
     this.shared = engine.coordination !== undefined;
+    this.transactions = new KafkaTransactionCoordinator(engine.kafkaTransactions);
     this.coordination = engine.coordination ?? new LocalCoordination();
     const store = this.shared
       ? {
@@ -172,7 +175,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async initProducer(req: Parameters<Core['initProducer']>[0]) {
     const engine = this.open();
-    return engine.producers.init(checkInitProducer(req));
+    const checked = checkInitProducer(req);
+    if (checked.transactionalId !== null) return this.transactions.initTransactional({ ...checked, transactionalId: checked.transactionalId });
+    return engine.producers.init(checked);
   }
 
   async describeProducers(req: PartitionRef) {
@@ -206,30 +211,30 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     return this.open().offsets.listGroups();
   }
 
-  // ─── Kafka transactions (the engine's kafka-transactions.ts) ─────────────────
+  // ─── Kafka transactions (./kafka-transactions/coordinator.ts) ────────────────
 
   async addPartitionsToTxn(req: Parameters<Core['addPartitionsToTxn']>[0]) {
-    const engine = this.open();
+    this.open();
     const partitions = requirePartitionRefs(req?.partitions);
-    return engine.kafkaTransactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
+    return this.transactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
   }
 
   async addOffsetsToTxn(req: Parameters<Core['addOffsetsToTxn']>[0]) {
-    const engine = this.open();
-    return engine.kafkaTransactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
+    this.open();
+    return this.transactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
   }
 
   async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
-    const engine = this.open();
+    this.open();
     const who = checkTxnProducer(req);
-    return engine.kafkaTransactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
+    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
   }
 
   async endTxn(req: Parameters<Core['endTxn']>[0]) {
-    const engine = this.open();
+    this.open();
     const who = checkTxnProducer(req);
     if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
-    return engine.kafkaTransactions.endTxn({ ...who, commit: req.commit });
+    return this.transactions.endTxn({ ...who, commit: req.commit });
   }
 
   async describeTransactions(req: { transactionalIds: string[] }) {
@@ -238,17 +243,17 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async listTransactions(req: Parameters<Core['listTransactions']>[0]) {
-    const engine = this.open();
+    this.open();
     const states = checkTransactionStates(req?.states);
     const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
-    return { transactions: await engine.kafkaTransactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
+    return { transactions: await this.transactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
   }
 
   async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }) {
-    const engine = this.open();
+    this.open();
     const group = validateGroupName(req?.group);
     const partitions = req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions);
-    return { partitions: await engine.kafkaTransactions.unstableOffsets(group, partitions) };
+    return { partitions: await this.transactions.unstableOffsets(group, partitions) };
   }
 
   // ─── KV and once ───────────────────────────────────────────────────────────

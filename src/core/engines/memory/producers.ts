@@ -17,9 +17,7 @@ export class MemoryProducers {
     const bump = (identity: ProducerIdentity): ProducerIdentity =>
       identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? this.store.newProducer() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
     let identity: ProducerIdentity;
-    if (req.transactionalId !== null) {
-      return this.store.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
-    } else if (producerId >= 0 && this.store.producerEpochs.get(producerId) === producerEpoch) {
+    if (producerId >= 0 && this.store.producerEpochs.get(producerId) === producerEpoch) {
       // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
       identity = bump({ producerId, producerEpoch });
     } else {

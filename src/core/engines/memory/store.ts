@@ -91,8 +91,10 @@ export class MemoryStore {
   readonly kafkaTxns: MemoryTransactions<PartitionState> = new MemoryTransactions<PartitionState>({
     clock: () => this.clock(),
     findPartition: (ref) => {
-      const found = this.lookupPartition(ref);
-      return 'error' in found ? { error: found.error as 'unknown_queue' | 'unknown_partition' } : found;
+      const queue = this.queues.get(ref.queue);
+      if (!queue) return { missing: 'unknown_queue' };
+      const partition = queue.partitions[ref.partition];
+      return partition ? { partition } : { missing: 'unknown_partition', partitionCount: queue.partitions.length };
     },
     isLive: (partition) => this.queueOf(partition) !== null,
     appendMarker: (partition, commit, producerId, producerEpoch) => {
@@ -106,7 +108,6 @@ export class MemoryStore {
     setGroupOffsets: (group, offsets) => {
       for (const o of offsets) this.setGroupOffset(group, o);
     },
-    requirePartition: (ref) => void this.partition(ref),
     newProducer: () => this.newProducer(),
     noteProducerEpoch: (identity) => void this.producerEpochs.set(identity.producerId, identity.producerEpoch),
   });

@@ -14,7 +14,6 @@ export class PostgresProducers {
 
   async init(req: InitProducerRequest): Promise<InitProducerResult> {
     const { producerId, producerEpoch } = req;
-    if (req.transactionalId !== null) return this.store.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
     return this.store.db.transaction(async (tx) => {
       const fresh = async (): Promise<InitProducerResult> => {
         const row = (await tx.one<{ producer_id: number; producer_epoch: number }>('new-producer'))!;
