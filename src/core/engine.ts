@@ -3,6 +3,7 @@ import type {
   CommitOffsetsRequest,
   CommittedOffset,
   Core,
+  InitProducerResult,
   ListTransactionsRequest,
   Lifetime,
   PartitionRef,
@@ -11,7 +12,9 @@ import type {
 } from './core.js';
 import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/coordinator.js';
 import type { AppendCall, DecideAppends } from './log/append.js';
+import type { IdempotentInit } from './rules/init-producer.js';
 import type { StoredTransaction } from './rules/kafka-transactions.js';
+import type { ProducerWindow } from './rules/producer-window.js';
 import type { AppendLimits } from './rules/batches.js';
 import type { CompactionStats } from './rules/compaction.js';
 import type { KvWrite } from './rules/kv.js';
@@ -90,8 +93,16 @@ export interface EngineCopies {
 }
 
 export interface EngineProducers {
-  init: EngineCall<Core['initProducer']>;
-  describe: EngineCall<Core['describeProducers']>;
+  /**
+   * InitProducerId without a transactional id, as one unit: the named
+   * producer id's recorded epoch (null when none, or for id -1), `decide`'s
+   * answer (rules/init-producer.ts), then a new id allocated at epoch 0 or
+   * the bumped epoch recorded. Transactional ids go to the transaction
+   * coordinator (./kafka-transactions/coordinator.ts).
+   */
+  init(producerId: number, decide: (recordedEpoch: number | null) => IdempotentInit): Awaitable<InitProducerResult>;
+  /** The producer windows a partition keeps, and each producer's open transaction's first offset there (-1: none). */
+  describe(ref: PartitionRef): Awaitable<{ windows: ProducerWindow[]; transactionStartOf: (producerId: number) => number }>;
 }
 
 export interface EngineOffsets {

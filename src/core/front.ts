@@ -8,7 +8,8 @@ import { GroupCoordinator, joinError, syncError, type CoordinatorOptions } from 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, OffsetDeletePartitionResult } from './groups/types.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
-import { checkInitProducer } from './rules/init-producer.js';
+import { checkInitProducer, decideIdempotentInit } from './rules/init-producer.js';
+import { describeProducerWindows } from './rules/producer-window.js';
 import { checkKvWrite, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from './rules/kv.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validateQueueName } from './rules/names.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from './rules/requests.js';
@@ -177,13 +178,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const engine = this.open();
     const checked = checkInitProducer(req);
     if (checked.transactionalId !== null) return this.transactions.initTransactional({ ...checked, transactionalId: checked.transactionalId });
-    return engine.producers.init(checked);
+    return engine.producers.init(checked.producerId, (recordedEpoch) => decideIdempotentInit(checked, recordedEpoch));
   }
 
   async describeProducers(req: PartitionRef) {
     const engine = this.open();
     requirePartitionRef(req);
-    return engine.producers.describe(req);
+    const { windows, transactionStartOf } = await engine.producers.describe(req);
+    return { producers: describeProducerWindows(windows, transactionStartOf) };
   }
 
   // ─── Consumer-group offsets ────────────────────────────────────────────────
