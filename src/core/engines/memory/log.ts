@@ -1,18 +1,6 @@
-import type {
-  AppendResult,
-  CallOptions,
-  DeleteRecordsRequest,
-  DeleteRecordsResult,
-  OffsetForTimestampRequest,
-  OffsetForTimestampResult,
-  PartitionOffsets,
-  PartitionRef,
-  ReadError,
-  ReadPartitionResult,
-  ReadRequest,
-  ReadResult,
-} from '../../core.js';
+import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { CoreError } from '../../errors.js';
+import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
 import type { AppendCall, AppendState, AppendWrites, DecideAppends } from '../../log/append.js';
 import { storedBatchLimit, type AppendLimits } from '../../rules/batches.js';
 import { partitionKey } from './wakeups.js';
@@ -68,15 +56,13 @@ export class MemoryLog {
   }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
+    const { partitions: parts, maxWaitMs } = req;
     const compute = (final: boolean): ReadResult | null => {
-      const result = this.collectRead(parts, maxBytes, req.isolation);
-      const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
-      const anyError = result.partitions.some((p) => p.error !== null);
-      return final || anyError || bytes >= minBytes || bytes > 0 && bytes >= maxBytes ? result : null;
+      const result = this.collectRead(parts, req.maxBytes, req.isolation);
+      return readIsReady(result, req, final) ? result : null;
     };
     const keys = parts.map((p) => partitionKey(p.queue, p.partition));
-    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => this.emptyRead(parts));
+    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => emptyRead(parts));
   }
 
   private collectRead(parts: ReadRequest['partitions'], maxBytes: number, isolation: ReadRequest['isolation']): ReadResult {
@@ -85,7 +71,7 @@ export class MemoryLog {
     return {
       partitions: parts.map((p): ReadPartitionResult => {
         const found = this.store.lookupPartition(p);
-        if ('error' in found) return { ...this.emptyPartitionRead(p), error: found.error };
+        if ('error' in found) return { ...emptyPartitionRead(p), error: found.error };
         const log = found.partition.log;
         const lastStable = this.store.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
         const readable = isolation === 'read_committed' ? lastStable : log.highWatermark;
@@ -109,14 +95,6 @@ export class MemoryLog {
         return { queue: p.queue, partition: p.partition, error: null, ...offsets, batches: kept, abortedTransactions };
       }),
     };
-  }
-
-  private emptyPartitionRead(p: PartitionRef): ReadPartitionResult {
-    return { queue: p.queue, partition: p.partition, error: null, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, batches: [], abortedTransactions: [] };
-  }
-
-  private emptyRead(parts: PartitionRef[]): ReadResult {
-    return { partitions: parts.map((p) => this.emptyPartitionRead(p)) };
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {

@@ -1,21 +1,9 @@
-import type {
-  AppendResult,
-  CallOptions,
-  DeleteRecordsRequest,
-  DeleteRecordsResult,
-  OffsetForTimestampRequest,
-  OffsetForTimestampResult,
-  PartitionOffsets,
-  PartitionRef,
-  ReadError,
-  ReadPartitionResult,
-  ReadRequest,
-  ReadResult,
-} from '../../core.js';
+import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
+import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
 import type { AppendCall, AppendPartition, AppendState, DecideAppends } from '../../log/append.js';
 import { storedBatchLimit, type AppendLimits } from '../../rules/batches.js';
 import type { ProducerWindow, RetainedBatch } from '../../rules/producer-window.js';
@@ -136,15 +124,13 @@ export class PostgresLog {
   }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
+    const { partitions: parts, maxWaitMs } = req;
     const compute = async (final: boolean): Promise<ReadResult | null> => {
-      const result = await this.collectRead(parts, maxBytes, req.isolation);
-      const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
-      const anyError = result.partitions.some((p) => p.error !== null);
-      return final || anyError || bytes >= minBytes || (bytes > 0 && bytes >= maxBytes) ? result : null;
+      const result = await this.collectRead(parts, req.maxBytes, req.isolation);
+      return readIsReady(result, req, final) ? result : null;
     };
     const keys = parts.map((p) => partitionKey(p.queue, p.partition));
-    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => this.emptyRead(parts));
+    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => emptyRead(parts));
   }
 
 
@@ -156,7 +142,7 @@ export class PostgresLog {
     for (const [i, p] of parts.entries()) {
       const row = rows[i]!;
       if (row.queue_id === null || row.id === null) {
-        partitions.push({ ...this.emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
+        partitions.push({ ...emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
         continue;
       }
       const highWatermark = row.next_offset!;
@@ -178,14 +164,6 @@ export class PostgresLog {
       partitions.push({ queue: p.queue, partition: p.partition, error: null, ...offsets, batches, abortedTransactions });
     }
     return { partitions };
-  }
-
-  private emptyPartitionRead(p: PartitionRef): ReadPartitionResult {
-    return { queue: p.queue, partition: p.partition, error: null, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, batches: [], abortedTransactions: [] };
-  }
-
-  private emptyRead(parts: PartitionRef[]): ReadResult {
-    return { partitions: parts.map((p) => this.emptyPartitionRead(p)) };
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
