@@ -28,12 +28,16 @@ import type { KvWrite } from './rules/kv.js';
  *
  * Requests reach an engine through the core front (./front.ts), which has
  * checked every field a request carries (names, numbers and their ranges,
- * arrays, lifetimes) and refuses calls once the core is closed: an engine
- * looks things up, lets the rules decide, and stores. What only storage can
- * answer (does the queue exist, is the lease still held, is the id stored)
- * stays with the engine. Push and the native transaction are planned, and so
- * checked, by the engine through rules/dedup.ts and rules/transaction.ts,
- * because their plan needs the queue's partitions and the engine's clock.
+ * arrays, lifetimes) and refuses calls once the core is closed. The core
+ * decides; engines store: Kafka's append (./log/append.ts), its transactions
+ * (./kafka-transactions/coordinator.ts) and InitProducerId
+ * (rules/init-producer.ts) are decided by the core, inside an atomic unit the
+ * engine opens, over the state the engine loaded for it; the engine then
+ * stores what was decided. What only storage can answer (does the queue
+ * exist, is the lease still held, is the id stored) stays with the engine.
+ * Push and the native transaction are still planned, and so checked, by the
+ * engine through rules/dedup.ts and rules/transaction.ts, because their plan
+ * needs the queue's partitions and the engine's clock.
  *
  * A call may answer at once or with a promise: the memory engine answers at
  * once, so that each call is atomic without a lock.

@@ -29,7 +29,7 @@ export interface AppendCall {
   parsed: ParsedAppend[];
   /** Whether the stored batches may be the caller's bytes, rewritten in place (rules/batches.ts keepInPlace). */
   inPlace: boolean;
-  reads: AppendReads;
+  readonly reads: AppendReads;
 }
 
 /** What deciding a call needs the engine to read (the engine of a group reads the union of its calls'). */
@@ -91,14 +91,27 @@ export type DecideAppends = <P>(calls: readonly AppendCall[], state: AppendState
 /** The core's half before the engine: parse and check the batches, and name what must be read. */
 export function prepareAppend(req: AppendRequest, limits: AppendLimits): AppendCall {
   const parsed = parseAppend(req.partitions, limits);
+  return {
+    partitions: req.partitions,
+    requestId: req.requestId,
+    parsed,
+    inPlace: keepInPlace(req),
+    // Named when an engine asks: the memory engine reads as it goes and never does.
+    get reads() {
+      return appendReads(req.partitions, parsed);
+    },
+  };
+}
+
+function appendReads(partitions: AppendRequest['partitions'], parsed: ParsedAppend[]): AppendReads {
   const producers = new Set<number>();
-  const partitions = req.partitions.map((p, i) => {
+  const reads = partitions.map((p, i) => {
     const result = parsed[i]!;
     if (!result.ok) return { queue: p.queue, index: p.partition, producerIds: [] };
     for (const id of transactionalProducers(result.batches)) producers.add(id);
     return { queue: p.queue, index: p.partition, producerIds: [...new Set(result.batches.filter(isIdempotent).map((b) => b.producerId))] };
   });
-  return { partitions: req.partitions, requestId: req.requestId, parsed, inPlace: keepInPlace(req), reads: { partitions, transactionalProducers: [...producers] } };
+  return { partitions: reads, transactionalProducers: [...producers] };
 }
 
 /** Decides a group of calls in arrival order against `state`; see the head of this file. */
