@@ -12,7 +12,7 @@ import type {
   TxnOffsetCommitRequest,
 } from '../core.js';
 import type { EngineKafkaTransactions } from '../engine.js';
-import { CoreError } from '../errors.js';
+import { CoreError, unknownPartitionError, unknownQueueError } from '../errors.js';
 import type { MissingPartition } from '../log/append.js';
 import {
   checkTimeout,
@@ -124,8 +124,8 @@ export class KafkaTransactionCoordinator {
     const { answer } = await this.engine.transact<AddPartitionsToTxnResult>(unit, (view) => {
       const txn = requireCurrentProducer(view.stored, req);
       if (req.verifyOnly === true) {
-        const held = (i: number) => txn.state === 'Ongoing' && 'held' in view.partitions[i]! && (view.partitions[i] as { held: boolean }).held;
-        return { answer: { partitions: refs.map((r, i) => ({ queue: r.queue, partition: r.partition, error: held(i) ? null : ('invalid_txn_state' as const) })) }, writes: {} };
+        const held = (found: TxnView['partitions'][number]) => txn.state === 'Ongoing' && 'held' in found && found.held;
+        return { answer: { partitions: refs.map((r, i) => ({ queue: r.queue, partition: r.partition, error: held(view.partitions[i]!) ? null : ('invalid_txn_state' as const) })) }, writes: {} };
       }
       requireAddable(txn);
       const partitions = refs.map((r, i) => {
@@ -153,8 +153,7 @@ export class KafkaTransactionCoordinator {
       view.partitions.forEach((found, i) => {
         if (!('missing' in found)) return;
         const o = offsets[i]!;
-        if (found.missing === 'unknown_queue') throw new CoreError('unknown_queue', `Queue "${o.queue}" does not exist; create it first.`);
-        throw new CoreError('unknown_partition', `Queue "${o.queue}" has partitions 0 to ${found.partitionCount - 1}; there is no partition ${o.partition}.`);
+        throw found.missing === 'unknown_queue' ? unknownQueueError(o.queue) : unknownPartitionError(o.queue, found.partitionCount, o.partition);
       });
       const txn = requireCurrentProducer(view.stored, req);
       if (txn.state !== 'Ongoing' || !view.holdsGroup) {

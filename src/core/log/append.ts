@@ -1,3 +1,4 @@
+import { unknownPartitionError } from '../errors.js';
 import type { AppendPartitionResult, AppendRequest, AppendResult, QueueConfig } from '../core.js';
 import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, type AppendLimits, type ParsedAppend } from '../rules/batches.js';
 import { checkTransactionalBatches, transactionalProducers, type ProducerTransaction } from '../rules/kafka-transactions.js';
@@ -154,7 +155,7 @@ class AppendGroup<P> {
     const found = this.state.partition(p.queue, p.partition);
     if ('missing' in found) {
       if (found.missing === 'unknown_queue') return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
-      return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${found.partitionCount - 1}; there is no partition ${p.partition}.` };
+      return { ...base, error: 'unknown_partition', errorMessage: unknownPartitionError(p.queue, found.partitionCount, p.partition).message };
     }
     const { handle, logStartOffset } = found;
     const now = this.state.now;

@@ -1,7 +1,7 @@
 import { totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import type { AppendResult, CommittedOffset, KvEntry, PartitionRef, QueueConfig, QueueInfo, ReadError } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, unknownPartitionError, unknownQueueError } from '../../errors.js';
 import type { AppendLimits } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
@@ -230,7 +230,7 @@ export class MemoryStore {
 
   queue(name: string): QueueState {
     const queue = this.queues.get(name);
-    if (!queue) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
+    if (!queue) throw unknownQueueError(name);
     return queue;
   }
 
@@ -239,7 +239,7 @@ export class MemoryStore {
     const queue = this.queue(ref.queue);
     const partition = queue.partitions[ref.partition];
     if (!partition) {
-      throw new CoreError('unknown_partition', `Queue "${queue.name}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${ref.partition}.`);
+      throw unknownPartitionError(queue.name, queue.partitions.length, ref.partition);
     }
     return { queue, partition };
   }
