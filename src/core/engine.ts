@@ -10,7 +10,7 @@ import type {
   QueueConfig,
   TransactionDescription,
 } from './core.js';
-import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/coordinator.js';
+import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/unit.js';
 import type { AppendCall, DecideAppends } from './log/append.js';
 import type { IdempotentInit } from './rules/init-producer.js';
 import type { StoredTransaction } from './rules/kafka-transactions.js';

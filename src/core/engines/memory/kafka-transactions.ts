@@ -7,7 +7,7 @@ import type {
   TransactionDescription,
 } from '../../core.js';
 import type { EngineKafkaTransactions } from '../../engine.js';
-import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/coordinator.js';
+import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/unit.js';
 import type { MissingPartition } from '../../log/append.js';
 import { abortedInRange, hasExpired, isAbortedBatch, type AbortedRange, type ProducerTransaction, type StoredTransaction } from '../../rules/kafka-transactions.js';
 

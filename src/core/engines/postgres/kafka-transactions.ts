@@ -6,7 +6,7 @@ import type {
   TransactionDescription,
 } from '../../core.js';
 import type { EngineKafkaTransactions } from '../../engine.js';
-import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/coordinator.js';
+import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/unit.js';
 import { abortedInRange, transactionMarker, type AbortedRange, type StoredTransaction } from '../../rules/kafka-transactions.js';
 import type { Database, Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
