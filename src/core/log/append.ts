@@ -126,28 +126,30 @@ export const decideAppends: DecideAppends = <P>(calls: readonly AppendCall[], st
 class AppendGroup<P> {
   private readonly batches: StoredBatchWrite<P>[] = [];
   private readonly nextOffsets = new Map<P, number>();
-  private readonly windows = new Map<P, Map<number, ProducerWindow>>();
-  private readonly ledger = new Map<string, AppendResult>();
-  private readonly starts = new Map<P, Map<number, AppendWrites<P>['transactionStarts'][number]>>();
+  // Made when first needed: most groups have no idempotent, ledgered or transactional call.
+  private windows: Map<P, Map<number, ProducerWindow>> | null = null;
+  private ledger: Map<string, AppendResult> | null = null;
+  private starts: Map<P, Map<number, AppendWrites<P>['transactionStarts'][number]>> | null = null;
 
   constructor(private readonly state: AppendState<P>) {}
 
   decide(call: AppendCall): AppendResult {
     if (call.requestId !== undefined) {
-      const earlier = this.ledger.get(call.requestId) ?? this.state.earlierResult(call.requestId);
+      const earlier = this.ledger?.get(call.requestId) ?? this.state.earlierResult(call.requestId);
       if (earlier) return structuredClone(earlier);
     }
     const result: AppendResult = { partitions: call.partitions.map((p, i) => this.decidePartition(p, call.parsed[i]!, call.inPlace)) };
-    if (call.requestId !== undefined) this.ledger.set(call.requestId, result);
+    if (call.requestId !== undefined) (this.ledger ??= new Map()).set(call.requestId, result);
     return result;
   }
 
   writes(): AppendWrites<P> {
     const windows: AppendWrites<P>['windows'] = [];
-    for (const [partition, byProducer] of this.windows) for (const window of byProducer.values()) windows.push({ partition, window });
+    for (const [partition, byProducer] of this.windows ?? []) for (const window of byProducer.values()) windows.push({ partition, window });
     const transactionStarts: AppendWrites<P>['transactionStarts'] = [];
-    for (const byProducer of this.starts.values()) transactionStarts.push(...byProducer.values());
-    return { batches: this.batches, windows, ledger: [...this.ledger].map(([requestId, result]) => ({ requestId, result })), transactionStarts };
+    for (const byProducer of this.starts?.values() ?? []) transactionStarts.push(...byProducer.values());
+    const ledger = this.ledger ? [...this.ledger].map(([requestId, result]) => ({ requestId, result })) : [];
+    return { batches: this.batches, windows, ledger, transactionStarts };
   }
 
   private decidePartition(p: AppendRequest['partitions'][number], checked: ParsedAppend, inPlace: boolean): AppendPartitionResult {
@@ -163,8 +165,7 @@ class AppendGroup<P> {
     if (!parsed.ok) return { ...base, logStartOffset, ...appendRefusal(parsed) };
     const txnRefusal = checkTransactionalBatches(parsed.batches, (producerId) => this.state.transaction(producerId, found));
     if (txnRefusal) return { ...base, logStartOffset, error: txnRefusal.error, errorMessage: txnRefusal.message };
-    const windowOf = (producerId: number): ProducerWindow | null => this.windows.get(handle)?.get(producerId) ?? this.state.window(handle, producerId);
-    const plan = checkPartitionSequences(parsed.batches, windowOf);
+    const plan = checkPartitionSequences(parsed.batches, (producerId) => this.windowOf(handle, producerId));
     if (plan.kind === 'duplicate') return { ...base, error: null, baseOffset: plan.baseOffset, logStartOffset, duplicate: true };
     if (plan.kind !== 'append') return { ...base, logStartOffset, error: plan.kind, errorMessage: plan.message };
 
@@ -181,8 +182,9 @@ class AppendGroup<P> {
       return { ...batch, baseOffset: offset, maxTimestamp };
     });
     this.nextOffsets.set(handle, next);
-    const changed = advanceWindows(appended, windowOf);
+    const changed = advanceWindows(appended, (producerId) => this.windowOf(handle, producerId));
     if (changed.size > 0) {
+      this.windows ??= new Map();
       let windows = this.windows.get(handle);
       if (!windows) this.windows.set(handle, (windows = new Map()));
       for (const [producerId, window] of changed) windows.set(producerId, window);
@@ -190,8 +192,14 @@ class AppendGroup<P> {
     return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset };
   }
 
+  /** The producer's window on the partition as the earlier calls of the group left it. */
+  private windowOf(partition: P, producerId: number): ProducerWindow | null {
+    return this.windows?.get(partition)?.get(producerId) ?? this.state.window(partition, producerId);
+  }
+
   /** A transaction's first batch on the partition in this group; the check above found its transaction. */
   private noteTransactionStart(partition: AppendPartition<P>, producerId: number, offset: number): void {
+    this.starts ??= new Map();
     let byProducer = this.starts.get(partition.handle);
     if (!byProducer) this.starts.set(partition.handle, (byProducer = new Map()));
     if (byProducer.has(producerId)) return;

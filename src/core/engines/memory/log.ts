@@ -1,14 +1,21 @@
 import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { CoreError } from '../../errors.js';
 import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
-import type { AppendCall, AppendState, AppendWrites, DecideAppends } from '../../log/append.js';
+import type { AppendCall, AppendPartition, AppendState, AppendWrites, DecideAppends, MissingPartition } from '../../log/append.js';
+import type { ProducerTransaction } from '../../rules/kafka-transactions.js';
+import type { ProducerWindow } from '../../rules/producer-window.js';
 import { storedBatchLimit, type AppendLimits } from '../../rules/batches.js';
 import { partitionKey } from './wakeups.js';
 import type { MemoryStore, PartitionState } from './store.js';
 
 /** The log: appends (decided by the core, ../../log/append.ts), reads, offsets, deletions. */
 export class MemoryLog {
-  constructor(private readonly store: MemoryStore) {}
+  /** One state serves every call: each runs to its end before the next reads it. */
+  private readonly state: MemoryAppendState;
+
+  constructor(private readonly store: MemoryStore) {
+    this.state = new MemoryAppendState(store);
+  }
 
   get appendLimits(): AppendLimits {
     return this.store.appendLimits;
@@ -19,21 +26,8 @@ export class MemoryLog {
     const store = this.store;
     // An answer the ledger holds is given even while full; anything else must fit.
     if (call.requestId === undefined || !store.appendLedger.has(call.requestId)) store.checkRoom(call.partitions.reduce((n, p) => n + p.records.length, 0));
-    const now = store.clock();
-    const state: AppendState<PartitionState> = {
-      now,
-      partition: (queueName, index) => {
-        const queue = store.queues.get(queueName);
-        if (!queue) return { missing: 'unknown_queue' };
-        const partition = queue.partitions[index];
-        if (!partition) return { missing: 'unknown_partition', partitionCount: queue.partitions.length };
-        return { handle: partition, queue: queueName, index, config: queue.config, nextOffset: partition.log.highWatermark, logStartOffset: partition.log.logStartOffset };
-      },
-      earlierResult: (requestId) => store.appendLedger.get(requestId),
-      window: (partition, producerId) => partition.producers.get(producerId) ?? null,
-      transaction: (producerId, partition) => store.kafkaTxns.producerTransaction(producerId, partition),
-    };
-    const { results, writes } = decide([call], state);
+    this.state.now = store.clock();
+    const { results, writes } = decide([call], this.state);
     this.write(writes);
     return results[0]!;
   }
@@ -128,5 +122,32 @@ export class MemoryLog {
     }
     log.truncateBefore(target);
     return { queue: req.queue, partition: req.partition, lowWatermark: log.logStartOffset };
+  }
+}
+
+/** What the core decides an append against: the store itself, read as the decision asks. */
+class MemoryAppendState implements AppendState<PartitionState> {
+  now = 0;
+
+  constructor(private readonly store: MemoryStore) {}
+
+  partition(queueName: string, index: number): AppendPartition<PartitionState> | MissingPartition {
+    const queue = this.store.queues.get(queueName);
+    if (!queue) return { missing: 'unknown_queue' };
+    const partition = queue.partitions[index];
+    if (!partition) return { missing: 'unknown_partition', partitionCount: queue.partitions.length };
+    return { handle: partition, queue: queueName, index, config: queue.config, nextOffset: partition.log.highWatermark, logStartOffset: partition.log.logStartOffset };
+  }
+
+  earlierResult(requestId: string): AppendResult | undefined {
+    return this.store.appendLedger.get(requestId);
+  }
+
+  window(partition: PartitionState, producerId: number): ProducerWindow | null {
+    return partition.producers.get(producerId) ?? null;
+  }
+
+  transaction(producerId: number, partition: AppendPartition<PartitionState>): ProducerTransaction | null {
+    return this.store.kafkaTxns.producerTransaction(producerId, partition);
   }
 }
