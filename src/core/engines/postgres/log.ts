@@ -57,19 +57,7 @@ export class PostgresLog {
 
   /** What the calls' reads name, read under the partitions' locks, in the statements of sql/log.sql and sql/kafka-transactions.sql. */
   private async readAppendState(tx: Statements, calls: AppendCall[], now: number): Promise<AppendState<number>> {
-    const wanted = new Map<string, { queue: string; index: number; producerIds: Set<number> }>();
-    const requestIds = new Set<string>();
-    const txnProducers = new Set<number>();
-    for (const call of calls) {
-      if (call.requestId !== undefined) requestIds.add(call.requestId);
-      for (const id of call.reads.transactionalProducers) txnProducers.add(id);
-      for (const p of call.reads.partitions) {
-        const key = groupKeyOf(p.queue, String(p.index));
-        let entry = wanted.get(key);
-        if (!entry) wanted.set(key, (entry = { queue: p.queue, index: p.index, producerIds: new Set() }));
-        for (const id of p.producerIds) entry.producerIds.add(id);
-      }
-    }
+    const { wanted, requestIds, txnProducers } = unionOfReads(calls);
     const refs = [...wanted.values()];
     const locked = await tx.run<LockedPartitionRow>('lock-partitions', [refs.map((r) => r.queue), refs.map((r) => r.index)]);
     const partitions = new Map<string, AppendPartition<number>>();
@@ -219,4 +207,23 @@ export class PostgresLog {
     });
     return { queue: req.queue, partition: req.partition, lowWatermark };
   }
+}
+
+/** What a group's calls name to read, each partition once (keyed "queue\0index"). */
+function unionOfReads(calls: AppendCall[]): { wanted: Map<string, { queue: string; index: number; producerIds: Set<number> }>; requestIds: Set<string>; txnProducers: Set<number> } {
+  const wanted = new Map<string, { queue: string; index: number; producerIds: Set<number> }>();
+  const requestIds = new Set<string>();
+  const txnProducers = new Set<number>();
+  for (const call of calls) {
+    if (call.requestId !== undefined) requestIds.add(call.requestId);
+    const reads = call.reads;
+    for (const id of reads.transactionalProducers) txnProducers.add(id);
+    for (const p of reads.partitions) {
+      const key = groupKeyOf(p.queue, String(p.index));
+      let entry = wanted.get(key);
+      if (!entry) wanted.set(key, (entry = { queue: p.queue, index: p.index, producerIds: new Set() }));
+      for (const id of p.producerIds) entry.producerIds.add(id);
+    }
+  }
+  return { wanted, requestIds, txnProducers };
 }
