@@ -3,13 +3,19 @@ import type {
   CommitOffsetsRequest,
   CommittedOffset,
   Core,
-  KafkaTxnState,
+  InitProducerResult,
   ListTransactionsRequest,
   Lifetime,
   PartitionRef,
   QueueConfig,
   TransactionDescription,
 } from './core.js';
+import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/unit.js';
+import type { AppendCall, DecideAppends } from './log/append.js';
+import type { IdempotentInit } from './rules/init-producer.js';
+import type { StoredTransaction } from './rules/kafka-transactions.js';
+import type { ProducerWindow } from './rules/producer-window.js';
+import type { AppendLimits } from './rules/batches.js';
 import type { CompactionStats } from './rules/compaction.js';
 import type { KvWrite } from './rules/kv.js';
 
@@ -22,12 +28,16 @@ import type { KvWrite } from './rules/kv.js';
  *
  * Requests reach an engine through the core front (./front.ts), which has
  * checked every field a request carries (names, numbers and their ranges,
- * arrays, lifetimes) and refuses calls once the core is closed: an engine
- * looks things up, lets the rules decide, and stores. What only storage can
- * answer (does the queue exist, is the lease still held, is the id stored)
- * stays with the engine. Push and the native transaction are planned, and so
- * checked, by the engine through rules/dedup.ts and rules/transaction.ts,
- * because their plan needs the queue's partitions and the engine's clock.
+ * arrays, lifetimes) and refuses calls once the core is closed. The core
+ * decides; engines store: Kafka's append (./log/append.ts), its transactions
+ * (./kafka-transactions/coordinator.ts) and InitProducerId
+ * (rules/init-producer.ts) are decided by the core, inside an atomic unit the
+ * engine opens, over the state the engine loaded for it; the engine then
+ * stores what was decided. What only storage can answer (does the queue
+ * exist, is the lease still held, is the id stored) stays with the engine.
+ * Push and the native transaction are still planned, and so checked, by the
+ * engine through rules/dedup.ts and rules/transaction.ts, because their plan
+ * needs the queue's partitions and the engine's clock.
  *
  * A call may answer at once or with a promise: the memory engine answers at
  * once, so that each call is atomic without a lock.
@@ -66,7 +76,16 @@ export interface EngineQueues {
 }
 
 export interface EngineLog {
-  append: EngineCall<Core['append']>;
+  /** How far produced batches may inflate while the core checks them (the engine's options). */
+  readonly appendLimits: AppendLimits;
+  /**
+   * Kafka's append (./log/append.ts): opens the engine's atomic unit for the
+   * call (PostgreSQL gathers concurrent calls into one transaction that locks
+   * their partitions in id order), reads what the calls' `reads` name, lets
+   * `decide` decide them in arrival order, and stores its writes in the same
+   * unit (the memory engine all at once, without yielding).
+   */
+  append(call: AppendCall, decide: DecideAppends): Awaitable<import('./core.js').AppendResult>;
   read: EngineCall<Core['read']>;
   offsets: EngineCall<Core['offsets']>;
   sizes: EngineCall<Core['partitionSizes']>;
@@ -79,8 +98,16 @@ export interface EngineCopies {
 }
 
 export interface EngineProducers {
-  init: EngineCall<Core['initProducer']>;
-  describe: EngineCall<Core['describeProducers']>;
+  /**
+   * InitProducerId without a transactional id, as one unit: the named
+   * producer id's recorded epoch (null when none, or for id -1), `decide`'s
+   * answer (rules/init-producer.ts), then a new id allocated at epoch 0 or
+   * the bumped epoch recorded. Transactional ids go to the transaction
+   * coordinator (./kafka-transactions/coordinator.ts).
+   */
+  init(producerId: number, decide: (recordedEpoch: number | null) => IdempotentInit): Awaitable<InitProducerResult>;
+  /** The producer windows a partition keeps, and each producer's open transaction's first offset there (-1: none). */
+  describe(ref: PartitionRef): Awaitable<{ windows: ProducerWindow[]; transactionStartOf: (producerId: number) => number }>;
 }
 
 export interface EngineOffsets {
@@ -95,14 +122,26 @@ export interface EngineOffsets {
   listGroups: EngineCall<Core['listGroups']>;
 }
 
+/**
+ * Kafka transactions' storage; the coordinator that decides is the core's
+ * (./kafka-transactions/coordinator.ts).
+ */
 export interface EngineKafkaTransactions {
-  addPartitions: EngineCall<Core['addPartitionsToTxn']>;
-  addOffsets: EngineCall<Core['addOffsetsToTxn']>;
-  txnOffsetCommit: EngineCall<Core['txnOffsetCommit']>;
-  endTxn: EngineCall<Core['endTxn']>;
+  /**
+   * One atomic unit on a transactional id: hold the id (PostgreSQL: its
+   * coordinator lease when `coordinator`, then its row lock), load what the
+   * request names, let `decide` decide, and store its writes in the same
+   * unit. Answers the decision's answer and the transaction as saved (with
+   * the producer id allocated for it, if any).
+   */
+  transact<R>(req: TxnUnitRequest, decide: (view: TxnView) => TxnDecision<R>): Awaitable<{ answer: R; saved: StoredTransaction | null }>;
+  /** The ids of the transactions open past their timeout now (the core aborts each in its own unit). */
+  expired(): Awaitable<string[]>;
   describe(ids: string[]): Awaitable<(TransactionDescription | null)[]>;
-  list(req: ListTransactionsRequest): Awaitable<{ transactionalId: string; producerId: number; state: KafkaTxnState }[]>;
-  unstableOffsets(group: string, partitions: PartitionRef[] | null): Awaitable<PartitionRef[]>;
+  /** The transactions in these states of these producers (empty: any), by id, with the engine's time now. */
+  list(req: Pick<ListTransactionsRequest, 'states' | 'producerIds'>): Awaitable<{ now: number; transactions: StoredTransaction[] }>;
+  /** The partitions with offsets of the group pending in an open transaction. */
+  pendingOffsets(group: string): Awaitable<PartitionRef[]>;
 }
 
 export interface EngineKv {

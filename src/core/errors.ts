@@ -45,3 +45,13 @@ export class CoreError extends Error {
 export function isCoreError(e: unknown): e is CoreError {
   return e instanceof Error && (e as CoreError).name === 'CoreError' && typeof (e as CoreError).code === 'string';
 }
+
+/** A whole call naming a queue that is not there. */
+export function unknownQueueError(queue: string): CoreError {
+  return new CoreError('unknown_queue', `Queue "${queue}" does not exist; create it first.`);
+}
+
+/** What a partition index past a queue's partitions is told (a whole call's error, or one partition's message). */
+export function unknownPartitionError(queue: string, partitionCount: number, partition: number): CoreError {
+  return new CoreError('unknown_partition', `Queue "${queue}" has partitions 0 to ${partitionCount - 1}; there is no partition ${partition}.`);
+}

@@ -4,13 +4,15 @@ import { CoreError, isCoreError } from './errors.js';
 import { LeasedGroups } from './coordination/leased-groups.js';
 import { LocalCoordination, type CoordinationStore } from './coordination/leases.js';
 import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } from './groups/coordinator.js';
-import type { ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
-import type { ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
+import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
+import { decideAppends, prepareAppend } from './log/append.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
-import { checkInitProducer } from './rules/init-producer.js';
+import { checkInitProducer, decideIdempotentInit } from './rules/init-producer.js';
+import { describeProducerWindows } from './rules/producer-window.js';
 import { checkKvWrite, validateExpectedVersion, validateLifetime, validateOptionalLifetime } from './rules/kv.js';
 import { newQueuePartitionNames, validateGroupName, validateKvKey, validateKvNamespace, validateKvPrefix, validateQueueName } from './rules/names.js';
 import { checkAckRequest, checkAppendRequest, checkPopRequest, checkReadRequest, requirePartitionRefs } from './rules/requests.js';
@@ -44,6 +46,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
   /** Whether the engine is shared (commits carry their lease to be checked). */
@@ -57,6 +60,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     consumerGroupOptions: Partial<ConsumerCoordinatorOptions> = {},
   ) {
     this.shared = engine.coordination !== undefined;
+    this.transactions = new KafkaTransactionCoordinator(engine.kafkaTransactions);
     this.coordination = engine.coordination ?? new LocalCoordination();
     this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
@@ -108,7 +112,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async append(req: Parameters<Core['append']>[0]) {
     const engine = this.open();
     checkAppendRequest(req);
-    return engine.log.append(req);
+    return engine.log.append(prepareAppend(req, engine.log.appendLimits), decideAppends);
   }
 
   async read(req: Parameters<Core['read']>[0], options?: CallOptions) {
@@ -150,13 +154,16 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async initProducer(req: Parameters<Core['initProducer']>[0]) {
     const engine = this.open();
-    return engine.producers.init(checkInitProducer(req));
+    const checked = checkInitProducer(req);
+    if (checked.transactionalId !== null) return this.transactions.initTransactional({ ...checked, transactionalId: checked.transactionalId });
+    return engine.producers.init(checked.producerId, (recordedEpoch) => decideIdempotentInit(checked, recordedEpoch));
   }
 
   async describeProducers(req: PartitionRef) {
     const engine = this.open();
     requirePartitionRef(req);
-    return engine.producers.describe(req);
+    const { windows, transactionStartOf } = await engine.producers.describe(req);
+    return { producers: describeProducerWindows(windows, transactionStartOf) };
   }
 
   // ─── Consumer-group offsets ────────────────────────────────────────────────
@@ -184,30 +191,30 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     return this.open().offsets.listGroups();
   }
 
-  // ─── Kafka transactions (the engine's kafka-transactions.ts) ─────────────────
+  // ─── Kafka transactions (./kafka-transactions/coordinator.ts) ────────────────
 
   async addPartitionsToTxn(req: Parameters<Core['addPartitionsToTxn']>[0]) {
-    const engine = this.open();
+    this.open();
     const partitions = requirePartitionRefs(req?.partitions);
-    return engine.kafkaTransactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
+    return this.transactions.addPartitions({ ...checkTxnProducer(req), partitions, ...(req.verifyOnly === true ? { verifyOnly: true } : {}) });
   }
 
   async addOffsetsToTxn(req: Parameters<Core['addOffsetsToTxn']>[0]) {
-    const engine = this.open();
-    return engine.kafkaTransactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
+    this.open();
+    return this.transactions.addOffsets({ ...checkTxnProducer(req), group: checkTxnGroup(req.group) });
   }
 
   async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
-    const engine = this.open();
+    this.open();
     const who = checkTxnProducer(req);
-    return engine.kafkaTransactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
+    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
   }
 
   async endTxn(req: Parameters<Core['endTxn']>[0]) {
-    const engine = this.open();
+    this.open();
     const who = checkTxnProducer(req);
     if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
-    return engine.kafkaTransactions.endTxn({ ...who, commit: req.commit });
+    return this.transactions.endTxn({ ...who, commit: req.commit });
   }
 
   async describeTransactions(req: { transactionalIds: string[] }) {
@@ -216,17 +223,17 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async listTransactions(req: Parameters<Core['listTransactions']>[0]) {
-    const engine = this.open();
+    this.open();
     const states = checkTransactionStates(req?.states);
     const producerIds = requireArray<number>(req.producerIds ?? [], 'producerIds');
-    return { transactions: await engine.kafkaTransactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
+    return { transactions: await this.transactions.list({ states, producerIds, ...(req.minDurationMs === undefined ? {} : { minDurationMs: req.minDurationMs }) }) };
   }
 
   async unstableOffsets(req: { group: string; partitions: PartitionRef[] | null }) {
-    const engine = this.open();
+    this.open();
     const group = validateGroupName(req?.group);
     const partitions = req.partitions === null || req.partitions === undefined ? null : requirePartitionRefs(req.partitions);
-    return { partitions: await engine.kafkaTransactions.unstableOffsets(group, partitions) };
+    return { partitions: await this.transactions.unstableOffsets(group, partitions) };
   }
 
   // ─── KV and once ───────────────────────────────────────────────────────────

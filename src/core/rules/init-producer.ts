@@ -29,3 +29,19 @@ export function checkInitProducer(req: InitProducerRequest): InitProducerRequest
     producerEpoch: requireInteger(req.producerEpoch, 'producerEpoch', -1, MAX_PRODUCER_EPOCH),
   };
 }
+
+/** What InitProducerId without a transactional id does: allocate a new producer id, or bump the caller's epoch. */
+export type IdempotentInit = { kind: 'new' } | { kind: 'bump'; producerId: number; producerEpoch: number };
+
+/**
+ * InitProducerId without a transactional id. A producer that names its own
+ * id and current epoch (KIP-360, bumping its epoch after a sequence error)
+ * keeps its id with the next epoch, or gets a new id once the epoch would
+ * pass MAX_PRODUCER_EPOCH; anyone else gets a new id. `recordedEpoch` is
+ * the epoch stored for the named id (null when none).
+ */
+export function decideIdempotentInit(req: Pick<InitProducerRequest, 'producerId' | 'producerEpoch'>, recordedEpoch: number | null): IdempotentInit {
+  if (req.producerId < 0 || recordedEpoch !== req.producerEpoch) return { kind: 'new' };
+  if (req.producerEpoch + 1 >= MAX_PRODUCER_EPOCH) return { kind: 'new' };
+  return { kind: 'bump', producerId: req.producerId, producerEpoch: req.producerEpoch + 1 };
+}

@@ -21,6 +21,8 @@
  * from being written ahead of it.
  */
 
+import type { ProducerState } from '../core.js';
+
 /** producerId -1: a producer that is not idempotent; no check. */
 export const NO_PRODUCER_ID = -1;
 export const NO_SEQUENCE = -1;
@@ -192,4 +194,20 @@ export function advanceWindows(
     changed.set(batch.producerId, advance(window, batch, batch.baseOffset, batch.maxTimestamp));
   }
   return changed;
+}
+
+/**
+ * DescribeProducers' answer for a partition: its producers' windows, each
+ * with the first offset of the producer's open transaction there (-1: none).
+ * There is one transaction coordinator, so no coordinator epoch (-1).
+ */
+export function describeProducerWindows(windows: readonly ProducerWindow[], transactionStartOf: (producerId: number) => number): ProducerState[] {
+  return windows.map((w) => ({
+    producerId: w.producerId,
+    producerEpoch: w.producerEpoch,
+    lastSequence: lastSequenceInWindow(w),
+    lastTimestamp: w.lastTimestamp,
+    coordinatorEpoch: -1,
+    currentTxnStartOffset: transactionStartOf(w.producerId),
+  }));
 }

@@ -1,104 +1,62 @@
-import type {
-  AppendPartitionResult,
-  AppendRequest,
-  AppendResult,
-  CallOptions,
-  DeleteRecordsRequest,
-  DeleteRecordsResult,
-  OffsetForTimestampRequest,
-  OffsetForTimestampResult,
-  PartitionOffsets,
-  PartitionSize,
-  PartitionRef,
-  ReadError,
-  ReadPartitionResult,
-  ReadRequest,
-  ReadResult,
-} from '../../core.js';
+import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, PartitionSize, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { CoreError } from '../../errors.js';
-import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type ParsedAppend } from '../../rules/batches.js';
-import { advanceWindows, checkPartitionSequences, type ProducerWindow } from '../../rules/producer-window.js';
+import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
+import type { AppendCall, AppendPartition, AppendState, AppendWrites, DecideAppends, MissingPartition } from '../../log/append.js';
+import type { ProducerTransaction } from '../../rules/kafka-transactions.js';
+import type { ProducerWindow } from '../../rules/producer-window.js';
+import { storedBatchLimit, type AppendLimits } from '../../rules/batches.js';
 import { partitionKey } from './wakeups.js';
-import type { MemoryStore, PartitionState, QueueState } from './store.js';
+import type { MemoryStore, PartitionState } from './store.js';
 
-/** The log: appends (with the requestId ledger and producer windows), reads, offsets, deletions. */
+/** The log: appends (decided by the core, ../../log/append.ts), reads, offsets, deletions. */
 export class MemoryLog {
-  constructor(private readonly store: MemoryStore) {}
+  /** One state serves every call: each runs to its end before the next reads it. */
+  private readonly state: MemoryAppendState;
 
-  async append(req: AppendRequest): Promise<AppendResult> {
-    const parts = req.partitions;
-    if (req.requestId !== undefined) {
-      const earlier = this.store.appendLedger.get(req.requestId);
-      if (earlier) return structuredClone(earlier);
-    }
-    this.store.checkRoom(parts.reduce((n, p) => n + p.records.length, 0));
-    const now = this.store.clock();
-    // Long-polls wake once the whole append is in, so a Fetch answers with
-    // every partition this request wrote, not only the first.
-    const touched: [QueueState, PartitionState][] = [];
-    const inPlace = keepInPlace(req);
-    const parsed = parseAppend(parts, this.store.appendLimits);
-    const results: AppendPartitionResult[] = parts.map((p, i) => this.appendPartition(p.queue, p.partition, p.records, parsed[i]!, now, touched, inPlace));
-    for (const [queue, partition] of touched) this.store.wakePartition(queue, partition);
-    const result: AppendResult = { partitions: results };
-    if (req.requestId !== undefined) {
-      this.store.appendLedger.set(req.requestId, structuredClone(result));
-      if (this.store.appendLedger.size > this.store.appendLedgerSize) this.store.appendLedger.delete(this.store.appendLedger.keys().next().value!);
-    }
-    return result;
+  constructor(private readonly store: MemoryStore) {
+    this.state = new MemoryAppendState(store);
   }
 
-  private appendPartition(
-    queueName: string,
-    index: number,
-    records: Buffer,
-    checked: ParsedAppend,
-    now: number,
-    touched: [QueueState, PartitionState][],
-    inPlace: boolean,
-  ): AppendPartitionResult {
-    const base = { queue: queueName, partition: index, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
-    const queue = this.store.queues.get(queueName);
-    if (!queue) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${queueName}" does not exist.` };
-    const partition = queue.partitions[index];
-    if (!partition) {
-      return { ...base, error: 'unknown_partition', errorMessage: `Queue "${queueName}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${index}.` };
+  get appendLimits(): AppendLimits {
+    return this.store.appendLimits;
+  }
+
+  /** One call is the atomic unit: read, decided and written without yielding. */
+  append(call: AppendCall, decide: DecideAppends): AppendResult {
+    const store = this.store;
+    // An answer the ledger holds is given even while full; anything else must fit.
+    if (call.requestId === undefined || !store.appendLedger.has(call.requestId)) store.checkRoom(call.partitions.reduce((n, p) => n + p.records.length, 0));
+    this.state.now = store.clock();
+    const { results, writes } = decide([call], this.state);
+    this.write(writes);
+    return results[0]!;
+  }
+
+  private write(writes: AppendWrites<PartitionState>): void {
+    const store = this.store;
+    const touched = new Map<PartitionState, string>();
+    for (const b of writes.batches) {
+      b.partition.log.append(b.bytes, b.nextOffset - b.baseOffset, b.maxTimestamp, b.appendedAt, b.baseOffset);
+      touched.set(b.partition, b.queue);
     }
-    const log = partition.log;
-    const parsed = checkQueueRules(checked, queue.config, now);
-    if (!parsed.ok) return { ...base, logStartOffset: log.logStartOffset, ...appendRefusal(parsed) };
-    const txnRefusal = this.store.kafkaTxns.checkAppend(partition, { queue: queueName, partition: index }, parsed.batches);
-    if (txnRefusal) return { ...base, logStartOffset: log.logStartOffset, error: txnRefusal.error, errorMessage: txnRefusal.message };
-    const windowOf = (producerId: number): ProducerWindow | null => partition.producers.get(producerId) ?? null;
-    const plan = checkPartitionSequences(parsed.batches, windowOf);
-    if (plan.kind === 'duplicate') {
-      return { ...base, error: null, baseOffset: plan.baseOffset, logStartOffset: log.logStartOffset, duplicate: true };
+    for (const { partition, window } of writes.windows) partition.producers.set(window.producerId, window);
+    for (const start of writes.transactionStarts) store.kafkaTxns.noteTransactionStart(start.partition, start.producerId, start.offset);
+    for (const { requestId, result } of writes.ledger) {
+      store.appendLedger.set(requestId, structuredClone(result));
+      if (store.appendLedger.size > store.appendLedgerSize) store.appendLedger.delete(store.appendLedger.keys().next().value!);
     }
-    if (plan.kind !== 'append') return { ...base, logStartOffset: log.logStartOffset, error: plan.kind, errorMessage: plan.message };
-    const logAppendTime = queue.config.timestampType === 'LogAppendTime' ? now : null;
-    const baseOffset = log.highWatermark;
-    const appended = parsed.batches.map((batch) => {
-      const offset = log.highWatermark;
-      const stored = prepareForStorage(records, batch, offset, logAppendTime, inPlace);
-      log.append(stored, batch.offsetCount, logAppendTime ?? batch.maxTimestamp, now);
-      return { ...batch, baseOffset: offset, maxTimestamp: logAppendTime ?? batch.maxTimestamp };
-    });
-    for (const [producerId, window] of advanceWindows(appended, windowOf)) partition.producers.set(producerId, window);
-    this.store.kafkaTxns.noteAppended(partition, appended);
-    touched.push([queue, partition]);
-    return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: log.logStartOffset };
+    // Long-polls wake once the whole append is in, so a Fetch answers with every partition this request wrote, not only the first.
+    for (const [partition, queue] of touched) store.wakePartition(store.queues.get(queue)!, partition);
   }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
+    const { partitions: parts, maxWaitMs } = req;
     const compute = (final: boolean): ReadResult | null => {
-      const result = this.collectRead(parts, maxBytes, req.isolation);
-      const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
-      const anyError = result.partitions.some((p) => p.error !== null);
-      return final || anyError || bytes >= minBytes || bytes > 0 && bytes >= maxBytes ? result : null;
+      const result = this.collectRead(parts, req.maxBytes, req.isolation);
+      return readIsReady(result, req, final) ? result : null;
     };
     const keys = parts.map((p) => partitionKey(p.queue, p.partition));
-    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => this.emptyRead(parts));
+    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => emptyRead(parts));
   }
 
   private collectRead(parts: ReadRequest['partitions'], maxBytes: number, isolation: ReadRequest['isolation']): ReadResult {
@@ -107,7 +65,7 @@ export class MemoryLog {
     return {
       partitions: parts.map((p): ReadPartitionResult => {
         const found = this.store.lookupPartition(p);
-        if ('error' in found) return { ...this.emptyPartitionRead(p), error: found.error };
+        if ('error' in found) return { ...emptyPartitionRead(p), error: found.error };
         const log = found.partition.log;
         const lastStable = this.store.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
         const readable = isolation === 'read_committed' ? lastStable : log.highWatermark;
@@ -133,12 +91,14 @@ export class MemoryLog {
     };
   }
 
-  private emptyPartitionRead(p: PartitionRef): ReadPartitionResult {
-    return { queue: p.queue, partition: p.partition, error: null, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, batches: [], abortedTransactions: [] };
-  }
-
-  private emptyRead(parts: PartitionRef[]): ReadResult {
-    return { partitions: parts.map((p) => this.emptyPartitionRead(p)) };
+  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
+    return {
+      partitions: req.partitions.map((p) => {
+        const found = this.store.lookupPartition(p);
+        if ('error' in found) return { queue: p.queue, partition: p.partition, error: found.error, bytes: -1 };
+        return { queue: p.queue, partition: p.partition, error: null, bytes: found.partition.log.bytes };
+      }),
+    };
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
@@ -150,16 +110,6 @@ export class MemoryLog {
         const log = found.partition.log;
         const lastStableOffset = this.store.kafkaTxns.lastStableOffset(found.partition, log.highWatermark);
         return { queue: p.queue, partition: p.partition, error: null, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, lastStableOffset };
-      }),
-    };
-  }
-
-  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
-    return {
-      partitions: req.partitions.map((p) => {
-        const found = this.store.lookupPartition(p);
-        if ('error' in found) return { queue: p.queue, partition: p.partition, error: found.error, bytes: -1 };
-        return { queue: p.queue, partition: p.partition, error: null, bytes: found.partition.log.bytes };
       }),
     };
   }
@@ -182,5 +132,32 @@ export class MemoryLog {
     }
     log.truncateBefore(target);
     return { queue: req.queue, partition: req.partition, lowWatermark: log.logStartOffset };
+  }
+}
+
+/** What the core decides an append against: the store itself, read as the decision asks. */
+class MemoryAppendState implements AppendState<PartitionState> {
+  now = 0;
+
+  constructor(private readonly store: MemoryStore) {}
+
+  partition(queueName: string, index: number): AppendPartition<PartitionState> | MissingPartition {
+    const queue = this.store.queues.get(queueName);
+    if (!queue) return { missing: 'unknown_queue' };
+    const partition = queue.partitions[index];
+    if (!partition) return { missing: 'unknown_partition', partitionCount: queue.partitions.length };
+    return { handle: partition, queue: queueName, index, config: queue.config, nextOffset: partition.log.highWatermark, logStartOffset: partition.log.logStartOffset };
+  }
+
+  earlierResult(requestId: string): AppendResult | undefined {
+    return this.store.appendLedger.get(requestId);
+  }
+
+  window(partition: PartitionState, producerId: number): ProducerWindow | null {
+    return partition.producers.get(producerId) ?? null;
+  }
+
+  transaction(producerId: number, partition: AppendPartition<PartitionState>): ProducerTransaction | null {
+    return this.store.kafkaTxns.producerTransaction(producerId, partition);
   }
 }

@@ -1,3 +1,4 @@
+import { abortExpiredTransactions } from '../../kafka-transactions/coordinator.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { isInsideWindow } from '../../rules/dedup.js';
 import { liveOrNull } from '../../rules/kv.js';
@@ -12,8 +13,8 @@ export class MemoryMaintenance {
   constructor(private readonly store: MemoryStore) {}
 
   /** Aborts the Kafka transactions open past their timeout (runs on a timer; tests call it after moving the clock). */
-  abortExpiredTransactions(): void {
-    if (!this.store.closed) this.store.kafkaTxns.abortExpired();
+  async abortExpiredTransactions(): Promise<void> {
+    if (!this.store.closed) await abortExpiredTransactions(this.store.kafkaTxns);
   }
 
   // ─── Lifecycle and maintenance ─────────────────────────────────────────────
@@ -23,9 +24,9 @@ export class MemoryMaintenance {
    * dedup entries outside their queue's window. Runs on a timer; tests call it
    * after moving the clock.
    */
-  runMaintenance(): void {
+  async runMaintenance(): Promise<void> {
     if (this.store.closed) return;
-    this.abortExpiredTransactions();
+    await this.abortExpiredTransactions();
     const now = this.store.clock();
     for (const queue of this.store.queues.values()) {
       for (const partition of queue.partitions) {

@@ -96,8 +96,8 @@ export class MemoryEngine implements Engine {
     this.maintenance = new MemoryMaintenance(store);
     const interval = options.maintenanceIntervalMs ?? 30_000;
     if (interval > 0) {
-      this.timers.push(setInterval(() => this.maintenance.runMaintenance(), interval));
-      this.timers.push(setInterval(() => this.maintenance.abortExpiredTransactions(), Math.min(interval, TRANSACTION_SWEEP_INTERVAL_MS)));
+      this.timers.push(setInterval(() => void this.maintenance.runMaintenance(), interval));
+      this.timers.push(setInterval(() => void this.maintenance.abortExpiredTransactions(), Math.min(interval, TRANSACTION_SWEEP_INTERVAL_MS)));
     }
     const compactionInterval = options.compactionIntervalMs ?? 15_000;
     if (compactionInterval > 0) this.timers.push(setInterval(() => void this.maintenance.runCompaction(), compactionInterval));

@@ -1,46 +1,22 @@
-import type {
-  InitProducerRequest,
-  InitProducerResult,
-  PartitionRef,
-  ProducerState,
-} from '../../core.js';
-import { MAX_PRODUCER_EPOCH } from '../../rules/init-producer.js';
-import { lastSequenceInWindow } from '../../rules/producer-window.js';
-import type { MemoryStore, ProducerIdentity } from './store.js';
+import type { InitProducerResult, PartitionRef } from '../../core.js';
+import type { EngineProducers } from '../../engine.js';
+import type { IdempotentInit } from '../../rules/init-producer.js';
+import type { ProducerWindow } from '../../rules/producer-window.js';
+import type { MemoryStore } from './store.js';
 
-/** Producer ids and epochs, and what each partition keeps of its producers. */
-export class MemoryProducers {
+/** Producer ids and epochs, and what each partition keeps of its producers (the core decides: ../../rules/init-producer.ts). */
+export class MemoryProducers implements EngineProducers {
   constructor(private readonly store: MemoryStore) {}
 
-  async init(req: InitProducerRequest): Promise<InitProducerResult> {
-    const { producerId, producerEpoch } = req;
-    const bump = (identity: ProducerIdentity): ProducerIdentity =>
-      identity.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? this.store.newProducer() : { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
-    let identity: ProducerIdentity;
-    if (req.transactionalId !== null) {
-      return this.store.kafkaTxns.initTransactional({ ...req, transactionalId: req.transactionalId, producerId, producerEpoch });
-    } else if (producerId >= 0 && this.store.producerEpochs.get(producerId) === producerEpoch) {
-      // KIP-360: a producer bumping its own epoch after a sequence error keeps its id.
-      identity = bump({ producerId, producerEpoch });
-    } else {
-      identity = this.store.newProducer();
-    }
+  init(producerId: number, decide: (recordedEpoch: number | null) => IdempotentInit): InitProducerResult {
+    const decision = decide(producerId >= 0 ? this.store.producerEpochs.get(producerId) ?? null : null);
+    const identity = decision.kind === 'new' ? this.store.newProducer() : { producerId: decision.producerId, producerEpoch: decision.producerEpoch };
     this.store.producerEpochs.set(identity.producerId, identity.producerEpoch);
     return identity;
   }
 
-
-  async describe(req: PartitionRef): Promise<{ producers: ProducerState[] }> {
+  describe(req: PartitionRef): { windows: ProducerWindow[]; transactionStartOf: (producerId: number) => number } {
     const { partition } = this.store.partition(req);
-    return {
-      producers: [...partition.producers.values()].map((w) => ({
-        producerId: w.producerId,
-        producerEpoch: w.producerEpoch,
-        lastSequence: lastSequenceInWindow(w),
-        lastTimestamp: w.lastTimestamp,
-        coordinatorEpoch: -1,
-        currentTxnStartOffset: this.store.kafkaTxns.openFirstOffset(partition, w.producerId),
-      })),
-    };
+    return { windows: [...partition.producers.values()], transactionStartOf: (producerId) => this.store.kafkaTxns.openFirstOffset(partition, producerId) };
   }
 }

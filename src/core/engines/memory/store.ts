@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AppendResult, CommittedOffset, KvEntry, PartitionRef, QueueConfig, QueueInfo, ReadError } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, unknownPartitionError, unknownQueueError } from '../../errors.js';
 import type { AppendLimits } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
@@ -80,8 +80,10 @@ export class MemoryStore {
   readonly kafkaTxns: MemoryTransactions<PartitionState> = new MemoryTransactions<PartitionState>({
     clock: () => this.clock(),
     findPartition: (ref) => {
-      const found = this.lookupPartition(ref);
-      return 'error' in found ? { error: found.error as 'unknown_queue' | 'unknown_partition' } : found;
+      const queue = this.queues.get(ref.queue);
+      if (!queue) return { missing: 'unknown_queue' };
+      const partition = queue.partitions[ref.partition];
+      return partition ? { partition } : { missing: 'unknown_partition', partitionCount: queue.partitions.length };
     },
     isLive: (partition) => this.queueOf(partition) !== null,
     appendMarker: (partition, commit, producerId, producerEpoch) => {
@@ -95,7 +97,6 @@ export class MemoryStore {
     setGroupOffsets: (group, offsets) => {
       for (const o of offsets) this.setGroupOffset(group, o);
     },
-    requirePartition: (ref) => void this.partition(ref),
     newProducer: () => this.newProducer(),
     noteProducerEpoch: (identity) => void this.producerEpochs.set(identity.producerId, identity.producerEpoch),
   });
@@ -218,7 +219,7 @@ export class MemoryStore {
 
   queue(name: string): QueueState {
     const queue = this.queues.get(name);
-    if (!queue) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
+    if (!queue) throw unknownQueueError(name);
     return queue;
   }
 
@@ -227,7 +228,7 @@ export class MemoryStore {
     const queue = this.queue(ref.queue);
     const partition = queue.partitions[ref.partition];
     if (!partition) {
-      throw new CoreError('unknown_partition', `Queue "${queue.name}" has partitions 0 to ${queue.partitions.length - 1}; there is no partition ${ref.partition}.`);
+      throw unknownPartitionError(queue.name, queue.partitions.length, ref.partition);
     }
     return { queue, partition };
   }

@@ -1,202 +1,124 @@
-import type {
-  AppendPartitionResult,
-  AppendRequest,
-  AppendResult,
-  CallOptions,
-  DeleteRecordsRequest,
-  DeleteRecordsResult,
-  OffsetForTimestampRequest,
-  OffsetForTimestampResult,
-  PartitionOffsets,
-  PartitionSize,
-  PartitionRef,
-  ReadError,
-  ReadPartitionResult,
-  ReadRequest,
-  ReadResult,
-} from '../../core.js';
+import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, PartitionSize, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import { CoreError } from '../../errors.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
-import { appendRefusal, checkQueueRules, keepInPlace, parseAppend, prepareForStorage, storedBatchLimit, type ParsedAppend } from '../../rules/batches.js';
-import { advanceWindows, checkPartitionSequences, isIdempotent, type ProducerWindow, type RetainedBatch } from '../../rules/producer-window.js';
+import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
+import type { AppendCall, AppendPartition, AppendState, DecideAppends } from '../../log/append.js';
+import { storedBatchLimit, type AppendLimits } from '../../rules/batches.js';
+import type { ProducerWindow, RetainedBatch } from '../../rules/producer-window.js';
+import type { Statements } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { LogWrites } from './log-writes.js';
 import { partitionKey } from './wakeups.js';
-import { PostgresTransactions, type AppendTransactions } from './kafka-transactions.js';
-import { transactionalProducers } from '../../rules/kafka-transactions.js';
 import { groupKeyOf, type LockedPartitionRow, type PartitionRow, type PostgresStore } from './store.js';
 
-interface AppendCall {
-  partitions: AppendRequest['partitions'];
-  requestId: string | undefined;
-  /** The partitions' batches, checked before the call joins a transaction (parseAppend). */
-  parsed: ParsedAppend[];
-}
-
-/** The log (sql/log.sql): appends, group-committed with the requestId ledger and producer windows; reads, offsets, deletions. */
+/** The log (sql/log.sql): appends, group-committed with the requestId ledger and producer windows (decided by the core, ../../log/append.ts); reads, offsets, deletions. */
 export class PostgresLog {
-  private readonly appends: GroupCommit<AppendCall, AppendResult>;
+  private readonly appends: GroupCommit<{ call: AppendCall; decide: DecideAppends }, AppendResult>;
 
   constructor(private readonly store: PostgresStore) {
     this.appends = new GroupCommit((calls) => this.commitAppends(calls), store.options.maxGroupSize, store.options.groupCommit);
   }
 
-  async append(req: AppendRequest): Promise<AppendResult> {
-    const parts = req.partitions;
-    // Records are checked (and inflated) here, outside the transaction, so no partition lock waits on them.
-    return this.appends.submit({ partitions: parts, requestId: req.requestId, parsed: parseAppend(parts, this.store.options.appendLimits) });
+  get appendLimits(): AppendLimits {
+    return this.store.options.appendLimits;
+  }
+
+  async append(call: AppendCall, decide: DecideAppends): Promise<AppendResult> {
+    return this.appends.submit({ call, decide });
   }
 
   /**
    * One transaction for a group of append calls: lock every partition they
-   * touch (in id order), read the ledger and the producer windows, let the
-   * rules decide each call in arrival order (each seeing the windows and
-   * offsets the earlier ones left), then write it all in one statement.
+   * touch (in id order), read the ledger, the producer windows and the
+   * transactions, let the core decide every call in arrival order, then
+   * write it all in one statement.
    */
-  private async commitAppends(calls: AppendCall[]): Promise<AppendResult[]> {
+  private async commitAppends(group: { call: AppendCall; decide: DecideAppends }[]): Promise<AppendResult[]> {
     const now = this.store.clock();
+    const calls = group.map((g) => g.call);
     const { results, writes } = await this.store.db.transaction(async (tx) => {
-      const refs = new Map<string, { queue: string; index: number }>();
-      for (const call of calls) for (const p of call.partitions) refs.set(groupKeyOf(p.queue, String(p.partition)), { queue: p.queue, index: p.partition });
-      const wanted = [...refs.values()];
-      const locked = await tx.run<LockedPartitionRow>('lock-partitions', [wanted.map((r) => r.queue), wanted.map((r) => r.index)]);
-      const partitions = new Map<string, LockedPartitionRow>();
-      for (const row of locked) partitions.set(groupKeyOf(row.queue_name, String(row.idx)), row);
-
-      let queueSizes = new Map<string, number>();
-      if (partitions.size < refs.size) {
-        const missing = [...new Set(wanted.filter((r) => !partitions.has(groupKeyOf(r.queue, String(r.index)))).map((r) => r.queue))];
-        const rows = await tx.run<{ name: string; partition_count: number }>('existing-queues', [missing]);
-        queueSizes = new Map(rows.map((r) => [r.name, r.partition_count]));
-      }
-
-      const requestIds = [...new Set(calls.map((c) => c.requestId).filter((id): id is string => id !== undefined))];
-      const ledger = new Map<string, AppendResult>();
-      if (requestIds.length > 0) {
-        for (const row of await tx.run<{ request_id: string; result: AppendResult }>('append-ledger', [requestIds])) ledger.set(row.request_id, row.result);
-      }
-
-      // The windows to read are those of the producers in the batches.
-      const parsed = calls.map((call) =>
-        call.partitions.map((p, i): ParsedAppend | null => {
-          const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-          return row ? checkQueueRules(call.parsed[i]!, row.config, now) : null;
-        }),
-      );
-      const windowKeys = new Map<string, [number, number]>();
-      calls.forEach((call, c) =>
-        call.partitions.forEach((p, i) => {
-          const result = parsed[c]![i];
-          if (!result?.ok) return;
-          const partitionId = partitions.get(groupKeyOf(p.queue, String(p.partition)))!.id;
-          for (const b of result.batches) if (isIdempotent(b)) windowKeys.set(`${partitionId}:${b.producerId}`, [partitionId, b.producerId]);
-        }),
-      );
-      const windows = new Map<string, ProducerWindow>();
-      if (windowKeys.size > 0) {
-        const keys = [...windowKeys.values()];
-        const rows = await tx.run<{ partition_id: number; producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>(
-          'producer-windows',
-          [keys.map((k) => k[0]), keys.map((k) => k[1])],
-        );
-        for (const r of rows) {
-          windows.set(`${r.partition_id}:${r.producer_id}`, { producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp });
-        }
-      }
-
-      // The transactions of the transactional producers among the batches, read under the partitions' locks.
-      const txnProducers = new Set<number>();
-      for (const callParsed of parsed) for (const result of callParsed) if (result?.ok) for (const id of transactionalProducers(result.batches)) txnProducers.add(id);
-      const transactions = await this.store.kafkaTxns.forAppend(tx, [...txnProducers], [...partitions.values()].map((r) => r.id));
-      const txnFirsts = new Map<string, { transactionalId: string; partitionId: number; offset: number }>();
-
+      const state = await this.readAppendState(tx, calls, now);
+      const decided = group[0]!.decide(calls, state);
       const writes = new LogWrites();
-      const results = calls.map((call, c): AppendResult => {
-        if (call.requestId !== undefined) {
-          const earlier = ledger.get(call.requestId);
-          if (earlier) return structuredClone(earlier);
-        }
-        const inPlace = keepInPlace(call);
-        const result: AppendResult = {
-          partitions: call.partitions.map((p, i) => {
-            const row = partitions.get(groupKeyOf(p.queue, String(p.partition)));
-            return this.appendPartition(p, row, queueSizes, parsed[c]![i] ?? null, windows, writes, now, inPlace, transactions, txnFirsts);
-          }),
-        };
-        if (call.requestId !== undefined) {
-          ledger.set(call.requestId, result);
-          writes.ledger.push({ requestId: call.requestId, result, createdAt: now });
-        }
-        return result;
-      });
+      for (const b of decided.writes.batches) {
+        writes.addBatch({ partitionId: b.partition, baseOffset: b.baseOffset, nextOffset: b.nextOffset, maxTimestamp: b.maxTimestamp, appendedAt: b.appendedAt, bytes: b.bytes }, { queue: b.queue, index: b.index });
+      }
+      for (const { partition, window } of decided.writes.windows) writes.setWindow(partition, window);
+      for (const { requestId, result } of decided.writes.ledger) writes.ledger.push({ requestId, result, createdAt: now });
       await this.store.write(tx, writes);
-      await this.store.kafkaTxns.recordFirstOffsets(tx, txnFirsts);
-      return { results, writes };
+      await this.store.kafkaTxns.recordFirstOffsets(tx, decided.writes.transactionStarts);
+      return { results: decided.results, writes };
     });
     this.store.wakeTouched(writes);
-    return results.map((r) => structuredClone(r));
+    return results;
   }
 
-  private appendPartition(
-    p: AppendRequest['partitions'][number],
-    row: LockedPartitionRow | undefined,
-    queueSizes: Map<string, number>,
-    parsed: ParsedAppend | null,
-    windows: Map<string, ProducerWindow>,
-    writes: LogWrites,
-    now: number,
-    inPlace: boolean,
-    transactions: AppendTransactions,
-    txnFirsts: Map<string, { transactionalId: string; partitionId: number; offset: number }>,
-  ): AppendPartitionResult {
-    const base = { queue: p.queue, partition: p.partition, baseOffset: -1, logAppendTime: -1, logStartOffset: -1, duplicate: false };
-    if (!row || !parsed) {
-      const count = queueSizes.get(p.queue);
-      if (count === undefined) return { ...base, error: 'unknown_queue', errorMessage: `Queue "${p.queue}" does not exist.` };
-      return { ...base, error: 'unknown_partition', errorMessage: `Queue "${p.queue}" has partitions 0 to ${count - 1}; there is no partition ${p.partition}.` };
+  /** What the calls' reads name, read under the partitions' locks, in the statements of sql/log.sql and sql/kafka-transactions.sql. */
+  private async readAppendState(tx: Statements, calls: AppendCall[], now: number): Promise<AppendState<number>> {
+    const { wanted, requestIds, txnProducers } = unionOfReads(calls);
+    const refs = [...wanted.values()];
+    const locked = await tx.run<LockedPartitionRow>('lock-partitions', [refs.map((r) => r.queue), refs.map((r) => r.index)]);
+    const partitions = new Map<string, AppendPartition<number>>();
+    for (const row of locked) {
+      partitions.set(groupKeyOf(row.queue_name, String(row.idx)), { handle: row.id, queue: row.queue_name, index: row.idx, config: row.config, nextOffset: row.next_offset, logStartOffset: row.log_start_offset });
     }
-    if (!parsed.ok) return { ...base, logStartOffset: row.log_start_offset, ...appendRefusal(parsed) };
-    const txnRefusal = PostgresTransactions.checkAppend(transactions, row.id, parsed.batches);
-    if (txnRefusal) return { ...base, logStartOffset: row.log_start_offset, error: txnRefusal.error, errorMessage: txnRefusal.message };
-    const windowOf = (producerId: number): ProducerWindow | null => windows.get(`${row.id}:${producerId}`) ?? null;
-    const plan = checkPartitionSequences(parsed.batches, windowOf);
-    if (plan.kind === 'duplicate') {
-      return { ...base, error: null, baseOffset: plan.baseOffset, logStartOffset: row.log_start_offset, duplicate: true };
-    }
-    if (plan.kind !== 'append') return { ...base, logStartOffset: row.log_start_offset, error: plan.kind, errorMessage: plan.message };
-    const logAppendTime = row.config.timestampType === 'LogAppendTime' ? now : null;
-    const baseOffset = row.next_offset;
-    const appended = parsed.batches.map((batch) => {
-      const offset = row.next_offset;
-      const maxTimestamp = logAppendTime ?? batch.maxTimestamp;
-      const bytes = prepareForStorage(p.records, batch, offset, logAppendTime, inPlace);
-      row.next_offset = offset + batch.offsetCount;
-      writes.addBatch({ partitionId: row.id, baseOffset: offset, nextOffset: row.next_offset, maxTimestamp, appendedAt: now, bytes }, { queue: row.queue_name, index: row.idx });
-      const txn = batch.isTransactional ? transactions.get(batch.producerId) : undefined;
-      const firstKey = txn ? `${txn.transactionalId}\u0000${row.id}` : '';
-      if (txn && !txnFirsts.has(firstKey)) txnFirsts.set(firstKey, { transactionalId: txn.transactionalId, partitionId: row.id, offset });
-      return { ...batch, baseOffset: offset, maxTimestamp };
-    });
-    for (const [producerId, window] of advanceWindows(appended, windowOf)) {
-      windows.set(`${row.id}:${producerId}`, window);
-      writes.setWindow(row.id, window);
-    }
-    return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset: row.log_start_offset };
-  }
 
+    let queueSizes = new Map<string, number>();
+    if (partitions.size < wanted.size) {
+      const missing = [...new Set(refs.filter((r) => !partitions.has(groupKeyOf(r.queue, String(r.index)))).map((r) => r.queue))];
+      const rows = await tx.run<{ name: string; partition_count: number }>('existing-queues', [missing]);
+      queueSizes = new Map(rows.map((r) => [r.name, r.partition_count]));
+    }
+
+    const ledger = new Map<string, AppendResult>();
+    if (requestIds.size > 0) {
+      for (const row of await tx.run<{ request_id: string; result: AppendResult }>('append-ledger', [[...requestIds]])) ledger.set(row.request_id, row.result);
+    }
+
+    const windowKeys: [number, number][] = [];
+    for (const [key, r] of wanted) {
+      const partition = partitions.get(key);
+      if (partition) for (const producerId of r.producerIds) windowKeys.push([partition.handle, producerId]);
+    }
+    const windows = new Map<string, ProducerWindow>();
+    if (windowKeys.length > 0) {
+      const rows = await tx.run<{ partition_id: number; producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>(
+        'producer-windows',
+        [windowKeys.map((k) => k[0]), windowKeys.map((k) => k[1])],
+      );
+      for (const r of rows) {
+        windows.set(`${r.partition_id}:${r.producer_id}`, { producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp });
+      }
+    }
+
+    const transactions = await this.store.kafkaTxns.forAppend(tx, [...txnProducers], [...partitions.values()].map((p) => p.handle));
+    return {
+      now,
+      partition: (queue, index) => {
+        const found = partitions.get(groupKeyOf(queue, String(index)));
+        if (found) return found;
+        const count = queueSizes.get(queue);
+        return count === undefined ? { missing: 'unknown_queue' } : { missing: 'unknown_partition', partitionCount: count };
+      },
+      earlierResult: (requestId) => ledger.get(requestId),
+      window: (partitionId, producerId) => windows.get(`${partitionId}:${producerId}`) ?? null,
+      transaction: (producerId, partition) => {
+        const txn = transactions.get(producerId);
+        return txn ? { transactionalId: txn.transactionalId, producerEpoch: txn.producerEpoch, state: txn.state, hasPartition: txn.partitionIds.has(partition.handle) } : null;
+      },
+    };
+  }
 
   async read(req: ReadRequest, options?: CallOptions): Promise<ReadResult> {
-    const { partitions: parts, minBytes, maxWaitMs, maxBytes } = req;
+    const { partitions: parts, maxWaitMs } = req;
     const compute = async (final: boolean): Promise<ReadResult | null> => {
-      const result = await this.collectRead(parts, maxBytes, req.isolation);
-      const bytes = result.partitions.reduce((n, p) => n + p.batches.reduce((m, b) => m + b.length, 0), 0);
-      const anyError = result.partitions.some((p) => p.error !== null);
-      return final || anyError || bytes >= minBytes || (bytes > 0 && bytes >= maxBytes) ? result : null;
+      const result = await this.collectRead(parts, req.maxBytes, req.isolation);
+      return readIsReady(result, req, final) ? result : null;
     };
     const keys = parts.map((p) => partitionKey(p.queue, p.partition));
-    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => this.emptyRead(parts));
+    return this.store.longPoll(keys, maxWaitMs, options?.signal, compute, () => emptyRead(parts));
   }
 
 
@@ -208,7 +130,7 @@ export class PostgresLog {
     for (const [i, p] of parts.entries()) {
       const row = rows[i]!;
       if (row.queue_id === null || row.id === null) {
-        partitions.push({ ...this.emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
+        partitions.push({ ...emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
         continue;
       }
       const highWatermark = row.next_offset!;
@@ -232,12 +154,17 @@ export class PostgresLog {
     return { partitions };
   }
 
-  private emptyPartitionRead(p: PartitionRef): ReadPartitionResult {
-    return { queue: p.queue, partition: p.partition, error: null, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, batches: [], abortedTransactions: [] };
-  }
-
-  private emptyRead(parts: PartitionRef[]): ReadResult {
-    return { partitions: parts.map((p) => this.emptyPartitionRead(p)) };
+  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
+    const parts = req.partitions;
+    if (parts.length === 0) return { partitions: [] };
+    const rows = await this.store.db.statements.run<{ queue_id: string | null; id: number | null; bytes: number | null }>('partition-sizes', [parts.map((p) => p.queue), parts.map((p) => p.partition)]);
+    return {
+      partitions: parts.map((p, i) => {
+        const row = rows[i]!;
+        if (row.queue_id === null || row.id === null) return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', bytes: -1 };
+        return { queue: p.queue, partition: p.partition, error: null, bytes: Number(row.bytes ?? 0) };
+      }),
+    };
   }
 
   async offsets(req: { partitions: PartitionRef[] }): Promise<{ partitions: (PartitionOffsets & { error: ReadError | null })[] }> {
@@ -250,19 +177,6 @@ export class PostgresLog {
           return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', logStartOffset: -1, highWatermark: -1, lastStableOffset: -1 };
         }
         return { queue: p.queue, partition: p.partition, error: null, logStartOffset: row.log_start_offset!, highWatermark: row.next_offset!, lastStableOffset: row.open_txn_offset ?? row.next_offset! };
-      }),
-    };
-  }
-
-  async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
-    const parts = req.partitions;
-    if (parts.length === 0) return { partitions: [] };
-    const rows = await this.store.db.statements.run<{ queue_id: string | null; id: number | null; bytes: number | null }>('partition-sizes', [parts.map((p) => p.queue), parts.map((p) => p.partition)]);
-    return {
-      partitions: parts.map((p, i) => {
-        const row = rows[i]!;
-        if (row.queue_id === null || row.id === null) return { queue: p.queue, partition: p.partition, error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition', bytes: -1 };
-        return { queue: p.queue, partition: p.partition, error: null, bytes: Number(row.bytes ?? 0) };
       }),
     };
   }
@@ -306,4 +220,23 @@ export class PostgresLog {
     });
     return { queue: req.queue, partition: req.partition, lowWatermark };
   }
+}
+
+/** What a group's calls name to read, each partition once (keyed "queue\0index"). */
+function unionOfReads(calls: AppendCall[]): { wanted: Map<string, { queue: string; index: number; producerIds: Set<number> }>; requestIds: Set<string>; txnProducers: Set<number> } {
+  const wanted = new Map<string, { queue: string; index: number; producerIds: Set<number> }>();
+  const requestIds = new Set<string>();
+  const txnProducers = new Set<number>();
+  for (const call of calls) {
+    if (call.requestId !== undefined) requestIds.add(call.requestId);
+    const reads = call.reads;
+    for (const id of reads.transactionalProducers) txnProducers.add(id);
+    for (const p of reads.partitions) {
+      const key = groupKeyOf(p.queue, String(p.index));
+      let entry = wanted.get(key);
+      if (!entry) wanted.set(key, (entry = { queue: p.queue, index: p.index, producerIds: new Set() }));
+      for (const id of p.producerIds) entry.producerIds.add(id);
+    }
+  }
+  return { wanted, requestIds, txnProducers };
 }

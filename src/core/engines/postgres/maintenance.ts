@@ -1,6 +1,7 @@
 import type {
   QueueConfig,
 } from '../../core.js';
+import { abortExpiredTransactions } from '../../kafka-transactions/coordinator.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { retentionStartOffset } from '../../rules/retention.js';
 import { compactPostgres } from './compaction.js';
@@ -15,7 +16,7 @@ export class PostgresMaintenance {
 
   /** Aborts the Kafka transactions open past their timeout (on a timer; tests call it after moving the clock). */
   async abortExpiredTransactions(): Promise<void> {
-    if (!this.store.closed) await this.store.kafkaTxns.abortExpired();
+    if (!this.store.closed) await abortExpiredTransactions(this.store.kafkaTxns);
   }
 
   // ─── Lifecycle and maintenance ─────────────────────────────────────────────

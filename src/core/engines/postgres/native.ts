@@ -15,7 +15,7 @@ import type {
   UnreadableRange,
 } from '../../core.js';
 import { setBaseOffset } from '../../../../protocol/records/batch-header.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, unknownQueueError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { assemblePushResults, dedupCutoff, planPush, splitByHits, type DedupHit, type FirstOutcome, type PlannedPush, type PushPlan } from '../../rules/dedup.js';
 import { deliveredWithGaps, inWindowBuffer, isLeaseLive, leaseHoldsOffset, popVisibleUntil, positionAfterAcks, requireCurrentLease } from '../../rules/leases.js';
@@ -102,7 +102,7 @@ export class PostgresNative {
       let queue = queues.get(item.queue);
       if (!queue) {
         const rows = await tx.run<QueueRow & { partitions: unknown }>('describe-queues', [item.queue]);
-        if (rows.length === 0) throw new CoreError('unknown_queue', `Queue "${item.queue}" does not exist; create it first.`);
+        if (rows.length === 0) throw unknownQueueError(item.queue);
         queue = rows[0]!;
         queues.set(item.queue, queue);
       }

@@ -4,7 +4,7 @@ import type {
   QueueInfo,
 } from '../../core.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, unknownPartitionError, unknownQueueError } from '../../errors.js';
 import { type AppendLimits } from '../../rules/batches.js';
 import { Database, type Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
@@ -135,13 +135,13 @@ export class PostgresStore {
 
   async lockQueue(tx: Statements, name: string): Promise<QueueRow> {
     const queue = await tx.one<QueueRow>('lock-queue', [name]);
-    if (!queue) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
+    if (!queue) throw unknownQueueError(name);
     return queue;
   }
 
   async queue(name: string, tx: Statements = this.db.statements): Promise<QueueRow> {
     const row = await tx.one<QueueRow>('describe-queues', [name]);
-    if (!row) throw new CoreError('unknown_queue', `Queue "${name}" does not exist; create it first.`);
+    if (!row) throw unknownQueueError(name);
     return row;
   }
 
@@ -152,9 +152,9 @@ export class PostgresStore {
   }
 
   requireFound(ref: PartitionRef, row: FoundPartitionRow): PartitionRow & { last_stable_offset: number } {
-    if (row.queue_id === null) throw new CoreError('unknown_queue', `Queue "${ref.queue}" does not exist; create it first.`);
+    if (row.queue_id === null) throw unknownQueueError(ref.queue);
     if (row.id === null) {
-      throw new CoreError('unknown_partition', `Queue "${ref.queue}" has partitions 0 to ${row.partition_count! - 1}; there is no partition ${ref.partition}.`);
+      throw unknownPartitionError(ref.queue, row.partition_count!, ref.partition);
     }
     return { id: row.id, idx: row.idx!, name: row.name!, next_offset: row.next_offset!, log_start_offset: row.log_start_offset!, last_stable_offset: row.open_txn_offset ?? row.next_offset! };
   }

@@ -113,7 +113,7 @@ WHERE partition_id = $1 AND last_offset > $2
 ORDER BY first_offset;
 
 -- name: txn-list
-SELECT transactional_id, producer_id, state, started_at FROM transactional_producers
+SELECT transactional_id, producer_id, producer_epoch, timeout_ms, state, started_at, last_producer_epoch FROM transactional_producers
 WHERE (cardinality($1::text[]) = 0 OR state = ANY($1::text[]))
   AND (cardinality($2::bigint[]) = 0 OR producer_id = ANY($2::bigint[]))
 ORDER BY transactional_id;
