@@ -27,6 +27,7 @@ import type { PartitionRef } from '../../core/index.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
 import { CLUSTER_NAME } from '../../access/acl-operations.js';
 import { NONE } from '../kafka-errors.js';
+import { topicNameProblem } from '../topics.js';
 
 /** The name of the one log dir a gateway answers: the core it stores through. */
 export function logDirOf(ctx: HandlerContext): string {
@@ -39,6 +40,8 @@ async function existingPartitions(ctx: HandlerContext, topics: { topic: string; 
   if (topics === null) return (await ctx.core.listQueues()).flatMap((q) => q.partitions.map((p) => ({ queue: q.name, partition: p.index })));
   const refs: PartitionRef[] = [];
   for (const { topic, partitions } of topics) {
+    // A name no topic can have is a topic this log dir does not hold: left out, as Kafka leaves out any it lacks.
+    if (topicNameProblem(topic) !== null) continue;
     const queue = await ctx.core.describeQueue({ name: topic });
     if (!queue) continue;
     const held = new Set(queue.partitions.map((p) => p.index));

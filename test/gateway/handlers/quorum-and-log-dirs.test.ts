@@ -111,8 +111,8 @@ describe('DescribeLogDirs', () => {
     if (version >= 4) expect([dir.totalBytes, dir.usableBytes]).toEqual([-1n, -1n]);
   });
 
-  it('answers only the partitions asked for that exist, leaving out unknown topics and partitions', async () => {
-    const response = await gw.answer(ApiKey.DescribeLogDirs, 4, { topics: [{ topic: 'dirs-a', partitions: [0, 5] }, { topic: 'no-such-topic', partitions: [0] }] });
+  it('answers only the partitions asked for that exist, leaving out unknown topics, names no topic can have, and unknown partitions', async () => {
+    const response = await gw.answer(ApiKey.DescribeLogDirs, 4, { topics: [{ topic: 'dirs-a', partitions: [0, 5] }, { topic: 'no-such-topic', partitions: [0] }, { topic: 'no such topic ✯', partitions: [0] }] });
     expect(response.results[0].topics).toEqual([{ name: 'dirs-a', partitions: [{ partitionIndex: 0, partitionSize: bytes(stored.a), offsetLag: 0n, isFutureKey: false }] }]);
   });
 });
