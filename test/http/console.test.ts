@@ -17,6 +17,7 @@ import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { waitFor } from '../support/eventually.js';
 import { connectKafkajsProducer, kafkajsClient } from '../support/kafkajs.js';
 import { uniqueTopic } from '../support/records.js';
+import { startMember, waitForCover } from '../support/groups-members.js';
 import { redisServerMissing, startRedis, type TestRedis } from '../support/redis.js';
 
 /** The text of the console's view once it contains `expected` (the views render after their fetches). */
@@ -60,6 +61,7 @@ for (const engine of engines) describe.skipIf(engine.skipReason !== null)(`the w
       ...(choice.engine === 'memory' ? { engine: 'memory' as const } : { engine: 'postgres' as const, url: choice.url, schema: choice.schema }),
       autoCreateTopics: false,
       groups: { initialRebalanceDelayMs: 0 },
+      consumerGroups: { heartbeatIntervalMs: 500 },
       http: { port: 0 },
     });
     kafka = kafkajsClient(broker.bootstrap);
@@ -206,6 +208,25 @@ for (const engine of engines) describe.skipIf(engine.skipReason !== null)(`the w
     const lag = page.locator('#view .figure', { hasText: 'lag' }).locator('.figure-value');
     let shown: string | null = null;
     await waitFor(async () => (shown = await lag.textContent()) === '5', { what: 'a lag of 5 on the group page after the reset', timeoutMs: 10_000, describe: () => `it read ${shown}` });
+  });
+
+  it('shows a KIP-848 consumer group as a consumer group: its state, members and what each is assigned', async () => {
+    const topic = uniqueTopic('console-kip848');
+    const groupId = `${topic}-g`;
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2 }] });
+    const member = await startMember({ bootstrap: broker.bootstrap, groupProtocol: 'consumer', group: groupId, topic, name: 'kip848' });
+    try {
+      await waitForCover([member], 2, 'the KIP-848 member to hold both partitions');
+      await open('#/groups');
+      await viewShowing(page, groupId, 'the KIP-848 group in the group list');
+      // group, type, protocol type, state, members, topics, lag
+      expect((await rowOf(page, groupId)).slice(0, 5)).toEqual([groupId, 'consumer', 'consumer', 'Stable', '1']);
+      const shown = (await (await fetch(`${broker.httpUrl}/console/api/groups/${groupId}`)).json()) as { type: string; state: string; members: { assignment: { topic: string; partitions: number[] }[] }[] };
+      expect([shown.type, shown.state]).toEqual(['consumer', 'Stable']);
+      expect(shown.members.flatMap((m) => m.assignment.filter((a) => a.topic === topic).flatMap((a) => a.partitions)).sort()).toEqual([0, 1]);
+    } finally {
+      await member.close();
+    }
   });
 
   it('samples throughput: records produced and records a group commits past, which the cluster page charts', async () => {

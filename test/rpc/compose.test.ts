@@ -137,7 +137,9 @@ function describeComposeFile(file: string, services: Record<string, Service>): v
       for (const port of ports) expect(published, `${s.name} publishes ${port}`).toContain(port);
       const test = [s.service.healthcheck?.test ?? []].flat().join(' ');
       const checked = s.run.command === 'core' ? ports[0]! : readConfig(s.run.args, environmentOf(s.service), 'gateway').httpPort;
-      expect(test, `${s.name}'s health check`).toContain(s.run.command === 'core' ? `connect(${checked}` : `:${checked}/health`);
+      // A gateway's check asks liveness (/health) or readiness (/ready) of its own HTTP port.
+      if (s.run.command === 'core') expect(test, `${s.name}'s health check`).toContain(`connect(${checked}`);
+      else expect(test, `${s.name}'s health check`).toMatch(new RegExp(`:${checked}/(health|ready)\\b`));
     }
     const hostPorts = Object.values(services).flatMap((service) => publishedPorts(service).map((p) => p.host));
     expect(new Set(hostPorts).size, `host ports ${hostPorts.join(', ')} are each published once`).toBe(hostPorts.length);

@@ -7,8 +7,9 @@
  * outside the group: READ on the group and the topic). The core refuses the
  * reset while the group has members, as Kafka's coordinator does.
  *
- * The group type column is Kafka 4's (classic, consumer, share): every group
- * here is classic until the core coordinates the other kinds.
+ * The group type column is Kafka 4's: classic groups (JoinGroup and
+ * SyncGroup) and KIP-848 consumer groups (ConsumerGroupHeartbeat), whose
+ * state and members come from the consumer group coordinator.
  */
 import type { FastifyRequest } from 'fastify';
 import { Reader } from '../../../protocol/primitives/reader.js';
@@ -57,8 +58,6 @@ async function lagOf(core: Core, group: string) {
   });
 }
 
-const groupType = (listing: object) => (listing as { type?: string }).type ?? 'classic';
-
 async function listGroups(core: Core, request: FastifyRequest) {
   const [{ groups: live }, { groups: withOffsets }] = await Promise.all([core.listGroupStates({}), core.listGroups()]);
   const names = [...new Set([...live.map((g) => g.group), ...withOffsets.map((g) => g.group)])].filter((name) => permits(request, onGroup('DESCRIBE', name))).sort();
@@ -66,16 +65,15 @@ async function listGroups(core: Core, request: FastifyRequest) {
   return Promise.all(
     described.map(async (d) => {
       const lag = await lagOf(core, d.group);
-      const listing = live.find((g) => g.group === d.group) ?? withOffsets.find((g) => g.group === d.group)!;
-      return {
-        group: d.group,
-        type: groupType(listing),
-        protocolType: d.protocolType || listing.protocolType,
-        state: live.some((g) => g.group === d.group) ? d.state : 'Empty',
-        members: d.members.length,
-        topics: [...new Set(lag.map((l) => l.topic))],
-        lag: lag.reduce((n, l) => n + (l.lag ?? 0), 0),
-      };
+      const listed = live.find((g) => g.group === d.group);
+      const protocolType = d.protocolType || (listed ?? withOffsets.find((g) => g.group === d.group)!).protocolType;
+      const common = { group: d.group, protocolType, topics: [...new Set(lag.map((l) => l.topic))], lag: lag.reduce((n, l) => n + (l.lag ?? 0), 0) };
+      // A KIP-848 group answers Dead to DescribeGroups, as Kafka's does: its listing has the state, its own description the members.
+      if (listed?.groupType === 'consumer') {
+        const [consumer] = (await core.consumerGroupDescribe({ groups: [d.group] })).groups;
+        return { ...common, type: 'consumer', state: listed.state, members: consumer?.members.length ?? 0 };
+      }
+      return { ...common, type: 'classic', state: listed ? d.state : 'Empty', members: d.members.length };
     }),
   );
 }
@@ -90,8 +88,33 @@ function membersOf(description: GroupDescription) {
   }));
 }
 
+/** A KIP-848 consumer group as the console shows it: its members with what each is assigned. */
+async function showConsumerGroup(core: Core, name: string, request: FastifyRequest) {
+  const [{ groups: [description] }, lag] = await Promise.all([core.consumerGroupDescribe({ groups: [name] }), lagOf(core, name)]);
+  const members = description!.members.map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.instanceId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    assignment: m.assignment.map((a) => ({ topic: a.topicName, partitions: a.partitions })),
+  }));
+  const owner = (t: string, p: number) => members.find((m) => m.assignment.some((a) => a.topic === t && a.partitions.includes(p)))?.memberId ?? null;
+  return {
+    group: name,
+    type: 'consumer',
+    state: description!.state,
+    protocolType: 'consumer',
+    protocol: description!.assignorName,
+    generationId: description!.groupEpoch,
+    members,
+    partitions: lag.filter((l) => permits(request, onTopic('DESCRIBE', l.topic))).map((l) => ({ ...l, member: owner(l.topic, l.partition) })),
+  };
+}
+
 async function showGroup({ core }: ConsoleContext, request: FastifyRequest<{ Params: { group: string } }>) {
   const name = request.params.group;
+  const [consumer] = (await core.consumerGroupDescribe({ groups: [name] })).groups;
+  if (consumer && consumer.error === null) return showConsumerGroup(core, name, request);
   const [{ groups: [description] }, lag] = await Promise.all([core.describeGroups({ groups: [name] }), lagOf(core, name)]);
   if (description!.state === 'Dead' && lag.length === 0) throw new HttpError(404, 'not_found', `Consumer group "${name}" does not exist (no members, no committed offsets).`);
   const members = membersOf(description!);

@@ -57,16 +57,6 @@ export async function walkBatches(
   }
 }
 
-/** Bytes a partition's log holds, counted up to `budgetBytes` (exact: false beyond it). */
-export async function partitionBytes(core: Core, ref: PartitionRef, fromOffset: number, budgetBytes: number): Promise<{ bytes: number; exact: boolean }> {
-  let bytes = 0;
-  const walk = await walkBatches(core, ref, fromOffset, budgetBytes, (batch) => {
-    bytes += batch.length;
-    return true;
-  });
-  return { bytes, exact: walk.reachedEnd };
-}
-
 /** A record as the browser shows it; bytes as base64, rendered by the page as text, JSON or hex. */
 export interface BrowsedRecord {
   offset: number;

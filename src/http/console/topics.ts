@@ -10,11 +10,7 @@ import { MAX_PARTITIONS, type Core, type QueueInfo } from '../../core/index.js';
 import { cluster, demandOneOf, permits, topic } from '../access.js';
 import { HttpError } from '../errors.js';
 import { NAME } from '../schemas.js';
-import { partitionBytes } from './log.js';
 import { consoleAccess as access, onTopic, type ConsoleContext } from './context.js';
-
-/** Bytes read per partition to measure its size; a larger log shows as "at least". */
-const SIZE_SCAN_BYTES = 32 * 1024 * 1024;
 
 const TOPIC_PARAMS = { type: 'object', required: ['topic'], properties: { topic: NAME } } as const;
 
@@ -46,14 +42,13 @@ async function listTopics(core: Core, request: FastifyRequest) {
 
 async function describeTopic({ core, sources }: ConsoleContext, request: FastifyRequest<{ Params: { topic: string } }>) {
   const queue = await describedTopic(core, request.params.topic);
-  const { partitions: ends } = await core.offsets({ partitions: refsOf(queue) });
-  const partitions = await Promise.all(
-    queue.partitions.map(async (p, i) => {
-      const end = ends[i]!;
-      const size = await partitionBytes(core, { queue: queue.name, partition: p.index }, end.logStartOffset, SIZE_SCAN_BYTES);
-      return { index: p.index, name: p.name, logStartOffset: end.logStartOffset, highWatermark: end.highWatermark, lastStableOffset: end.lastStableOffset, bytes: size.bytes, bytesExact: size.exact };
-    }),
-  );
+  // Stored bytes as DescribeLogDirs answers them: the core keeps the count, nothing is read.
+  const [{ partitions: ends }, { partitions: sizes }] = await Promise.all([core.offsets({ partitions: refsOf(queue) }), core.partitionSizes({ partitions: refsOf(queue) })]);
+  const partitions = queue.partitions.map((p, i) => {
+    const end = ends[i]!;
+    const size = sizes[i]!;
+    return { index: p.index, name: p.name, logStartOffset: end.logStartOffset, highWatermark: end.highWatermark, lastStableOffset: end.lastStableOffset, bytes: Math.max(0, size.bytes), bytesExact: size.error === null };
+  });
   const configs = permits(request, onTopic('DESCRIBE_CONFIGS', queue.name)) ? sources.describeTopicConfigs(queue.config) : null;
   return { name: queue.name, id: queue.id, createdAt: queue.createdAt, partitions, configs };
 }

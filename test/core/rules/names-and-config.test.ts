@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeQueueConfig, resolveQueueConfig } from '../../../src/core/rules/config.js';
+import { mergeQueueConfig, NATIVE_MAX_MESSAGE_BYTES, resolveQueueConfig } from '../../../src/core/rules/config.js';
 import { validateKvKey, validatePartitionName, validateQueueName } from '../../../src/core/rules/names.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../../src/core/core.js';
 
@@ -29,7 +29,9 @@ describe('names', () => {
 
 describe('queue config', () => {
   it('fills defaults, merges changes, and names the setting that is wrong', () => {
-    expect(resolveQueueConfig({ dedupWindowSeconds: 0 })).toEqual({ ...DEFAULT_QUEUE_CONFIG, dedupWindowSeconds: 0 });
+    // A queue made natively has no per-message limit, as Queen's; a Kafka topic keeps max.message.bytes.
+    expect(resolveQueueConfig({ dedupWindowSeconds: 0 })).toEqual({ ...DEFAULT_QUEUE_CONFIG, dedupWindowSeconds: 0, maxMessageBytes: NATIVE_MAX_MESSAGE_BYTES });
+    expect(resolveQueueConfig({ fixedPartitionCount: true }).maxMessageBytes).toBe(DEFAULT_QUEUE_CONFIG.maxMessageBytes);
     expect(mergeQueueConfig(resolveQueueConfig(), { leaseMs: 5 }).leaseMs).toBe(5);
     expect(() => resolveQueueConfig({ retentionBytes: 1.5 })).toThrow(/retentionBytes/);
     expect(() => resolveQueueConfig({ timestampType: 'Never' as never })).toThrow(/CreateTime, LogAppendTime/);
