@@ -9,6 +9,7 @@
  * listener (the CLI composes one for `core`).
  */
 import type { Core } from '../core/core.js';
+import { coreProblem } from '../operations/health.js';
 
 export interface ReadinessProbe {
   core: Core;
@@ -35,19 +36,9 @@ export interface Readiness {
 export async function checkReadiness(probe: ReadinessProbe): Promise<Readiness> {
   const problems: string[] = [];
   if (probe.stopping?.aborted) problems.push('The process is shutting down.');
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`it did not answer within ${probe.timeoutMs} ms`)), probe.timeoutMs);
-  });
-  let reachable = true;
-  try {
-    await Promise.race([probe.core.listQueues(), deadline]);
-  } catch (e) {
-    reachable = false;
-    problems.push(`The core (${probe.engine}) does not answer: ${(e as Error).message}`);
-  } finally {
-    clearTimeout(timer);
-  }
+  const unreachable = await coreProblem(probe.core, probe.timeoutMs, `The core (${probe.engine})`);
+  if (unreachable !== null) problems.push(unreachable);
+  const reachable = unreachable === null;
   const listeners = probe.listeners();
   const closed = Object.entries(listeners).filter(([, open]) => !open).map(([name]) => name);
   if (closed.length > 0) problems.push(`Not accepting connections: ${closed.join(', ')}.`);
