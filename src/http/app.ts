@@ -14,6 +14,7 @@ import { HttpMetrics } from '../operations/registry.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
+import { registerConsumerGroupAdminRoutes } from './routes/consumer-group-admin.js';
 import { registerConsumerGroupRoutes } from './routes/consumer-groups.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerNotBuiltRoutes } from './routes/not-built.js';
@@ -95,6 +96,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerKvRoutes(context);
   registerQueueRoutes(context);
   registerConsumerGroupRoutes(context);
+  registerConsumerGroupAdminRoutes(context);
   registerOperationsRoutes(context);
   registerNotBuiltRoutes(context);
   registerConsole({ app, core: options.core, sources: options.console ?? CORE_ONLY_SOURCES });
