@@ -18,10 +18,12 @@ import { registerConsumerGroupAdminRoutes } from './routes/consumer-group-admin.
 import { registerConsumerGroupRoutes } from './routes/consumer-groups.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerNotBuiltRoutes } from './routes/not-built.js';
+import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
 import { registerTransactionRoutes } from './routes/transaction.js';
+import { Maintenance } from './maintenance.js';
 import { CORE_ONLY_SOURCES, registerConsole, type ConsoleSources } from './console/index.js';
 
 export interface HttpApiOptions {
@@ -89,7 +91,14 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   });
   const stopping = options.stopping ?? new AbortController().signal;
   const readiness = { engine: options.readiness?.engine ?? 'core', listeners: options.readiness?.listeners ?? (() => ({})) };
-  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping };
+  // The drainer of buffered pushes stops with the server, whichever of its stop or close comes first.
+  const closed = new AbortController();
+  const maintenance = new Maintenance(options.core, AbortSignal.any([stopping, closed.signal]), options.log);
+  app.addHook('onClose', async () => {
+    closed.abort();
+    await maintenance.stopped();
+  });
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping, maintenance };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);
@@ -98,8 +107,10 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerConsumerGroupRoutes(context);
   registerConsumerGroupAdminRoutes(context);
   registerOperationsRoutes(context);
+  registerMaintenanceRoutes(context);
   registerNotBuiltRoutes(context);
   registerConsole({ app, core: options.core, sources: options.console ?? CORE_ONLY_SOURCES });
   await app.ready();
+  await maintenance.resume().catch((e: unknown) => options.log?.warn({ err: e }, 'could not look for messages buffered during push maintenance'));
   return app;
 }

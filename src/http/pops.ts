@@ -32,6 +32,8 @@ export interface PopQuery {
 
 /** A long-poll on a queue that does not exist yet, or whose messages are delayed or window-buffered, looks again this often. */
 const RECHECK_MS = 500;
+/** How long a long-poll waits before answering nothing during pop maintenance. */
+const PAUSED_WAIT_MS = 1_000;
 
 /** One pop in progress: what it pops, for whom, and whether its HTTP client is still there. */
 interface PopCall {
@@ -51,10 +53,15 @@ interface PopCall {
 }
 
 /** The pop's answer, or null when the client went away (its messages were handed back). */
-export async function pop(core: Core, metrics: HttpMetrics, stopping: AbortSignal, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) {
+export async function pop(core: Core, metrics: HttpMetrics, stopping: AbortSignal, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger, paused: () => Promise<boolean>) {
   const group = query.consumerGroup ?? QUEUE_MODE_GROUP;
-  await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
   const call: PopCall = { core, queue, partition, query, group, owner: query.owner ?? `http-${randomUUID()}`, unreadable: [], stopping, ...watchClient(raw, stopping) };
+  if (await paused()) {
+    // Pop maintenance: no messages; a long-poll waits a little so its client does not spin.
+    if (query.wait) await sleep(Math.min(query.timeout, PAUSED_WAIT_MS), undefined, { signal: call.signal }).catch(() => {});
+    return popAnswer(call, [], metrics);
+  }
+  await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
   const claims = await claimMorePartitions(call, await longPoll(call));
   if (call.clientGone()) {
     await handBack(call, claims);

@@ -96,17 +96,18 @@ const LEASE_EXTEND_SCHEMA = {
   },
 } as const;
 
-export function registerConsumeRoutes({ app, core, metrics, stopping }: HttpApiContext): void {
+export function registerConsumeRoutes({ app, core, metrics, stopping, maintenance }: HttpApiContext): void {
+  const paused = async () => (await maintenance.modes()).pop;
   app.get<{ Params: { queue: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue',
     { schema: { params: { type: 'object', required: ['queue'], properties: { queue: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(core, metrics, stopping, request.params.queue, undefined, request.query, reply.raw, request.log),
+    async (request, reply) => pop(core, metrics, stopping, request.params.queue, undefined, request.query, reply.raw, request.log, paused),
   );
 
   app.get<{ Params: { queue: string; partition: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue/partition/:partition',
     { schema: { params: { type: 'object', required: ['queue', 'partition'], properties: { queue: NAME, partition: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(core, metrics, stopping, request.params.queue, request.params.partition, request.query, reply.raw, request.log),
+    async (request, reply) => pop(core, metrics, stopping, request.params.queue, request.params.partition, request.query, reply.raw, request.log, paused),
   );
 
   app.post<{ Body: AckItem }>(

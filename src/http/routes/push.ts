@@ -23,13 +23,14 @@ import { idempotencyMarker } from '../idempotency.js';
 import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
 import { PUSH_ITEMS_OR_NONE, toPushItems, type HttpPushItem } from '../schemas.js';
 
-export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void {
+export function registerPushRoutes({ app, core, metrics, maintenance }: HttpApiContext): void {
   app.post<{ Body: { items: HttpPushItem[] } }>(
     '/api/v1/push',
     { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS_OR_NONE } } } },
     async (request, reply) => {
       if (request.body.items.length === 0) return reply.status(201).send([]);
       const items: PushItem[] = toPushItems(request.body.items);
+      if ((await maintenance.modes()).push) return reply.status(201).send(await maintenance.buffer(items));
       const results = await pushWithLedger(core, request, items);
       for (const item of results) metrics.pushed.add({ queue: item.queue, status: item.status });
       return reply.status(201).send(results.map((r, i) => pushItemAnswer(r, i, request.body.items[i]!.traceId ?? null)));
