@@ -65,14 +65,13 @@ export const QUEEN_OPTIONS_SCHEMA = {
 
 /** Options that ask for a behaviour the core does not have, with what each would have done. */
 const NOT_BUILT: ReadonlyArray<[keyof QueenOptions, (value: unknown) => boolean, string]> = [
-  ['maxSize', (v) => typeof v === 'number' && v > 0, 'a cap on the messages a queue holds'],
   ['completedRetentionSeconds', (v) => typeof v === 'number' && v > 0, 'deleting consumed messages early; records are kept by retentionSeconds'],
   ['encryptionEnabled', (v) => v === true, 'encrypting payloads at rest'],
   ['maxWaitTimeSeconds', (v) => typeof v === 'number' && v > 0, 'evicting messages that waited longer than this'],
 ];
 
-/** The options kept as metadata: Queen reports them back, and nothing here acts on them. */
-const METADATA_KEYS = ['priority', 'retryDelay', 'ttl', 'deadLetterQueue', 'dlqAfterMaxRetries', 'retentionEnabled'] as const;
+/** The options kept as metadata: Queen reports them back; of them only maxSize is acted on (by the HTTP push, ./capacity.ts). */
+const METADATA_KEYS = ['priority', 'retryDelay', 'ttl', 'deadLetterQueue', 'dlqAfterMaxRetries', 'retentionEnabled', 'maxSize'] as const;
 
 export interface QueenMetadata {
   namespace?: string | null;
@@ -83,6 +82,8 @@ export interface QueenMetadata {
   deadLetterQueue?: boolean;
   dlqAfterMaxRetries?: boolean;
   retentionEnabled?: boolean;
+  /** Queen's cap on the messages not yet taken in queue mode (./capacity.ts); 0 = none. */
+  maxSize?: number;
 }
 
 /** The core settings the options ask for; a 501 for any option whose behaviour the core lacks. */
@@ -129,7 +130,7 @@ export function queenOptionsAnswer(config: QueueConfig, metadata: QueenMetadata)
     leaseTime: config.leaseMs / 1000,
     retryLimit: config.retryLimit,
     retryDelay: metadata.retryDelay ?? 1000,
-    maxSize: 0,
+    maxSize: metadata.maxSize ?? 0,
     ttl: metadata.ttl ?? 3600,
     deadLetterQueue: metadata.deadLetterQueue ?? false,
     dlqAfterMaxRetries: metadata.dlqAfterMaxRetries ?? false,

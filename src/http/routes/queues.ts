@@ -22,6 +22,7 @@ import { HttpError } from '../errors.js';
 import { IDEMPOTENT_EFFECT, noteBeforeEffect, noteOfFirstAttempt } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { allQueueStats, DEAD_LETTER_SCAN, queueStats, sumOf } from '../queue-stats.js';
+import { forgetCapacity } from '../capacity.js';
 import { coreConfigOf, METADATA_NAMESPACE, metadataOf, QUEEN_OPTIONS_SCHEMA, queenOptionsAnswer, readMetadata, type QueenMetadata, type QueenOptions } from '../queue-options.js';
 import { NAME } from '../schemas.js';
 
@@ -101,6 +102,7 @@ async function configure(core: Core, request: FastifyRequest<{ Body: ConfigureBo
   const [previous] = await readMetadata(core, [name]);
   const metadata: QueenMetadata = { ...previous, ...metadataOf(options, request.body.namespace, request.body.task) };
   if (JSON.stringify(metadata) !== JSON.stringify(previous)) await core.kvPut({ ns: METADATA_NAMESPACE, key: name, value: metadata });
+  forgetCapacity(core, name);
   return reply.status(existing ? 200 : 201).send({
     configured: true,
     created: !existing,
