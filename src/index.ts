@@ -134,6 +134,8 @@ export interface StartBrokerOptions {
     bodyLimit?: number;
     healthTimeoutMs?: number;
     maxInFlight?: number;
+    /** 64 hex characters: the key that seals the payloads of queues configured with encryptionEnabled (src/http/payload-cipher.ts). */
+    encryptionKey?: string;
     /** HTTPS with the `tls` files. */
     tls?: boolean;
     /**
@@ -289,6 +291,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
+        ...(options.http.encryptionKey === undefined ? {} : { encryptionKey: options.http.encryptionKey }),
         ...(options.http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
         ...(options.http.auth
           ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }

@@ -24,6 +24,7 @@ import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
 import { registerTransactionRoutes } from './routes/transaction.js';
 import { Maintenance } from './maintenance.js';
+import { PayloadCipher } from './payload-cipher.js';
 import { CORE_ONLY_SOURCES, registerConsole, type ConsoleSources } from './console/index.js';
 
 export interface HttpApiOptions {
@@ -48,6 +49,8 @@ export interface HttpApiOptions {
   access?: HttpAccessOptions;
   /** What the web console shows beside the core (the gateways, the topic-config catalogue); default the core's view alone. */
   console?: ConsoleSources;
+  /** 64 hex characters: the AES-256-GCM key for queues configured with encryptionEnabled (./payload-cipher.ts). */
+  encryptionKey?: string;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -98,7 +101,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
     closed.abort();
     await maintenance.stopped();
   });
-  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping, maintenance };
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping, maintenance, payloads: options.encryptionKey ? new PayloadCipher(options.encryptionKey) : null };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);

@@ -4,20 +4,11 @@
  * (answered `failed` with a sentence, the rest of the request is pushed), as
  * Queen answers it. Like Queen's, the check is made before the write and is
  * not atomic with other pushes: two pushes at once may each fit alone and
- * pass the cap together by their sizes. The caps are read from the queues'
- * metadata and kept for CACHE_MS per gateway; configuring a queue here
- * forgets its entry at once.
+ * pass the cap together by their sizes. The caps come from ./queue-policies.ts.
  */
 import type { Core, PushItem } from '../core/core.js';
 import { QUEUE_MODE_GROUP } from './acks.js';
-import { readMetadata } from './queue-options.js';
-
-const CACHE_MS = 1_000;
-const caps = new WeakMap<Core, Map<string, { maxSize: number; readAt: number }>>();
-
-export function forgetCapacity(core: Core, queue: string): void {
-  caps.get(core)?.delete(queue);
-}
+import { queuePolicies } from './queue-policies.js';
 
 /** The items refused for their queue's cap, by index, each with the sentence it is answered with. */
 export async function overCapacity(core: Core, items: readonly PushItem[]): Promise<Map<number, string>> {
@@ -40,13 +31,8 @@ export async function overCapacity(core: Core, items: readonly PushItem[]): Prom
 }
 
 async function capsOf(core: Core, queues: string[]): Promise<Map<string, number>> {
-  let cache = caps.get(core);
-  if (!cache) caps.set(core, (cache = new Map()));
-  const now = Date.now();
-  const stale = queues.filter((q) => !(now - (cache.get(q)?.readAt ?? -Infinity) < CACHE_MS));
-  const read = await readMetadata(core, stale);
-  stale.forEach((q, i) => cache.set(q, { maxSize: read[i]?.maxSize ?? 0, readAt: now }));
-  return new Map(queues.map((q) => [q, cache.get(q)!.maxSize]));
+  const policies = await queuePolicies(core, queues);
+  return new Map(queues.map((q) => [q, policies.get(q)?.maxSize ?? 0]));
 }
 
 /** Messages of the queue that queue-mode consumers have not taken yet. */

@@ -20,18 +20,19 @@ import type { FastifyRequest } from 'fastify';
 import type { Core, PushItem, PushItemResult } from '../../core/core.js';
 import { failedItemAnswer, pushItemAnswer } from '../answers.js';
 import { overCapacity } from '../capacity.js';
+import { sealPayloads } from '../queue-policies.js';
 import type { HttpApiContext } from '../context.js';
 import { idempotencyMarker } from '../idempotency.js';
 import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
 import { PUSH_ITEMS_OR_NONE, toPushItems, type HttpPushItem } from '../schemas.js';
 
-export function registerPushRoutes({ app, core, metrics, maintenance }: HttpApiContext): void {
+export function registerPushRoutes({ app, core, metrics, maintenance, payloads }: HttpApiContext): void {
   app.post<{ Body: { items: HttpPushItem[] } }>(
     '/api/v1/push',
     { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS_OR_NONE } } } },
     async (request, reply) => {
       if (request.body.items.length === 0) return reply.status(201).send([]);
-      const items: PushItem[] = toPushItems(request.body.items);
+      const items: PushItem[] = await sealPayloads(core, payloads, toPushItems(request.body.items));
       if ((await maintenance.modes()).push) return reply.status(201).send(await maintenance.buffer(items));
       const refused = await overCapacity(core, items);
       const accepted = items.filter((_, i) => !refused.has(i));
