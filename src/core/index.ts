@@ -19,6 +19,7 @@ export { defaultMemoryLimitBytes, ENGINE_NAMES, ENGINES, type EngineName, type E
 export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
 export type * from './groups/types.js';
 export type * from './groups/consumer/types.js';
+export type * from './groups/share/types.js';
 export { DEFAULT_CONSUMER_COORDINATOR_OPTIONS, type ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export interface OpenCoreOptions extends EngineOptions {

@@ -8,7 +8,7 @@
  * Kafka's error codes.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { ShareGroupError } from '../core/groups/share/types.js';
+import type { ShareGroupError } from '../core/index.js';
 import type { HandlerContext } from './handler.js';
 
 export interface SharePartitionRef {

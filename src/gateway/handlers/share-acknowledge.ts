@@ -34,7 +34,7 @@ export const shareAcknowledge: ApiHandler<typeof ShareAcknowledge> = {
     if (typeof session === 'number') return refused(session);
     const names = await topicNamesById(ctx, request.topics.map((t) => t.topicId));
     const codes = new Map<string, number>();
-    const acknowledgements = [];
+    const acknowledgements: { queue: string; partition: number; batches: ReturnType<typeof ackBatches>; key: string }[] = [];
     for (const t of request.topics) {
       const topic = names.get(t.topicId);
       for (const p of t.partitions) {

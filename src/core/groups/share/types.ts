@@ -169,7 +169,7 @@ export interface ShareGroupApi {
   shareGroupHeartbeat(req: ShareGroupHeartbeatRequest): Promise<ShareGroupHeartbeatResult>;
   shareGroupDescribe(req: { groups: string[] }): Promise<{ groups: ShareGroupDescription[] }>;
   /** Acknowledges, then acquires records under locks held by the member, up to maxRecords. */
-  shareFetch(req: ShareFetchRequest): Promise<ShareFetchResult>;
+  shareFetch(req: ShareFetchRequest, options?: { signal?: AbortSignal }): Promise<ShareFetchResult>;
   shareAcknowledge(req: { group: string; memberId: string; acknowledgements: ShareAcknowledgement[] }): Promise<ShareAcknowledgeResult>;
   /** Partitions null: every partition the group has state for. */
   describeShareGroupOffsets(req: { group: string; partitions: { queue: string; partition: number }[] | null }): Promise<{ error: ShareGroupError | null; partitions: ShareOffsetsPartition[] }>;
