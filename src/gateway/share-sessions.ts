@@ -78,3 +78,8 @@ const SHARE_ERRORS: Record<ShareGroupError, number> = {
 export function shareErrorCode(error: ShareGroupError | null): number {
   return error === null ? 0 : SHARE_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
 }
+
+/** The wire's acknowledgement batches as the core takes them. */
+export function ackBatches(batches: { firstOffset: bigint; lastOffset: bigint; acknowledgeTypes: number[] }[]) {
+  return batches.map((b) => ({ firstOffset: Number(b.firstOffset), lastOffset: Number(b.lastOffset), types: b.acknowledgeTypes }));
+}

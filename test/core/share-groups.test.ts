@@ -4,6 +4,7 @@ import { MemoryEngine } from '../../src/core/engines/memory/index.js';
 import { openPostgresEngine } from '../../src/core/engines/postgres/index.js';
 import { CoreFront } from '../../src/core/front.js';
 import type { ShareFetchResult } from '../../src/core/groups/share/types.js';
+import { connectCore, RpcServer } from '../../src/rpc/index.js';
 import { findTestDatabase } from '../support/postgres.js';
 
 /**
@@ -29,6 +30,20 @@ const engines: [string, () => Promise<Fixture>][] = [
   ['memory', async () => {
     const core = new CoreFront(new MemoryEngine({ maintenanceIntervalMs: 0 }));
     return { core, second: null, close: () => core.close() };
+  }],
+  ['memory over RPC (loopback TCP)', async () => {
+    const front = new CoreFront(new MemoryEngine({ maintenanceIntervalMs: 0 }));
+    const server = new RpcServer({ core: front, secret: 'share-groups-secret' });
+    const core = await connectCore({ address: await server.listen({ host: '127.0.0.1', port: 0 }), secret: 'share-groups-secret' });
+    return {
+      core,
+      second: null,
+      close: async () => {
+        await core.close();
+        await server.close();
+        await front.close();
+      },
+    };
   }],
 ];
 if (found.database !== null) {

@@ -14,9 +14,8 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ShareAcknowledge } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
-import { shareErrorCode, shareSession } from '../share-sessions.js';
+import { ackBatches, shareErrorCode, shareSession } from '../share-sessions.js';
 import { topicNamesById } from '../topics.js';
-import { ackBatches } from './share-fetch.js';
 
 function refused(errorCode: number) {
   return { throttleTimeMs: 0, errorCode, errorMessage: null, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };

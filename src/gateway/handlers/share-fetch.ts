@@ -22,17 +22,11 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { ShareFetch } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler, HandlerContext } from '../handler.js';
-import { FINAL_EPOCH, partitionKey, shareErrorCode, shareSession, type SharePartitionRef } from '../share-sessions.js';
+import { ackBatches, FINAL_EPOCH, partitionKey, shareErrorCode, shareSession, type SharePartitionRef } from '../share-sessions.js';
 import { topicNamesById } from '../topics.js';
-
-type AckBatch = { firstOffset: bigint; lastOffset: bigint; acknowledgeTypes: number[] };
 
 function refused(errorCode: number, errorMessage: string | null = null) {
   return { throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };
-}
-
-export function ackBatches(batches: AckBatch[]) {
-  return batches.map((b) => ({ firstOffset: Number(b.firstOffset), lastOffset: Number(b.lastOffset), types: b.acknowledgeTypes }));
 }
 
 interface PartitionAnswer {
