@@ -108,6 +108,9 @@ describe.each(engines)('share groups: %s', (_name, open) => {
     const acked = await core.shareAcknowledge({ group, memberId: 'member-a', acknowledgements: [{ queue, partition: 0, batches: [{ firstOffset: 0, lastOffset: 2, types: [1, 2, 3] }] }] });
     expect(acked.partitions).toEqual([{ queue, partition: 0, error: null }]);
     expect(await startOffset()).toBe(1);
+    // The rejected record went to Queen's dead-letter queue, as a native message whose retries ran out does.
+    const dead = (await core.kvGetPrefix({ ns: 'queen.dlq', prefix: `${queue}/` })).map((e) => e.value);
+    expect(dead).toEqual([expect.objectContaining({ queue, partition: '0', offset: 2, consumerGroup: group, data: { n: 2 }, errorMessage: expect.stringContaining('REJECT') })]);
     expect(acquired(await fetch('member-b', 10))).toEqual([{ firstOffset: 1, lastOffset: 1, deliveryCount: 2 }]);
     // Another member's records are not this member's to acknowledge.
     const wrong = await core.shareAcknowledge({ group, memberId: 'member-a', acknowledgements: [{ queue, partition: 0, batches: [{ firstOffset: 3, lastOffset: 4, types: [1] }] }] });
@@ -135,6 +138,8 @@ describe.each(engines)('share groups: %s', (_name, open) => {
     await core.shareAcknowledge({ group, memberId: 'member-b', acknowledgements: [{ queue, partition: 0, batches: [{ firstOffset: 0, lastOffset: 4, types: [2] }] }] });
     expect(acquired(await fetch('member-a', 5))).toEqual([]);
     expect(await startOffset()).toBe(5);
+    const dead = (await core.kvGetPrefix({ ns: 'queen.dlq', prefix: `${queue}/` })).map((e) => e.value as { offset: number; retryCount: number });
+    expect(dead.map((d) => [d.offset, d.retryCount])).toEqual([[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]]);
   });
 
   it('a member that leaves frees its records at once; offsets are reset and deleted only while the group is empty', async () => {

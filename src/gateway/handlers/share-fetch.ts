@@ -14,7 +14,8 @@
 // - AcquisitionLockTimeoutMs is the group's share.record.lock.duration.ms.
 //
 // Versions: 1-2 (Kafka 4.4). v2's ShareAcquireMode is served as batch-optimised
-// and IsRenewAck's RENEW acknowledgements extend locks.
+// and IsRenewAck's RENEW acknowledgements extend locks (such a request
+// acquires nothing).
 //
 // ACLs: READ on the group (GROUP_AUTHORIZATION_FAILED), READ on each topic
 // (TOPIC_AUTHORIZATION_FAILED for its partitions).
@@ -68,7 +69,8 @@ export const shareFetch: ApiHandler<typeof ShareFetch> = {
     for (const f of request.forgottenTopicsData) for (const partition of f.partitions) session.partitions.delete(partitionKey(f.topicId, partition));
     const acknowledgements = request.topics.flatMap((t) => t.partitions.filter((p) => p.acknowledgementBatches.length > 0).map((p) => ({ topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches })));
     const ackRefs = acknowledgements.map((a) => named.find((n) => n.topicId === a.topicId && n.partition === a.partition && n.topic !== null && ctx.access.allows('READ', 'TOPIC', n.topic)));
-    const fetchRefs = request.shareSessionEpoch === FINAL_EPOCH ? [] : [...session.partitions.values()];
+    // A final request and a renewal (v2's IsRenewAck) only acknowledge.
+    const fetchRefs = request.shareSessionEpoch === FINAL_EPOCH || request.isRenewAck ? [] : [...session.partitions.values()];
     const result = await ctx.core.shareFetch(
       {
         group, memberId,

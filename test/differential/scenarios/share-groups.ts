@@ -116,9 +116,11 @@ const acquireAndAcknowledge: Scenario = {
       steps.noSubscription = code((await heartbeat(raw, group, MEMBER_A, 0, null)).errorCode);
       const a1 = await until(() => heartbeat(raw, group, MEMBER_A, 0, [topic]));
       const rel = (e: number) => (e > 0 ? e - a1.memberEpoch + 1 : e);
-      const a = await until(() => heartbeat(raw, group, MEMBER_A, a1.memberEpoch, null), (h) => h.assignment !== null || a1.assignment !== null);
-      const assignment = (a1.assignment ?? a.assignment) as { topicPartitions: { topicId: string; partitions: number[] }[] } | null;
-      steps.aJoins = { error: code(a1.errorCode), epoch: rel(a1.memberEpoch), partitions: assignment?.topicPartitions.map((t) => t.partitions) ?? null };
+      // Kafka assigns asynchronously: the member heartbeats until its assignment names the partition.
+      type Assignment = { topicPartitions: { topicId: string; partitions: number[] }[] } | null;
+      const assigned = (h: Message) => ((h.assignment as Assignment)?.topicPartitions.length ?? 0) > 0;
+      const a = assigned(a1) ? a1 : await until(() => heartbeat(raw, group, MEMBER_A, a1.memberEpoch, null), assigned);
+      steps.aJoins = { error: code(a1.errorCode), epoch: rel(a1.memberEpoch), partitions: (a.assignment as Assignment)?.topicPartitions.map((t) => t.partitions) ?? null };
       const topicId = created.topicId;
       const b1 = await until(() => heartbeat(raw, group, MEMBER_B, 0, [topic]));
       steps.bJoins = { error: code(b1.errorCode), epoch: rel(b1.memberEpoch) };
@@ -133,7 +135,13 @@ const acquireAndAcknowledge: Scenario = {
       const redelivered = await until(() => raw.request(ApiKey.ShareFetch, 1, fetchRequest(group, MEMBER_B, 1, topicId, [{ firstOffset: 3, lastOffset: 5, types: [1] }])), (f) => acquiredOf(f).length > 0);
       steps.bGetsReleased = acquiredOf(redelivered);
       steps.bClosesSession = await acknowledge(raw, group, MEMBER_B, -1, topicId, [{ firstOffset: 1, lastOffset: 1, types: [1] }]);
-      steps.offsets = await offsets(raw, group, topic);
+      // Kafka's start offset is read from its share coordinator, written after the acknowledgement: asked until it moves.
+      let seen: unknown = null;
+      for (let i = 0; i < 40 && JSON.stringify(seen).includes('"startOffset":6') === false; i++) {
+        seen = await offsets(raw, group, topic);
+        if (!JSON.stringify(seen).includes('"startOffset":6')) await new Promise((r) => setTimeout(r, 250));
+      }
+      steps.offsets = seen;
 
       const described = await raw.request(ApiKey.ShareGroupDescribe, 1, { groupIds: [group, 'diff-share-missing'], includeAuthorizedOperations: false });
       steps.describe = (described.groups as Message[]).map((g) => ({

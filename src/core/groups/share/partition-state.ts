@@ -52,19 +52,27 @@ export interface AcquireLimits {
   maxInFlight: number;
 }
 
+/**
+ * The records a change archived as failed (rejected, or their deliveries used
+ * up), as the service hands them to Queen's dead-letter queue; records with
+ * no data (GAP, control batches) are not failures and are not listed.
+ */
+export type FailedSink = { offset: number; deliveryCount: number; reason: 'rejected' | 'exhausted' }[];
+
 /** A lock that ran out, or a released record, becomes available again unless its deliveries are used up. */
-function giveBack(record: InFlightRecord, deliveryLimit: number): void {
+function giveBack(record: InFlightRecord, deliveryLimit: number, failed: FailedSink): void {
   record.state = record.deliveryCount >= deliveryLimit ? 'archived' : 'available';
+  if (record.state === 'archived') failed.push({ offset: record.offset, deliveryCount: record.deliveryCount, reason: 'exhausted' });
   record.owner = null;
   record.deadline = 0;
 }
 
 /** Ends the locks past their deadline; answers whether any ended. */
-export function expireLocks(state: SharePartitionState, now: number, deliveryLimit: number): boolean {
+export function expireLocks(state: SharePartitionState, now: number, deliveryLimit: number, failed: FailedSink = []): boolean {
   let changed = false;
   for (const r of state.records) {
     if (r.state === 'acquired' && r.deadline <= now) {
-      giveBack(r, deliveryLimit);
+      giveBack(r, deliveryLimit, failed);
       changed = true;
     }
   }
@@ -72,11 +80,11 @@ export function expireLocks(state: SharePartitionState, now: number, deliveryLim
 }
 
 /** Releases every lock `owner` holds (a member that left or was fenced); answers whether any was held. */
-export function releaseOwner(state: SharePartitionState, owner: string, deliveryLimit: number): boolean {
+export function releaseOwner(state: SharePartitionState, owner: string, deliveryLimit: number, failed: FailedSink = []): boolean {
   let changed = false;
   for (const r of state.records) {
     if (r.state === 'acquired' && r.owner === owner) {
-      giveBack(r, deliveryLimit);
+      giveBack(r, deliveryLimit, failed);
       changed = true;
     }
   }
@@ -160,6 +168,8 @@ export interface Acknowledge {
   now: number;
   lockMs: number;
   deliveryLimit: number;
+  /** Where the records this archives as failed are listed. */
+  failed?: FailedSink;
 }
 
 /**
@@ -177,12 +187,16 @@ export function acknowledge(state: SharePartitionState, ack: Acknowledge): boole
   const slice = state.records.slice(first, first + count);
   if (slice.length !== count || slice.some((r) => r.state !== 'acquired' || r.owner !== ack.owner)) return false;
   if (ack.types.some((t) => t < 0 || t > 4)) return false;
+  const failed = ack.failed ?? [];
   slice.forEach((record, i) => {
     const type = ack.types.length === 1 ? ack.types[0]! : ack.types[i]!;
     if (type === 1) Object.assign(record, { state: 'acknowledged', owner: null, deadline: 0 });
-    else if (type === 2) giveBack(record, ack.deliveryLimit);
+    else if (type === 2) giveBack(record, ack.deliveryLimit, failed);
     else if (type === 4) record.deadline = ack.now + ack.lockMs;
-    else Object.assign(record, { state: 'archived', owner: null, deadline: 0 });
+    else {
+      if (type === 3) failed.push({ offset: record.offset, deliveryCount: record.deliveryCount, reason: 'rejected' });
+      Object.assign(record, { state: 'archived', owner: null, deadline: 0 });
+    }
   });
   return true;
 }

@@ -14,8 +14,9 @@ import type { PartitionRef } from '../../core.js';
 import type { TopicMetadata } from '../consumer/types.js';
 import { alterShareConfig, readShareConfig } from './config.js';
 import { describe, expireMembers, heartbeat, type ShareGroupMembers } from './members.js';
-import { acknowledge, acquire, acquiredRanges, advanceStart, expireLocks, lag, nextFetchOffset, releaseOwner, type SharePartitionKey, type SharePartitionState } from './partition-state.js';
+import { acknowledge, acquire, acquiredRanges, advanceStart, expireLocks, lag, nextFetchOffset, releaseOwner, type FailedSink, type SharePartitionKey, type SharePartitionState } from './partition-state.js';
 import { batchSpans } from './spans.js';
+import { writeDeadLetters } from './dead-letters.js';
 import type {
   ShareAcknowledgement, ShareAcknowledgeResult, ShareFetchPartition, ShareFetchPartitionResult, ShareFetchRequest, ShareFetchResult,
   ShareGroupConfig, ShareGroupDescription, ShareGroupError, ShareGroupHeartbeatRequest, ShareGroupHeartbeatResult, ShareOffsetsPartition,
@@ -83,11 +84,13 @@ export class ShareGroups {
   /** A member gone: the records it holds go back to the group at once, as Kafka releases them. */
   private async releaseMember(group: string, member: string, config: ShareGroupConfig): Promise<void> {
     for (const key of await this.engine.shares.list(group)) {
+      const failed: FailedSink = [];
       await this.engine.shares.update(key, (state) => {
-        if (state === null || !releaseOwner(state, member, config['share.delivery.count.limit'])) return { answer: undefined };
+        if (state === null || !releaseOwner(state, member, config['share.delivery.count.limit'], failed)) return { answer: undefined };
         advanceStart(state);
         return { state, answer: undefined };
       });
+      await writeDeadLetters(this.engine, group, key.queue, key.partition, failed);
     }
   }
 
@@ -95,15 +98,17 @@ export class ShareGroups {
     const { config } = await this.config(group);
     const partitions: ShareAcknowledgeResult['partitions'] = [];
     for (const ack of acknowledgements) {
+      const failed: FailedSink = [];
       const error = await this.engine.shares.update({ group, queue: ack.queue, partition: ack.partition }, (state, now) => {
         if (state === null) return { answer: 'invalid_record_state' as ShareGroupError };
         const limit = config['share.delivery.count.limit'];
-        expireLocks(state, now, limit);
+        expireLocks(state, now, limit, failed);
         const lockMs = config['share.record.lock.duration.ms'];
-        const applied = ack.batches.map((b) => acknowledge(state, { owner: memberId, ...b, now, lockMs, deliveryLimit: limit }));
+        const applied = ack.batches.map((b) => acknowledge(state, { owner: memberId, ...b, now, lockMs, deliveryLimit: limit, failed }));
         advanceStart(state);
         return { state, answer: applied.every(Boolean) ? null : ('invalid_record_state' as ShareGroupError) };
       });
+      await writeDeadLetters(this.engine, group, ack.queue, ack.partition, failed);
       partitions.push({ queue: ack.queue, partition: ack.partition, error });
     }
     return { partitions };
@@ -147,10 +152,12 @@ export class ShareGroups {
     const limit = config['share.delivery.count.limit'];
     const readCommitted = config['share.isolation.level'] === 'read_committed';
     const end = readCommitted ? offsets.lastStableOffset : offsets.highWatermark;
+    const failed: FailedSink = [];
     const fetchOffset = await this.engine.shares.update(key, (stored, now) => {
-      const state = settle(stored, offsets, config, now);
+      const state = settle(stored, offsets, config, now, failed);
       return { state, answer: nextFetchOffset(state) };
     });
+    await writeDeadLetters(this.engine, req.group, p.queue, p.partition, failed);
     if (fetchOffset >= end) return none(null);
     const read = await this.engine.log.read({
       partitions: [{ queue: p.queue, partition: p.partition, fetchOffset, maxBytes: req.maxBytes }],
@@ -159,12 +166,14 @@ export class ShareGroups {
     const got = read.partitions[0];
     if (got === undefined || got.error !== null) return none(null);
     const spans = batchSpans(got.batches, readCommitted ? got.abortedTransactions : null).filter((s) => s.baseOffset < end);
+    const failedSince: FailedSink = [];
     const acquired = await this.engine.shares.update(key, (stored, now) => {
-      const state = settle(stored, offsets, config, now);
+      const state = settle(stored, offsets, config, now, failedSince);
       const taken = acquire(state, spans, { owner: req.memberId, now, lockMs: config['share.record.lock.duration.ms'], maxRecords, maxInFlight: MAX_IN_FLIGHT });
       advanceStart(state);
       return { state, answer: acquiredRanges(taken) };
     });
+    await writeDeadLetters(this.engine, req.group, p.queue, p.partition, failedSince);
     const records = got.batches.filter((_, i) => acquired.some((r) => r.firstOffset <= spans[i]!.lastOffset && r.lastOffset >= spans[i]!.baseOffset));
     return { ...p, error: null, records, acquired };
   }
@@ -207,13 +216,13 @@ export class ShareGroups {
  * says when new, moved past records the log no longer holds, its ended locks
  * given back, its start offset past what is done.
  */
-function settle(stored: SharePartitionState | null, offsets: { logStartOffset: number; highWatermark: number }, config: ShareGroupConfig, now: number): SharePartitionState {
+function settle(stored: SharePartitionState | null, offsets: { logStartOffset: number; highWatermark: number }, config: ShareGroupConfig, now: number, failed: FailedSink = []): SharePartitionState {
   const state = stored ?? { startOffset: config['share.auto.offset.reset'] === 'earliest' ? offsets.logStartOffset : offsets.highWatermark, records: [] };
   if (state.startOffset < offsets.logStartOffset) {
     state.startOffset = offsets.logStartOffset;
     state.records = state.records.filter((r) => r.offset >= offsets.logStartOffset);
   }
-  expireLocks(state, now, config['share.delivery.count.limit']);
+  expireLocks(state, now, config['share.delivery.count.limit'], failed);
   advanceStart(state);
   return state;
 }
