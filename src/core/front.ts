@@ -102,7 +102,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async deleteQueue(req: { name: string }) {
     const engine = this.open();
-    return engine.queues.delete({ name: validateQueueName(req?.name) });
+    const name = validateQueueName(req?.name);
+    await engine.queues.delete({ name });
+    // Share groups forget the queue, so a queue created again under its name starts afresh.
+    await this.shareGroups.forgetQueue(name);
   }
 
   async addPartitions(req: Parameters<Core['addPartitions']>[0]) {

@@ -160,6 +160,16 @@ describe.each(engines)('share groups: %s', (_name, open) => {
     expect((await core.deleteGroups({ groups: [group] })).groups).toEqual([{ group, error: null }]);
   });
 
+  it('a deleted queue takes its share state with it', async () => {
+    await join('member-a');
+    expect(acquired(await fetch('member-a', 2))).toEqual([{ firstOffset: 0, lastOffset: 1, deliveryCount: 1 }]);
+    await core.deleteQueue({ name: queue });
+    expect((await core.describeShareGroupOffsets({ group, partitions: null })).partitions).toEqual([]);
+    await core.createQueue({ name: queue, partitions: 1 });
+    await core.push({ items: [{ queue, partition: '0', payload: { again: true } }] });
+    expect(acquired(await fetch('member-a', 5))).toEqual([{ firstOffset: 0, lastOffset: 0, deliveryCount: 1 }]);
+  });
+
   it('locks are stored: another core sees them held, and the holder acknowledges through it', async (context) => {
     if (fx.second === null) return context.skip();
     await join('member-a');

@@ -205,6 +205,13 @@ export class ShareGroups {
     }
   }
 
+  /** Forgets every group's state for a deleted queue. */
+  async forgetQueue(queue: string): Promise<void> {
+    for (const key of await this.engine.shares.list(null)) {
+      if (key.queue === queue) await this.engine.shares.update(key, () => ({ state: null, answer: undefined }));
+    }
+  }
+
   /** Whether the group has share state in the engine (a group no core holds in memory yet). */
   async hasState(group: string): Promise<boolean> {
     return (await this.engine.shares.list(group)).length > 0;
