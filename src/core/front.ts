@@ -436,7 +436,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
     const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
-    for (const { group, state } of this.shareGroups.list()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
+    for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     // Groups other cores coordinate, as they last stored them.
     for (const { group, stored } of await this.coordination.storedGroups()) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });

@@ -176,11 +176,25 @@ describe.each(engines)('share groups: %s', (_name, open) => {
     expect(acquired(await fetch('member-a', 5))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
     const other = await fx.second();
     expect(acquired(await fetch('member-b', 5, { on: other }))).toEqual([]);
+    // A core that does not hold the group still lists it, from its stored state.
+    expect((await other.listGroupStates({})).groups.find((g) => g.group === group)).toMatchObject({ groupType: 'share' });
     const acked = await other.shareAcknowledge({ group, memberId: 'member-a', acknowledgements: [{ queue, partition: 0, batches: [{ firstOffset: 0, lastOffset: 4, types: [1] }] }] });
     expect(acked.partitions[0]!.error).toBeNull();
     // The admin calls go to the group's coordinator, the first core; the other says so.
     expect((await other.describeShareGroupOffsets({ group, partitions: null })).error).toBe('not_coordinator');
     expect(await startOffset()).toBe(5);
+  });
+
+  it('locks outlive the core that took them: after it is gone, another core redelivers them once they run out', async (context) => {
+    if (fx.second === null) return context.skip();
+    await core.alterShareGroupConfig({ group, changes: { 'share.record.lock.duration.ms': '1000' } });
+    await join('member-a');
+    expect(acquired(await fetch('member-a', 5))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    const other = await fx.second();
+    await core.close(); // the gateway and core member-a fetched through are gone
+    await join('member-b', other);
+    const redelivered = await fetch('member-b', 5, { on: other, maxWaitMs: 20_000 });
+    expect(acquired(redelivered)).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
   });
 
   it('group configs: set, described, refused when bad', async () => {

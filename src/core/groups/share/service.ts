@@ -48,6 +48,17 @@ export class ShareGroups {
     return [...this.groups].map(([group, g]) => ({ group, state: g.members.size === 0 ? ('Empty' as const) : ('Stable' as const) }));
   }
 
+  /** The groups held here, and the groups with stored share state no core holds now (Empty), as ListGroups lists them. */
+  async listWithStored(): Promise<{ group: string; state: 'Empty' | 'Stable' }[]> {
+    const held = this.list();
+    const names = new Set(held.map((g) => g.group));
+    for (const { group } of await this.engine.shares.list(null)) {
+      if (!names.has(group)) held.push({ group, state: 'Empty' });
+      names.add(group);
+    }
+    return held;
+  }
+
   drop(group: string): void {
     this.groups.delete(group);
   }
