@@ -25,7 +25,7 @@ import type { SharePartitionKey, SharePartitionState } from './groups/share/part
  * engines/postgres) implements, one object per domain, each matching a SQL
  * file of the PostgreSQL engine (sql/queues.sql, log.sql, producers.sql,
  * groups.sql, kv.sql, native.sql, maintenance.sql, kafka-transactions.sql,
- * access.sql, scram-credentials.sql).
+ * access.sql, scram-credentials.sql, shares.sql).
  *
  * Requests reach an engine through the core front (./front.ts), which has
  * checked every field a request carries (names, numbers and their ranges,
