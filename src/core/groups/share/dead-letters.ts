@@ -10,19 +10,12 @@
  * Written after the archive, in a step of its own: a crash between the two
  * loses the dead letter, never the archive (the record stays in the log).
  */
-import { createHash } from 'node:crypto';
 import type { Engine } from '../../engine.js';
+import { DEAD_LETTERS_NAMESPACE, messageKey } from '../../rules/dead-letters.js';
 import { decodeStoredBatch, toQueenMessage } from '../../rules/native-records.js';
 import type { FailedSink } from './partition-state.js';
 
-export const DEAD_LETTERS_NAMESPACE = 'queen.dlq';
 const READ_BYTES = 1 << 20;
-
-/** Queen's key of a message's dead letter (the HTTP API's messageKey). */
-function deadLetterKey(queue: string, partitionIndex: number, offset: number, group: string): string {
-  const hash = createHash('sha256').update(group, 'utf8').digest('base64url');
-  return `${queue}/${String(partitionIndex).padStart(5, '0')}/${String(offset).padStart(16, '0')}/${hash}`;
-}
 
 /** Long because it reads, decodes and writes in one pass over the failed records' batches. */
 export async function writeDeadLetters(engine: Engine, group: string, queue: string, partitionIndex: number, failed: FailedSink): Promise<void> {
@@ -47,7 +40,7 @@ export async function writeDeadLetters(engine: Engine, group: string, queue: str
         const now = new Date().toISOString();
         await engine.kv.put({
           ns: DEAD_LETTERS_NAMESPACE,
-          key: deadLetterKey(queue, partitionIndex, record.offset, group),
+          key: messageKey(queue, partitionIndex, record.offset, group),
           lifetime: { forever: true },
           value: {
             id: message.messageId, transactionId: message.transactionId, partitionId: Buffer.from(`${queue}/${partition.name}`, 'utf8').toString('base64url'),
