@@ -1,15 +1,19 @@
 /**
- * Share groups (KIP-932) with Kafka 4.4's own clients against the gateway, on
- * every engine: KafkaShareConsumer members and kafka-share-groups.sh.
+ * Share groups (KIP-932) with Kafka 4.4's own clients against the gateway:
+ * KafkaShareConsumer members and kafka-share-groups.sh.
  *
  * - A member acquires records and is killed (SIGKILL) holding their locks; a
  *   second member gets every record, the dead member's ones once their locks
  *   ran out (share.record.lock.duration.ms, set with the Java admin client's
- *   IncrementalAlterConfigs on the GROUP resource) with delivery count 2,
- *   the others with 1; nothing is lost.
- * - kafka-share-groups.sh describes the group (start offset past every
- *   record, lag 0), resets its offsets to the earliest (the next member gets
- *   every record again), deletes its offsets and deletes the group.
+ *   IncrementalAlterConfigs on the GROUP resource) with delivery count 2;
+ *   nothing is lost. kafka-share-groups.sh describes the group: start offset
+ *   past every record.
+ * - The full form (`npm run test:share-groups`, SHARE_GROUPS_FULL=1) runs on
+ *   every engine and goes on with kafka-share-groups.sh: reset the offsets to
+ *   the earliest (the next member gets every record again), delete the
+ *   offsets, delete the group. The in-suite form runs on one engine
+ *   (PostgreSQL when there is one: the locks are stored there) and stops after
+ *   the describe, to stay within the suite's budget: every step is a JVM.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
@@ -20,7 +24,10 @@ import { kafkaTool } from '../support/kafka-tools.js';
 import { uniqueTopic } from '../support/records.js';
 import { setShareGroupConfigs, startShareConsumer, waitForRecords } from '../support/java-share-consumer.js';
 
-const engines = await engineMatrix();
+const FULL = process.env.SHARE_GROUPS_FULL === '1';
+const matrix = await engineMatrix();
+const durable = matrix.find((e) => e.name === 'postgres' && e.skipReason === null);
+const engines = FULL ? matrix : [durable ?? matrix[0]!];
 afterAll(releaseEngines);
 
 const RECORDS = 20;
@@ -33,7 +40,7 @@ function columns(lines: string[]): Record<string, string>[] {
 }
 
 describe.each(engines)('share groups with Kafka 4.4 clients: the gateway, $name engine', (engine) => {
-  it.skipIf(engine.skipReason !== null)('a member killed holding locks: its records go to another member with the delivery count raised; kafka-share-groups.sh describes, resets and deletes', { timeout: 240_000 }, async (context) => {
+  it.skipIf(engine.skipReason !== null)('a member killed holding locks: its records go to another member with the delivery count raised; kafka-share-groups.sh describes (and, in the full form, resets and deletes)', { timeout: 300_000 }, async (context) => {
     const gateway = await startGateway({ engine: engine.fresh(), autoCreateTopics: true });
     context.onTestFinished(() => gateway.stop());
     const { bootstrap } = gateway;
@@ -69,6 +76,7 @@ describe.each(engines)('share groups with Kafka 4.4 clients: the gateway, $name 
     expect(described.exit, described.stderr).toBe(0);
     const row = columns(described.lines).find((r) => r.TOPIC === topic);
     expect(row, described.lines.join('\n')).toMatchObject({ GROUP: group, PARTITION: '0', 'START-OFFSET': String(RECORDS) });
+    if (!FULL) return;
 
     // The killed member stays a member until its session runs out (6 s here); then the group is empty and may be reset.
     let reset = await kafkaTool(TOOL, bootstrap, ['--reset-offsets', '--group', group, '--topic', topic, '--to-earliest', '--execute']);
