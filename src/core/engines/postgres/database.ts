@@ -53,7 +53,7 @@ function loadStatements(files: string[]): Map<string, string> {
   return statements;
 }
 
-const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction', 'scram-credentials', 'access', 'coordination']);
+const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction', 'scram-credentials', 'access', 'coordination', 'shares']);
 
 export type Row = Record<string, unknown>;
 
