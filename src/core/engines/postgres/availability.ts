@@ -19,8 +19,13 @@ import { CoreError, isCoreError } from '../../errors.js';
 /** Node socket errors that mean the server cannot be reached. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** SQLSTATEs of a server that is going away, refusing or out of resources, or of a statement timeout. */
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030']);
+/**
+ * SQLSTATEs of a server that is going away, refusing or out of resources, or
+ * of a statement timeout; of a write that reached a server that is a standby
+ * now (25006: a failover happened under the connection); and of a primary
+ * that does not wait for a synchronous standby (QS001, database.ts).
+ */
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030', '25006', 'QS001']);
 
 /** node-postgres's own messages for a connection that broke or timed out (they carry no code). */
 const DRIVER_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|timeout expired|connection error and is not queryable|not queryable|terminating connection/i;
@@ -51,7 +56,11 @@ export class Availability {
   private failedCalls = 0;
   private firstReason = '';
 
-  constructor(private readonly log: Logger | null) {}
+  /** `onFault` hears of every call that found the database not answering (hosts.ts forgets the primary then). */
+  constructor(
+    private readonly log: Logger | null,
+    private readonly onFault: () => void = () => {},
+  ) {}
 
   get available(): boolean {
     return this.downSince === null;
@@ -64,6 +73,7 @@ export class Availability {
   translate(e: unknown): unknown {
     if (isCoreError(e) || !isUnavailableError(e)) return e;
     const reason = describe(e);
+    this.onFault();
     this.failedCalls++;
     if (this.downSince === null) {
       this.episodes++;

@@ -3,8 +3,10 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
 import { Availability, isUnavailableError } from './availability.js';
+import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget } from './hosts.js';
+import { CoreError } from '../../errors.js';
 import { statementLatency, watchPool } from '../../../metrics/postgres.js';
-import type { Client, ClientConfig, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
+import type { Client, ClientConfig, Notice, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
 /**
  * The engine's connection to PostgreSQL: a pool on one schema (search_path),
@@ -95,6 +97,14 @@ export interface DatabaseOptions {
   timeouts: DatabaseTimeouts;
   /** Where a fault episode is logged (availability.ts); none when absent. */
   log?: Logger;
+  /**
+   * Commit only while the server waits for a synchronous standby
+   * (synchronous_standby_names set, synchronous_commit on), and make every
+   * transaction's commit wait for one, so nothing is acknowledged that lives
+   * on one machine only (docs/failover.md). Default: on when the URL names
+   * several servers.
+   */
+  requireSyncStandby?: boolean;
 }
 
 export interface DatabaseTimeouts {
@@ -133,17 +143,73 @@ export function clientConfig(url: string, timeouts: DatabaseTimeouts, extra: { s
   };
 }
 
+/**
+ * How connections reach PostgreSQL: straight to the URL's server, or, when
+ * the URL names several (or asks for target_session_attrs=read-write), to
+ * whichever of them is the primary now (hosts.ts).
+ */
+export class Connector {
+  readonly target: DatabaseTarget;
+  readonly router: PrimaryRouter | null;
+  private readonly Client: typeof pg.Client;
+
+  constructor(
+    url: string,
+    readonly timeouts: DatabaseTimeouts,
+  ) {
+    this.target = parseDatabaseUrl(url);
+    this.router = this.target.followPrimary ? new PrimaryRouter(this.target.servers, probeWith(clientConfig(this.target.baseUrl, timeouts, { applicationName: 'queen-core-probe' }))) : null;
+    this.Client = this.router?.clientClass() ?? pg.Client;
+  }
+
+  config(extra: { schema?: string; applicationName?: string } = {}): ClientConfig {
+    return clientConfig(this.target.baseUrl, this.timeouts, extra);
+  }
+
+  client(config: ClientConfig): Client {
+    return new this.Client(config);
+  }
+
+  poolConfig(extra: { schema?: string; applicationName?: string }, max: number): ClientConfig & { max: number; Client: typeof pg.Client } {
+    return { ...this.config(extra), max, Client: this.Client };
+  }
+}
+
+/**
+ * Ends a transaction. With a synchronous standby required, one round trip
+ * checks that the server would wait for one (else the transaction rolls back,
+ * as the error aborts it before COMMIT runs) and writes a small WAL record, so
+ * that even a transaction that wrote nothing (a retry the ledgers answered as
+ * a duplicate) waits at commit until the standby has everything before it.
+ */
+const COMMIT = 'COMMIT';
+export const NO_SYNC_STANDBY = 'QS001';
+const COMMIT_WITH_SYNC_STANDBY = `DO $$ BEGIN
+  IF current_setting('synchronous_standby_names') = '' OR current_setting('synchronous_commit') IN ('off', 'local') THEN
+    RAISE EXCEPTION 'this PostgreSQL server does not wait for a synchronous standby at commit now' USING ERRCODE = '${NO_SYNC_STANDBY}';
+  END IF;
+  PERFORM pg_logical_emit_message(true, 'queen-sync', '');
+END $$; COMMIT`;
+
+/** The warning a commit gets when its wait for the standby is cut short: committed here, maybe not there. */
+const SYNC_WAIT_CANCELLED = /wait for synchronous replication/i;
+
 export class Database {
   readonly pool: Pool;
   readonly statements: Statements;
   readonly availability: Availability;
 
+  readonly connector: Connector;
+  private readonly commitStatement: string;
+
   constructor(readonly options: DatabaseOptions) {
-    this.availability = new Availability(options.log ?? null);
-    this.pool = new pg.Pool({
-      ...clientConfig(options.url, options.timeouts, { schema: options.schema, applicationName: options.applicationName }),
-      max: options.poolSize,
-    });
+    this.connector = new Connector(options.url, options.timeouts);
+    const router = this.connector.router;
+    // Any sign the server is gone or changed role: the next connection looks for the primary again.
+    this.availability = new Availability(options.log ?? null, () => router?.forget());
+    this.pool = new pg.Pool(this.connector.poolConfig({ schema: options.schema, applicationName: options.applicationName }, options.poolSize));
+    const requireSync = options.requireSyncStandby ?? this.connector.target.servers.length > 1;
+    this.commitStatement = requireSync ? COMMIT_WITH_SYNC_STANDBY : COMMIT;
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.statements = new Statements(this.pool, this.availability);
@@ -155,10 +221,10 @@ export class Database {
 
   /** A client for LISTEN, outside the pool (it holds its connection for good). */
   newClient(): Client {
-    const config = clientConfig(this.options.url, this.options.timeouts, { applicationName: this.options.applicationName });
+    const config = this.connector.config({ applicationName: this.options.applicationName });
     // LISTEN runs one statement and then waits for good; only the connect is bounded.
     delete config.query_timeout;
-    return new pg.Client(config);
+    return this.connector.client(config);
   }
 
   /**
@@ -183,7 +249,7 @@ export class Database {
     try {
       await client.query('BEGIN');
       const result = await work(new Statements(client, this.availability), client);
-      await client.query('COMMIT');
+      await this.commit(client);
       this.availability.succeeded(mark);
       return result;
     } catch (e) {
@@ -199,6 +265,33 @@ export class Database {
     } finally {
       client.off('error', onError);
       client.release(broken === null ? undefined : (broken as Error));
+    }
+  }
+
+  /**
+   * COMMIT, and an in-doubt outcome said as one: a commit whose wait for the
+   * synchronous standby was cancelled (statement timeout, shutdown) reports
+   * success with a warning, though the standby may not have it. That is
+   * answered as unavailable, not acknowledged; the client's retry is then
+   * answered by the ledgers (producer windows, request ids, dedup keys) once
+   * the record is known to be where it must be.
+   */
+  private async commit(client: PoolClient): Promise<void> {
+    let cancelledWait: Notice | null = null;
+    const onNotice = (notice: Notice): void => {
+      if (SYNC_WAIT_CANCELLED.test(notice.message)) cancelledWait ??= notice;
+    };
+    client.on('notice', onNotice);
+    try {
+      await client.query(this.commitStatement);
+    } finally {
+      client.off('notice', onNotice);
+    }
+    if (cancelledWait !== null) {
+      const notice: Notice = cancelledWait;
+      const error = new CoreError('unavailable', `The commit is in doubt: PostgreSQL committed it locally but stopped waiting for the synchronous standby (${notice.message}); retry the request, which is answered from what was stored.`);
+      (error as { cause?: unknown }).cause = notice;
+      throw this.availability.translate(error);
     }
   }
 
