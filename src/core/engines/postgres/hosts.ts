@@ -89,7 +89,9 @@ export type RoleProbe = (server: ServerAddress) => Promise<ServerRole>;
 
 export function probeWith(config: ClientConfig): RoleProbe {
   return async (server) => {
-    const client = new pg.Client({ ...config, host: server.host, port: server.port, statement_timeout: config.connectionTimeoutMillis, query_timeout: config.connectionTimeoutMillis });
+    const client = new pg.Client({ ...config, statement_timeout: config.connectionTimeoutMillis, query_timeout: config.connectionTimeoutMillis });
+    // The URL in config names the first server; pg takes its host over a host option, so the address is set after.
+    aim(client, server);
     client.on('error', () => {});
     try {
       await client.connect();
@@ -154,11 +156,10 @@ export class PrimaryRouter {
 
   private async connectTo(client: Client, connect: () => Promise<void>): Promise<void> {
     const server = await this.primary();
-    const target = client as unknown as { host: string; port: number; connection: { stream: { destroyed?: boolean } } };
+    const socket = (client as unknown as { connection: { stream: { destroyed?: boolean } } }).connection.stream;
     // The pool's connect timeout may have cut the socket while the search ran.
-    if (target.connection.stream.destroyed === true) throw new Error('timeout expired while looking for the PostgreSQL primary');
-    target.host = server.host;
-    target.port = server.port;
+    if (socket.destroyed === true) throw new Error('timeout expired while looking for the PostgreSQL primary');
+    aim(client, server);
     try {
       await connect();
     } catch (e) {
@@ -180,6 +181,13 @@ export class PrimaryRouter {
       throw new CoreError('unavailable', `PostgreSQL at ${describeServer(server)} no longer accepts writes; a failover is under way: retry in a moment.`);
     }
   }
+}
+
+/** Points a client not yet connected at `server` (pg connects to its host and port fields). */
+function aim(client: Client, server: ServerAddress): void {
+  const fields = client as unknown as { host: string; port: number };
+  fields.host = server.host;
+  fields.port = server.port;
 }
 
 function sameServer(a: ServerAddress, b: ServerAddress): boolean {
