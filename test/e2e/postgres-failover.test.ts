@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import KafkaJavascript, { type KafkaConsumer, type Message, type Producer } from '@confluentinc/kafka-javascript';
 import { startBroker, type Broker } from '../../src/index.js';
-import { pgHaMissing, startPgHa, type PgHaCluster } from '../support/pg-ha.js';
+import { pgHaMissing, startPgHa, type PgHaCluster, type PgHaNode } from '../support/pg-ha.js';
 import { LogCapture } from '../support/gateway.js';
 import { connectConsumer, connectProducer, createTopic, disconnect, readRecords, toReadRecord } from '../support/rdkafka.js';
 import { connectKafkajsProducer, kafkajsClient, kafkajsSend } from '../support/kafkajs.js';
@@ -200,6 +200,8 @@ function longestGap(times: number[], from: number): number {
 describe.skipIf(missing !== null)(`the PostgreSQL primary SIGKILLed under real clients${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let ha: PgHaCluster;
   let broker: Broker;
+  /** The two nodes the failover left. */
+  let survivors: PgHaNode[] = [];
   const logs = new LogCapture();
 
   beforeAll(async () => {
@@ -266,10 +268,44 @@ describe.skipIf(missing !== null)(`the PostgreSQL primary SIGKILLed under real c
 
     const windows = writers.map((w) => `${w.name} ${longestGap(w.ackTimes, killedAt - 1_000)} ms`);
     const back = logs.entries.filter((e) => String(e.msg).startsWith('PostgreSQL is answering again'));
+    survivors = ha.nodes.filter((n) => n.name !== old.name);
     console.log(
       `failover ${old.name} -> ${successor.name}: longest gap between acknowledgements ${windows.join(', ')}; ` +
         `librdkafka ${totals[0]}, kafkajs ${totals[1]}, http ${pushes} records stored once; push answers ${JSON.stringify([...pusher.statuses])}; ` +
         `group read ${reader.read.length} deliveries of ${totals[0]} records; core down ${back.map((e) => e['downForMs']).join(', ')} ms`,
     );
+  });
+  it('the last standby frozen: commits wait, are cancelled and answered as in doubt, and the retries store each record once', { timeout: 180_000 }, async () => {
+    expect(survivors, 'runs after the failover, on the two nodes it left').toHaveLength(2);
+    const primary = await ha.primary();
+    const standby = survivors.find((n) => n.name !== primary.name)!;
+    const inDoubtLogs = new LogCapture();
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, done) => (inDoubtLogs.write(chunk.toString()), done()) }));
+    // A short statement timeout cancels a commit's wait for the standby soon, as a slow standby would in production after 10 s.
+    const doubtful = await startBroker({ engine: 'postgres', url: ha.url, schema: 'failover', logger, http: false, database: { statementTimeoutMs: 2_000 } });
+    try {
+      const topic = uniqueTopic('failover-doubt');
+      await createTopic(doubtful.bootstrap, topic, PARTITIONS.length);
+      const writer = await rdkafkaWriter(doubtful.bootstrap, topic);
+      await waitFor(() => writer.acked() >= 100, { what: 'acknowledgements before the standby is frozen', timeoutMs: 60_000 });
+      await ha.kill(standby, 'SIGSTOP');
+      try {
+        await waitFor(() => inDoubtLogs.entries.some((e) => String(e.msg).startsWith('PostgreSQL is not answering')), { what: 'a commit to be cancelled in doubt', timeoutMs: 60_000 });
+        await sleep(4_000);
+      } finally {
+        await ha.kill(standby, 'SIGCONT');
+      }
+      const ackedAtThaw = writer.acked();
+      await waitFor(() => writer.acked() >= ackedAtThaw + 100, { what: 'writes to go on once the standby runs again', timeoutMs: 90_000, describe: () => `${writer.acked()} acked, failures ${JSON.stringify(writer.failures.slice(0, 3))}` });
+      const sent = await writer.finish();
+      expect(writer.failures).toEqual([]);
+      const read = await readRecords(doubtful.bootstrap, topic, { partitions: PARTITIONS, count: sent, timeoutMs: 60_000 });
+      expectExactlyOnceInOrder(topic, sent, read);
+      const down = inDoubtLogs.entries.filter((e) => String(e.msg).startsWith('PostgreSQL is not answering'));
+      expect(String(down[0]?.['reason']), 'the first failure was a commit in doubt').toMatch(/in doubt/);
+      console.log(`standby frozen: ${sent} records stored once; first fault: ${String(down[0]?.['reason']).slice(0, 160)}`);
+    } finally {
+      await doubtful.stop();
+    }
   });
 });

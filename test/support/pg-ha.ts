@@ -21,7 +21,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,9 +143,19 @@ export async function startPgHa(options: { timeoutMs?: number } = {}): Promise<P
   const stop = async (): Promise<void> => {
     await monitorSql.end({ timeout: 1 }).catch(() => {});
     // Standbys first, the monitor last, so nothing fails over while the rig goes.
+    // A node a test left stopped (SIGSTOP) hears SIGTERM only once it runs again.
+    for (const node of nodes) for (const pid of postgresProcesses(node.dataDir)) signalPid(pid, 'SIGCONT');
+    for (const child of groups) signalGroup(child, 'SIGCONT');
     for (const child of [...groups].reverse()) signalGroup(child, 'SIGTERM');
     for (const child of groups) if (!(await exited(child, 15_000))) signalGroup(child, 'SIGKILL');
     for (const child of groups) await exited(child, 5_000);
+    // A node whose pg_autoctl was killed leaves PostgreSQL processes of its own sessions behind.
+    for (const dataDir of [join(dir, 'monitor'), ...nodes.map((n) => n.dataDir)]) {
+      for (const pid of postgresProcesses(dataDir)) {
+        signalPid(pid, 'SIGCONT');
+        signalPid(pid, 'SIGKILL');
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -203,11 +213,50 @@ export async function startPgHa(options: { timeoutMs?: number } = {}): Promise<P
     async kill(node, signal = 'SIGKILL') {
       const child = byNode.get(node.name);
       if (!child) throw new Error(`pg-ha: no node ${node.name}`);
+      // PostgreSQL's children each start a session of their own: they are signalled by pid, beside pg_autoctl's group.
+      const postgresPids = postgresProcesses(node.dataDir);
       signalGroup(child, signal);
+      for (const pid of postgresPids) signalPid(pid, signal);
       if (signal === 'SIGKILL' && !(await exited(child, 10_000))) throw new Error(`pg-ha: ${node.name} did not exit on SIGKILL within 10 s`);
     },
     stop,
   };
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/** The postmaster of a data directory (postmaster.pid) and every process it started; none when it is not running. */
+function postgresProcesses(dataDir: string): number[] {
+  let postmaster: number;
+  try {
+    postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return [];
+  }
+  // A stale file of a killed node may name a pid reused since: only a postmaster of this directory counts.
+  try {
+    if (!readFileSync(`/proc/${postmaster}/cmdline`, 'utf8').includes(dataDir)) return [];
+  } catch {
+    return [];
+  }
+  const pids = [postmaster];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4, after the command name in parentheses, is the parent pid.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 /** Each node's "reported/goal" state, as the monitor has it. */

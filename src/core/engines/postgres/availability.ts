@@ -22,10 +22,11 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
 /**
  * SQLSTATEs of a server that is going away, refusing or out of resources, or
  * of a statement timeout; of a write that reached a server that is a standby
- * now (25006: a failover happened under the connection); and of a primary
- * that does not wait for a synchronous standby (QS001, database.ts).
+ * now (25006: a failover happened under the connection); of a primary
+ * that does not wait for a synchronous standby (QS001, database.ts); and of
+ * a commit in doubt (40003, database.ts).
  */
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030', '25006', 'QS001']);
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030', '25006', 'QS001', '40003']);
 
 /** node-postgres's own messages for a connection that broke or timed out (they carry no code). */
 const DRIVER_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|timeout expired|connection error and is not queryable|not queryable|terminating connection/i;

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
 import { Availability, isUnavailableError } from './availability.js';
 import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget } from './hosts.js';
-import { CoreError } from '../../errors.js';
 import { statementLatency, watchPool } from '../../../metrics/postgres.js';
 import type { Client, ClientConfig, Notice, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
@@ -191,6 +190,9 @@ const COMMIT_WITH_SYNC_STANDBY = `DO $$ BEGIN
   PERFORM pg_logical_emit_message(true, 'queen-sync', '');
 END $$; COMMIT`;
 
+/** SQLSTATE 40003: what a commit in doubt is thrown as (availability.ts takes it for unavailable). */
+const STATEMENT_COMPLETION_UNKNOWN = '40003';
+
 /** The warning a commit gets when its wait for the standby is cut short: committed here, maybe not there. */
 const SYNC_WAIT_CANCELLED = /wait for synchronous replication/i;
 
@@ -269,12 +271,15 @@ export class Database {
   }
 
   /**
-   * COMMIT, and an in-doubt outcome said as one: a commit whose wait for the
-   * synchronous standby was cancelled (statement timeout, shutdown) reports
-   * success with a warning, though the standby may not have it. That is
-   * answered as unavailable, not acknowledged; the client's retry is then
-   * answered by the ledgers (producer windows, request ids, dedup keys) once
-   * the record is known to be where it must be.
+   * COMMIT, and an in-doubt outcome said as one. Two ways a commit returns
+   * success though the standby may not have it: its wait for the standby was
+   * cancelled (statement timeout, shutdown), which comes with a warning; or
+   * the failover manager turned synchronous replication off while it waited
+   * (a standby it judged dead), which releases every waiting commit silently,
+   * and is seen by asking the server again after it. Either is answered as
+   * unavailable, not acknowledged: the client's retry is answered by the
+   * ledgers (producer windows, request ids, dedup keys), in a transaction
+   * whose own commit waits for the standby (COMMIT_WITH_SYNC_STANDBY).
    */
   private async commit(client: PoolClient): Promise<void> {
     let cancelledWait: Notice | null = null;
@@ -287,11 +292,14 @@ export class Database {
     } finally {
       client.off('notice', onNotice);
     }
-    if (cancelledWait !== null) {
-      const notice: Notice = cancelledWait;
-      const error = new CoreError('unavailable', `The commit is in doubt: PostgreSQL committed it locally but stopped waiting for the synchronous standby (${notice.message}); retry the request, which is answered from what was stored.`);
-      (error as { cause?: unknown }).cause = notice;
-      throw this.availability.translate(error);
+    let doubt = cancelledWait === null ? null : (cancelledWait as Notice).message;
+    if (doubt === null && this.commitStatement !== COMMIT) {
+      // A reload reaches this backend before its next statement: a setting emptied while the commit waited shows here.
+      const { rows } = await client.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
+      if (rows[0]?.names === '') doubt = 'synchronous replication was turned off while the commit waited for the standby';
+    }
+    if (doubt !== null) {
+      throw Object.assign(new Error(`the commit is in doubt: PostgreSQL committed it locally, but a synchronous standby may not have it (${doubt}); the request's retry is answered from what was stored`), { code: STATEMENT_COMPLETION_UNKNOWN });
     }
   }
 
