@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
 import { Availability, isUnavailableError } from './availability.js';
 import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget } from './hosts.js';
-import { statementLatency, watchPool } from '../../../metrics/postgres.js';
+import { commitInDoubt, statementLatency, watchPool } from '../../../metrics/postgres.js';
 import type { Client, ClientConfig, Notice, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
 /**
@@ -271,8 +271,11 @@ export class Database {
   }
 
   /**
-   * COMMIT, and an in-doubt outcome said as one. Two ways a commit returns
-   * success though the standby may not have it: its wait for the standby was
+   * COMMIT, and an in-doubt outcome said as one. A COMMIT that got no answer
+   * (the connection broke, or the wait outlived query_timeout: PostgreSQL's
+   * statement_timeout does not cover a commit's wait for the standby) may
+   * have committed. Two ways a commit returns success though the standby
+   * may not have it: its wait for the standby was
    * cancelled (statement timeout, shutdown), which comes with a warning; or
    * the failover manager turned synchronous replication off while it waited
    * (a standby it judged dead), which releases every waiting commit silently,
@@ -287,19 +290,25 @@ export class Database {
       if (SYNC_WAIT_CANCELLED.test(notice.message)) cancelledWait ??= notice;
     };
     client.on('notice', onNotice);
+    let doubt: string | null = null;
     try {
       await client.query(this.commitStatement);
+    } catch (e) {
+      // The server may have committed before the answer was lost; a refusal (QS001, a constraint) is no doubt.
+      if (!isUnavailableError(e) || (e as { code?: unknown }).code === NO_SYNC_STANDBY) throw e;
+      doubt = `no answer to COMMIT: ${(e as Error).message}`;
     } finally {
       client.off('notice', onNotice);
     }
-    let doubt = cancelledWait === null ? null : (cancelledWait as Notice).message;
+    if (cancelledWait !== null) doubt = (cancelledWait as Notice).message;
     if (doubt === null && this.commitStatement !== COMMIT) {
       // A reload reaches this backend before its next statement: a setting emptied while the commit waited shows here.
       const { rows } = await client.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
       if (rows[0]?.names === '') doubt = 'synchronous replication was turned off while the commit waited for the standby';
     }
     if (doubt !== null) {
-      throw Object.assign(new Error(`the commit is in doubt: PostgreSQL committed it locally, but a synchronous standby may not have it (${doubt}); the request's retry is answered from what was stored`), { code: STATEMENT_COMPLETION_UNKNOWN });
+      commitInDoubt();
+      throw Object.assign(new Error(`the commit is in doubt: PostgreSQL may have committed it, or committed it without its synchronous standby (${doubt}); the request's retry is answered from what was stored`), { code: STATEMENT_COMPLETION_UNKNOWN });
     }
   }
 
