@@ -153,7 +153,7 @@ export class Connector {
   private readonly Client: typeof pg.Client;
 
   constructor(
-    url: string,
+    private readonly url: string,
     readonly timeouts: DatabaseTimeouts,
   ) {
     this.target = parseDatabaseUrl(url);
@@ -162,7 +162,8 @@ export class Connector {
   }
 
   config(extra: { schema?: string; applicationName?: string } = {}): ClientConfig {
-    return clientConfig(this.target.baseUrl, this.timeouts, extra);
+    // A URL of one server is passed on as written: pg reads it as it always has.
+    return clientConfig(this.router === null ? this.url : this.target.baseUrl, this.timeouts, extra);
   }
 
   client(config: ClientConfig): Client {
