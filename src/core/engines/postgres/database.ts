@@ -253,7 +253,7 @@ export class Database {
       await client.query('BEGIN');
       const result = await work(new Statements(client, this.availability), client);
       await this.commit(client);
-      this.availability.succeeded(mark);
+      this.availability.succeeded(mark, true);
       return result;
     } catch (e) {
       if (broken !== null || isUnavailableError(e)) {
