@@ -16,6 +16,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
+import postgres from 'postgres';
 import KafkaJavascript, { type KafkaConsumer, type Message, type Producer } from '@confluentinc/kafka-javascript';
 import { startBroker, type Broker } from '../../src/index.js';
 import { processRegistry } from '../../src/metrics/process.js';
@@ -187,6 +188,17 @@ async function groupReader(bootstrap: string, topic: string, group: string): Pro
   };
 }
 
+/** Rows of the log's batches table read on one node so far (its own pg_stat_user_tables, standbys' reads included). */
+async function batchRowsRead(url: string): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = (await sql`select coalesce(sum(coalesce(idx_tup_fetch, 0) + seq_tup_read), 0)::bigint as n from pg_stat_user_tables where schemaname = 'failover' and relname = 'batches'`) as unknown as [{ n: string }];
+    return Number(row.n);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
 function longestGap(times: number[], from: number): number {
   let gap = 0;
   let previous = from;
@@ -309,6 +321,35 @@ describe.skipIf(missing !== null)(`the PostgreSQL primary SIGKILLed under real c
       console.log(`standby frozen: ${sent} records stored once; ${inDoubt - inDoubtBefore} commits in doubt; first fault: ${String(down[0]?.['reason']).slice(0, 200)}`);
     } finally {
       await doubtful.stop();
+    }
+  });
+
+  it('a lagging consumer reads its batches from a standby: the same records, the primary spared the reading', { timeout: 180_000 }, async () => {
+    const primary = await ha.primary();
+    const standby = survivors.find((n) => n.name !== primary.name)!;
+    const lagging = await startBroker({ engine: 'postgres', url: ha.url, schema: 'failover', logger: pino({ level: 'silent' }), http: false, database: { standbyReadLagRecords: 100 } });
+    try {
+      const topic = uniqueTopic('failover-lagging');
+      await createTopic(lagging.bootstrap, topic, PARTITIONS.length);
+      const writer = await rdkafkaWriter(lagging.bootstrap, topic);
+      await waitFor(() => writer.acked() >= 3_000, { what: '3,000 records written for the lagging consumer', timeoutMs: 120_000 });
+      const sent = await writer.finish();
+      const before = await Promise.all([primary, standby].map((n) => batchRowsRead(ha.urlOf(n))));
+      const read = await readRecords(lagging.bootstrap, topic, { partitions: PARTITIONS, count: sent, timeoutMs: 60_000 });
+      expectExactlyOnceInOrder(topic, sent, read);
+      // An idle backend reports its statistics within 10 s (PostgreSQL's idle stats interval): waited for, not slept.
+      let [onPrimary, onStandby] = [0, 0];
+      await waitFor(
+        async () => {
+          const after = await Promise.all([primary, standby].map((n) => batchRowsRead(ha.urlOf(n))));
+          [onPrimary, onStandby] = [after[0]! - before[0]!, after[1]! - before[1]!];
+          return onStandby > onPrimary;
+        },
+        { what: 'the standby to have read more batch rows than the primary for the lagging consumer', timeoutMs: 30_000, intervalMs: 500, describe: () => `primary ${onPrimary} rows, standby ${onStandby}` },
+      );
+      console.log(`lagging consumer read ${sent} records: batch rows read on the primary ${onPrimary}, on the standby ${onStandby}`);
+    } finally {
+      await lagging.stop();
     }
   });
 });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
 import { Availability, isUnavailableError } from './availability.js';
-import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget } from './hosts.js';
+import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget, type ServerRole } from './hosts.js';
 import { commitInDoubt, statementLatency, watchPool } from '../../../metrics/postgres.js';
 import type { Client, ClientConfig, Notice, Pool, PoolClient, QueryConfig, QueryResult, TypeParsers } from 'pg';
 
@@ -104,6 +104,19 @@ export interface DatabaseOptions {
    * several servers.
    */
   requireSyncStandby?: boolean;
+  /**
+   * Fetches at least this many records behind the high watermark read their
+   * batches from a standby (docs/failover.md). Off when absent, and with a
+   * URL of one server.
+   */
+  standbyReadLagRecords?: number;
+}
+
+/** A pool on a standby, for reads that may lag. */
+interface StandbyReads {
+  pool: Pool;
+  statements: Statements;
+  minLagRecords: number;
 }
 
 export interface DatabaseTimeouts {
@@ -152,12 +165,14 @@ export class Connector {
   readonly router: PrimaryRouter | null;
   private readonly Client: typeof pg.Client;
 
+  /** `wanted`: connections to the primary, or (reads that may lag) to a standby. */
   constructor(
     private readonly url: string,
     readonly timeouts: DatabaseTimeouts,
+    wanted: ServerRole = 'primary',
   ) {
     this.target = parseDatabaseUrl(url);
-    this.router = this.target.followPrimary ? new PrimaryRouter(this.target.servers, probeWith(clientConfig(this.target.baseUrl, timeouts, { applicationName: 'queen-core-probe' }))) : null;
+    this.router = this.target.followPrimary ? new PrimaryRouter(this.target.servers, probeWith(clientConfig(this.target.baseUrl, timeouts, { applicationName: 'queen-core-probe' })), wanted) : null;
     this.Client = this.router?.clientClass() ?? pg.Client;
   }
 
@@ -204,6 +219,7 @@ export class Database {
 
   readonly connector: Connector;
   private readonly commitStatement: string;
+  private readonly standby: StandbyReads | null;
 
   constructor(readonly options: DatabaseOptions) {
     this.connector = new Connector(options.url, options.timeouts);
@@ -211,12 +227,42 @@ export class Database {
     // Any sign the server is gone or changed role: the next connection looks for the primary again.
     this.availability = new Availability(options.log ?? null, () => router?.forget());
     this.pool = new pg.Pool(this.connector.poolConfig({ schema: options.schema, applicationName: options.applicationName }, options.poolSize));
+    this.standby = options.standbyReadLagRecords === undefined || router === null ? null : this.openStandbyReads(options.standbyReadLagRecords);
     const requireSync = options.requireSyncStandby ?? this.connector.target.servers.length > 1;
     this.commitStatement = requireSync ? COMMIT_WITH_SYNC_STANDBY : COMMIT;
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.statements = new Statements(this.pool, this.availability);
     this.stopReporting = watchPool(this.pool);
+  }
+
+  private openStandbyReads(minLagRecords: number): StandbyReads {
+    const connector = new Connector(this.options.url, this.options.timeouts, 'standby');
+    const pool = new pg.Pool(connector.poolConfig({ schema: this.options.schema, applicationName: `${this.options.applicationName}-standby-reads` }, this.options.poolSize));
+    pool.on('error', () => {});
+    // Its faults are not the database's: the primary answers the read instead, and nothing is logged.
+    return { pool, statements: new Statements(pool, new Availability(null, () => connector.router?.forget())), minLagRecords };
+  }
+
+  /** How far behind the high watermark a read must start to go to a standby; null when reads stay on the primary. */
+  get standbyReadLag(): number | null {
+    return this.standby?.minLagRecords ?? null;
+  }
+
+  /**
+   * A read-only statement on a standby, for data below bounds the primary
+   * gave (a standby holds a prefix of what the primary committed). Null when
+   * no standby answers or it has none of the rows yet: the caller asks the
+   * primary then.
+   */
+  async runOnStandby<R = Row>(name: string, values: unknown[]): Promise<R[] | null> {
+    if (this.standby === null) return null;
+    try {
+      const rows = await this.standby.statements.run<R>(name, values);
+      return rows.length > 0 ? rows : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Stops this pool's figures being reported (src/metrics/postgres.ts). */
@@ -315,6 +361,7 @@ export class Database {
 
   async close(): Promise<void> {
     this.stopReporting();
+    await this.standby?.pool.end();
     await this.pool.end();
   }
 }

@@ -106,14 +106,16 @@ export class PrimaryRouter {
   private known: ServerAddress | null = null;
   private search: Promise<ServerAddress> | null = null;
 
+  /** `wanted`: the primary, or (for reads that may lag, database.ts) a standby. */
   constructor(
     readonly servers: readonly ServerAddress[],
     private readonly probe: RoleProbe,
+    readonly wanted: ServerRole = 'primary',
   ) {
     if (servers.length === 0) throw new Error('The database URL names no server; write postgres://user@host:5432/db.');
   }
 
-  /** The server that accepts writes: the one remembered, or the first of the list that says so now. One search at a time. */
+  /** The server of the wanted role (the primary unless told): the one remembered, or the first of the list that says so now. One search at a time. */
   async primary(): Promise<ServerAddress> {
     if (this.known !== null) return this.known;
     this.search ??= this.find().finally(() => (this.search = null));
@@ -129,15 +131,17 @@ export class PrimaryRouter {
     const answers: string[] = [];
     for (const server of this.servers) {
       try {
-        if ((await this.probe(server)) === 'primary') {
+        const role = await this.probe(server);
+        if (role === this.wanted) {
           this.known = server;
           return server;
         }
-        answers.push(`${describeServer(server)} is a standby or read-only`);
+        answers.push(role === 'primary' ? `${describeServer(server)} is the primary` : `${describeServer(server)} is a standby or read-only`);
       } catch (e) {
         answers.push(`${describeServer(server)}: ${(e as Error).message ?? String(e)}`);
       }
     }
+    if (this.wanted === 'standby') throw new CoreError('unavailable', `No PostgreSQL standby answers now (${answers.join('; ')}).`);
     throw new CoreError('unavailable', `No PostgreSQL server accepts writes now (${answers.join('; ')}); a failover may be under way: retry in a moment.`);
   }
 
@@ -175,10 +179,10 @@ export class PrimaryRouter {
       await client.end().catch(() => {});
       throw e;
     }
-    if (role !== 'primary') {
+    if (role !== this.wanted) {
       this.forget(server);
       await client.end().catch(() => {});
-      throw new CoreError('unavailable', `PostgreSQL at ${describeServer(server)} no longer accepts writes; a failover is under way: retry in a moment.`);
+      throw new CoreError('unavailable', this.wanted === 'primary' ? `PostgreSQL at ${describeServer(server)} no longer accepts writes; a failover is under way: retry in a moment.` : `PostgreSQL at ${describeServer(server)} is no longer a standby.`);
     }
   }
 }

@@ -51,6 +51,12 @@ export interface PostgresOpenOptions {
    * when the URL names several servers (docs/failover.md).
    */
   requireSyncStandby?: boolean;
+  /**
+   * With a URL naming several servers: a Fetch at least this many records
+   * behind the high watermark reads its batches from a standby, taking a
+   * lagging consumer's load off the primary. Off when absent.
+   */
+  standbyReadLagRecords?: number;
   /** pino logger for the database's fault episodes (one line when it stops answering, one when it is back). */
   log?: Logger;
   /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
@@ -129,6 +135,7 @@ export async function openPostgresEngine(options: PostgresOpenOptions): Promise<
     timeouts,
     ...(options.log === undefined ? {} : { log: options.log }),
     ...(options.requireSyncStandby === undefined ? {} : { requireSyncStandby: options.requireSyncStandby }),
+    ...(options.standbyReadLagRecords === undefined ? {} : { standbyReadLagRecords: options.standbyReadLagRecords }),
   });
   const wakeups = new Wakeups(randomUUID(), `queen_appends_${schema}`.slice(0, 63));
   if (options.crossProcessWakeups !== false) {
