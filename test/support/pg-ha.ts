@@ -87,6 +87,7 @@ async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<
   }
 }
 
+/** Long because the rig's steps share its state (children, ports, the monitor's connection) and read best in the order they run. */
 export async function startPgHa(options: { timeoutMs?: number } = {}): Promise<PgHaCluster> {
   const missing = pgHaMissing();
   if (missing) throw new Error(`pg-ha: ${missing}`);
