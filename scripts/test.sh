@@ -39,6 +39,7 @@ as_root() {
 # ─── 1. Debian packages ───────────────────────────────────────────────────────
 PACKAGES=(
   postgresql redis-server                                           # the servers
+  postgresql-15-auto-failover                                       # pg_autoctl: the replicated store of test/support/pg-ha.ts
   kcat                                                              # a client the end-to-end tests drive
   chromium                                                          # the web console's tests drive it headless (playwright-core)
   libzstd-dev liblz4-dev libssl-dev libsasl2-dev zlib1g-dev         # what librdkafka links against
