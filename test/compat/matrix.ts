@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { startApacheKafka } from '../support/apache-kafka.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { startGateway } from '../support/gateway.js';
+import { RawConnection } from '../support/raw-connection.js';
 import { STEPS, type Client, type Step, type Toolchains } from './clients.js';
 
 export type Status = 'pass' | 'fail' | 'unsupported';
@@ -27,6 +28,8 @@ export type TargetName = 'gateway-memory' | 'gateway-postgres' | 'apache-kafka';
 export interface Target {
   name: TargetName;
   bootstrap: string;
+  /** The API keys its ApiVersions answer lists. */
+  apis: ReadonlySet<number>;
   stop(): Promise<void>;
 }
 
@@ -34,7 +37,7 @@ export interface Target {
 export async function startTarget(name: TargetName): Promise<Target> {
   if (name === 'apache-kafka') {
     const kafka = await startApacheKafka({ autoCreateTopics: false, initialRebalanceDelayMs: 0 });
-    return { name, bootstrap: kafka.bootstrap, stop: () => kafka.stop() };
+    return { name, bootstrap: kafka.bootstrap, apis: await servedApis(kafka.port), stop: () => kafka.stop() };
   }
   const [memory, postgres] = await engineMatrix();
   const entry = name === 'gateway-memory' ? memory! : postgres!;
@@ -43,11 +46,38 @@ export async function startTarget(name: TargetName): Promise<Target> {
   return {
     name,
     bootstrap: gateway.bootstrap,
+    apis: await servedApis(gateway.port),
     stop: async () => {
       await gateway.stop();
       if (name === 'gateway-postgres') await releaseEngines();
     },
   };
+}
+
+/** The API keys a broker lists in its ApiVersions answer (v3). */
+async function servedApis(port: number): Promise<Set<number>> {
+  const connection = await RawConnection.open(port);
+  try {
+    const body = (await connection.request(18, 3, { clientSoftwareName: 'queen-compat', clientSoftwareVersion: '1' })) as { apiKeys: { apiKey: number }[] };
+    return new Set(body.apiKeys.map((k) => k.apiKey));
+  } finally {
+    connection.destroy();
+  }
+}
+
+/** The steps that need an API the target may not serve, and that API's key. */
+const NEEDS: Partial<Record<Step, { apiKey: number; api: string; what: string }>> = {
+  kip848: { apiKey: 68, api: 'ConsumerGroupHeartbeat', what: 'KIP-848 consumer groups' },
+  'share-group': { apiKey: 76, api: 'ShareGroupHeartbeat', what: 'share groups' },
+};
+
+/** A failed step whose API the target does not serve is the target's "unsupported", not the client's failure. */
+export function blameTarget(steps: StepResult[], target: Pick<Target, 'name' | 'apis'>): StepResult[] {
+  return steps.map((s) => {
+    const need = NEEDS[s.step];
+    if (!need || s.status !== 'fail' || target.apis.has(need.apiKey)) return s;
+    return { ...s, status: 'unsupported', detail: `${target.name} does not serve ${need.what} (no ${need.api} in its ApiVersions); the client said: ${s.detail}` };
+  });
 }
 
 /** Parses a program's output: the last line naming each step wins; steps never named fail. */
@@ -92,5 +122,5 @@ export async function runScenario(client: Client, tools: Toolchains, target: Tar
   clearTimeout(timer);
   const lastError = stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300);
   const ending = timedOut ? `killed after ${timeoutMs / 1000} s` : `exited ${code}${lastError ? `; stderr: ${lastError}` : ''}`;
-  return { client: client.name, target: target.name, seconds: Math.round((Date.now() - started) / 100) / 10, steps: readSteps(stdout, ending) };
+  return { client: client.name, target: target.name, seconds: Math.round((Date.now() - started) / 100) / 10, steps: blameTarget(readSteps(stdout, ending), target) };
 }
