@@ -37,6 +37,8 @@ export interface Client {
   /** The language it is written in, for the table. */
   language: string;
   toolchain: Toolchain;
+  /** Topics the runner creates first (name suffix after the prefix, partitions), for a client with no admin API. */
+  precreate?: { suffix: string; partitions: number }[];
   /** The command line, given the toolchains' paths (see toolchains()). */
   command(tools: Toolchains): [string, ...string[]];
 }
@@ -56,10 +58,16 @@ export const CLIENTS: readonly Client[] = [
   { name: 'franz-go', language: 'Go', toolchain: 'go', command: (t) => [`${need(t.goBin, 'go')}/franzgo`] },
   { name: 'Sarama', language: 'Go', toolchain: 'go', command: (t) => [`${need(t.goBin, 'go')}/sarama`] },
   { name: 'kafka-go', language: 'Go', toolchain: 'go', command: (t) => [`${need(t.goBin, 'go')}/kafkago`] },
-  { name: 'Java client', language: 'Java', toolchain: 'java', command: (t) => ['java', '-Xmx256m', '-cp', need(t.javaClasspath, 'java'), 'queen.compat.JavaScenario'] },
+  { name: 'Java client', language: 'Java', toolchain: 'java', command: (t) => ['java', '-Xmx256m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', need(t.javaClasspath, 'java'), 'queen.compat.JavaScenario'] },
   { name: 'kafkajs', language: 'JavaScript', toolchain: 'node', command: () => [TSX, `${HERE}js/kafkajs-scenario.ts`] },
   { name: 'librdkafka (JS)', language: 'JavaScript', toolchain: 'node', command: () => [TSX, `${HERE}js/librdkafka-scenario.ts`] },
-  { name: 'kcat', language: 'shell', toolchain: 'kcat', command: () => ['bash', `${HERE}kcat-scenario.sh`] },
+  {
+    name: 'kcat',
+    language: 'shell',
+    toolchain: 'kcat',
+    precreate: [{ suffix: 'records', partitions: 2 }, { suffix: 'tx', partitions: 1 }],
+    command: () => ['bash', `${HERE}kcat-scenario.sh`],
+  },
 ];
 
 function need(path: string | undefined, part: string): string {

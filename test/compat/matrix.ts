@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import { startApacheKafka } from '../support/apache-kafka.js';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { startGateway } from '../support/gateway.js';
@@ -54,6 +55,16 @@ export async function startTarget(name: TargetName): Promise<Target> {
   };
 }
 
+async function createTopics(bootstrap: string, topics: { topic: string; numPartitions: number }[]): Promise<void> {
+  const admin = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics, waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** The API keys a broker lists in its ApiVersions answer (v3). */
 async function servedApis(port: number): Promise<Set<number>> {
   const connection = await RawConnection.open(port);
@@ -100,6 +111,7 @@ export function readSteps(output: string, ending: string): StepResult[] {
 /** Runs `client`'s program against `bootstrap`, killed after `timeoutMs`. */
 export async function runScenario(client: Client, tools: Toolchains, target: Target, timeoutMs: number): Promise<ScenarioRun> {
   const prefix = `compat-${client.name.replace(/[^a-z0-9]/gi, '').toLowerCase()}-${randomBytes(3).toString('hex')}`;
+  if (client.precreate) await createTopics(target.bootstrap, client.precreate.map((t) => ({ topic: `${prefix}-${t.suffix}`, numPartitions: t.partitions })));
   const [command, ...args] = client.command(tools);
   const started = Date.now();
   const child = spawn(command, [...args, target.bootstrap, prefix], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COMPAT_TARGET: target.name } });
