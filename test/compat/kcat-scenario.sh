@@ -7,8 +7,8 @@
 set -uo pipefail
 [ $# -eq 2 ] || { echo 'usage: kcat-scenario.sh BOOTSTRAP PREFIX' >&2; exit 2; }
 B=$1 PREFIX=$2 TOPIC=$2-records GROUP=$2-group PER_CODEC=10 PARTITIONS=2
-WORK=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+WORK=$(mktemp -d /tmp/compat-kcat-XXXX)
+trap 'kill $(jobs -p) 2>/dev/null; [ -n "${COMPAT_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 
 emit() { printf '{"step":"%s","status":"%s","detail":"%s"}\n' "$1" "$2" "$(printf '%s' "$3" | tr '\n"\\' "  '" | cut -c1-300)"; }
 # wait_for SECONDS WHAT COMMAND...: runs COMMAND every 0.2 s until it succeeds; fails naming WHAT.
@@ -39,7 +39,7 @@ for codec in none gzip snappy lz4 zstd; do
 done
 
 # Two balanced consumers (-G); their stderr says what they were assigned.
-member() { kcat -G "$GROUP" -b "$B" -o beginning -f '%p:%o\n' -X auto.commit.interval.ms=200 -X session.timeout.ms=10000 "$TOPIC" >"$WORK/$1.out" 2>"$WORK/$1.err" & echo $!; }
+member() { kcat -u -G "$GROUP" -b "$B" -X auto.offset.reset=earliest -f '%p:%o\n' -X auto.commit.interval.ms=200 -X session.timeout.ms=10000 "$TOPIC" >"$WORK/$1.out" 2>"$WORK/$1.err" & echo $!; }
 # holds NAME N: the member's last assignment names N partitions of the topic.
 holds() { [ "$(grep 'assigned:' "$WORK/$1.err" | tail -n 1 | grep -o "$TOPIC \[[0-9]*\]" | wc -l)" -eq "$2" ]; }
 read_all() { [ "$(cat "$WORK"/a.out "$WORK"/b.out 2>/dev/null | sort -u | wc -l)" -eq "$produced" ]; }
@@ -71,14 +71,15 @@ TX=$PREFIX-tx
 tx() { kcat -P -b "$B" -t "$TX" -X transactional.id="$PREFIX-tx" 2>>"$WORK/tx.err"; }
 printf 'c0\nc1\nc2\n' | tx
 mkfifo "$WORK/fifo"
-tx <"$WORK/fifo" &
-killed=$!
+kcat -P -b "$B" -t "$TX" -X transactional.id="$PREFIX-tx" <"$WORK/fifo" 2>>"$WORK/tx.err" &
+killed=$! # kcat itself: killed, it cannot end its transaction
 exec 7>"$WORK/fifo"
 printf 'a0\na1\n' >&7
 wait_for 30 'the open transaction to reach the log' bash -c "[ \$(kcat -Q -b $B -t $TX:0:-1 2>/dev/null | awk '/offset/ {print \$NF}') -ge 5 ]"
 kill -KILL "$killed"
 exec 7>&-
-printf 'end\n' | tx
+wait "$killed" 2>/dev/null
+printf 'end\n' | timeout 60 kcat -P -b "$B" -t "$TX" -X transactional.id="$PREFIX-tx" 2>>"$WORK/tx.err" || echo "the successor producer failed or hung: exit $?" >>"$WORK/tx.err"
 read=$(timeout 60 kcat -C -b "$B" -t "$TX" -o beginning -e -X isolation.level=read_committed -f '%s,' 2>/dev/null)
 if [ "$read" = 'c0,c1,c2,end,' ]; then emit transactions pass 'committed read back, a killed transaction aborted by its successor (read_committed)'
 else emit transactions fail "read_committed read '$read'; $(tail -n 2 "$WORK/tx.err")"; fi
