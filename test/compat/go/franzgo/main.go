@@ -141,7 +141,10 @@ func groupSteps(adm *kadm.Client) {
 	})
 	r.Step("member-leaves", func() (string, error) {
 		b.cl.Close()
-		err := r.WaitUntil(60*time.Second, func() string { h, _ := a.count(); return fmt.Sprintf("the remaining member to hold both partitions (holds %d)", h) },
+		err := r.WaitUntil(60*time.Second, func() string {
+			h, _ := a.count()
+			return fmt.Sprintf("the remaining member to hold both partitions (holds %d)", h)
+		},
 			a.poll, func() bool { h, _ := a.count(); return h == r.Partitions })
 		return "the remaining member took both partitions", err
 	})

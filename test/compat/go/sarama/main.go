@@ -146,7 +146,10 @@ func groupSteps(admin sarama.ClusterAdmin) {
 	})
 	r.Step("member-leaves", func() (string, error) {
 		b.stop()
-		err := r.WaitUntil(60*time.Second, func() string { h, _ := a.counts(); return fmt.Sprintf("the remaining member to hold both partitions (holds %d)", h) },
+		err := r.WaitUntil(60*time.Second, func() string {
+			h, _ := a.counts()
+			return fmt.Sprintf("the remaining member to hold both partitions (holds %d)", h)
+		},
 			nil, func() bool { h, _ := a.counts(); return h == r.Partitions })
 		return "the remaining member took both partitions", err
 	})
