@@ -25,7 +25,7 @@ await step('create-topic', async () => {
   return `${PARTITIONS} partitions`;
 });
 
-const TYPES = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP, snappy: CompressionTypes.SNAPPY, lz4: CompressionTypes.LZ4, zstd: CompressionTypes.ZSTD };
+const TYPES = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP, snappy: CompressionTypes.Snappy, lz4: CompressionTypes.LZ4, zstd: CompressionTypes.ZSTD };
 for (const codec of CODECS) {
   await step(`produce-${codec}`, async () => {
     const producer = kafka.producer({ kafkaJS: { idempotent: true, maxInFlightRequests: 1, compression: TYPES[codec], acks: -1 } });
