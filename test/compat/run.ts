@@ -7,9 +7,11 @@
  *   npm run compat -- --client kafkajs --client kcat   # some clients
  *   npm run compat -- --target gateway-memory          # some targets
  *   npm run compat -- --no-write                       # print, write nothing
+ *   npm run compat -- --update --client kcat           # rerun some, keep the other rows of bench-results/compat.json
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { CLIENTS, toolchains } from './clients.js';
+import { CLIENTS, ROOT, toolchains } from './clients.js';
 import { runScenario, startTarget, type ScenarioRun, type TargetName } from './matrix.js';
 import { markdown, writeResults } from './table.js';
 
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     client: { type: 'string', multiple: true },
     target: { type: 'string', multiple: true },
     'no-write': { type: 'boolean' },
+    update: { type: 'boolean' },
     'timeout-s': { type: 'string' },
   },
 });
@@ -47,8 +50,13 @@ for (const name of targets) {
     await target.stop();
   }
 }
+if (values.update) {
+  const kept = (JSON.parse(readFileSync(`${ROOT}bench-results/compat.json`, 'utf8')) as { runs: ScenarioRun[] }).runs;
+  runs.unshift(...kept.filter((old) => !runs.some((run) => run.client === old.client && run.target === old.target)));
+}
+const order = CLIENTS.filter((c) => runs.some((r) => r.client === c.name));
 // Rows grouped by client, targets in the fixed order.
-runs.sort((a, b) => clients.findIndex((c) => c.name === a.client) - clients.findIndex((c) => c.name === b.client) || targets.indexOf(a.target) - targets.indexOf(b.target));
+runs.sort((a, b) => order.findIndex((c) => c.name === a.client) - order.findIndex((c) => c.name === b.client) || TARGETS.indexOf(a.target) - TARGETS.indexOf(b.target));
 if (values['no-write']) console.log(markdown(runs, new Date().toISOString()));
 else writeResults(runs);
 const failures = runs.reduce((n, r) => n + r.steps.filter((s) => s.status === 'fail').length, 0);
