@@ -18,7 +18,7 @@ export function markdown(runs: readonly ScenarioRun[], when: string): string {
   const failures = runs.flatMap((run) => run.steps.filter((s) => s.status === 'fail').map((s) => `- ${run.client} on ${run.target}, ${s.step}: ${oneLine(s.detail)}`));
   lines.push('', failures.length === 0 ? 'No step failed.' : 'Failed steps:', '', ...failures);
   const unsupported = new Map<string, string>();
-  for (const run of runs) for (const s of run.steps) if (s.status === 'unsupported') unsupported.set(`${run.client}, ${s.step}`, oneLine(s.detail));
+  for (const run of runs) for (const s of run.steps) if (s.status === 'unsupported') unsupported.set(`${run.client}, ${s.step}`, oneLine(s.detail).replace(/gateway-(memory|postgres)/g, 'the gateway (either engine)'));
   if (unsupported.size > 0) lines.push('', 'Steps reported unsupported:', '', ...[...unsupported].map(([key, detail]) => `- ${key}: ${detail}`));
   return lines.join('\n');
 }
