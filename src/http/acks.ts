@@ -1,3 +1,4 @@
+import { leaseOfPartition } from './shared-leases.js';
 import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation, TransactionResult } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
 import { DEAD_LETTERS_NAMESPACE, decodeStoredBatch, DEFAULT_APPEND_LIMITS, MAX_POP_BATCH, messageKey, storedBatchLimit, toQueenMessage, type DecodedRecord } from '../core/index.js';
@@ -168,7 +169,8 @@ export async function planAck(
 ): Promise<AckPlan> {
   const { queue, message } = located;
   // required: an ack the group's lease does not hold rolls its count and dead letter back with it.
-  const base = { queue: queue.name, partition: message.partition, consumerGroup: ack.consumerGroup, offset: message.offset, required: true, ...(ack.leaseId ? { leaseId: ack.leaseId } : {}) };
+  const leaseId = ack.leaseId ? await leaseOfPartition(core, ack.leaseId, message.partition) : undefined;
+  const base = { queue: queue.name, partition: message.partition, consumerGroup: ack.consumerGroup, offset: message.offset, required: true, ...(leaseId ? { leaseId } : {}) };
   const key = messageKey(queue.name, message.partitionIndex, message.offset, ack.consumerGroup);
   if (ack.status === 'completed' || ack.status === 'success') return { operations: [{ op: 'ack', ...base, status: 'completed' }], deadLetter: false };
   if (ack.status === 'retry') return { operations: [{ op: 'ack', ...base, status: 'failed' }], deadLetter: false };

@@ -6,6 +6,7 @@ import type { Core, PopResult, UnreadableRange } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
 import type { HttpMetrics } from '../operations/registry.js';
 import { QUEUE_MODE_GROUP, retryCounts } from './acks.js';
+import { shareLeases } from './shared-leases.js';
 import type { PayloadCipher } from './payload-cipher.js';
 import { leaseAnswer, messageAnswer, unreadableAnswer } from './answers.js';
 import { partitionIdOf } from './partition-ids.js';
@@ -176,7 +177,11 @@ async function ackAll(call: PopCall, claims: PopResult[]): Promise<void> {
 
 async function popAnswer(call: PopCall, claims: PopResult[], metrics: HttpMetrics) {
   const { queue, partition, group, query } = call;
-  const popped = claims.flatMap((claim) => claim.messages.map((message) => ({ message, lease: query.autoAck ? null : claim.lease })));
+  // Several partitions claimed answer one lease id, as Queen's one lease (./shared-leases.ts).
+  const shared = !query.autoAck && claims.length > 1 ? await shareLeases(call.core, claims.map((c) => c.lease!), Date.now()) : null;
+  const popped = claims.flatMap((claim) =>
+    claim.messages.map((message) => ({ message, lease: query.autoAck ? null : shared ? { ...claim.lease!, id: shared } : claim.lease })),
+  );
   const counts = await retryCounts(call.core, group, popped.map((p) => p.message));
   if (popped.length > 0) metrics.popped.add({ queue }, popped.length);
   const first = popped[0];

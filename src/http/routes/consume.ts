@@ -33,6 +33,7 @@ import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, type AckAnswer, ty
 import { leaseAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { IDEMPOTENT_EFFECT, progressMarker, progressOfFirstAttempt } from '../idempotency.js';
+import { renewLeases } from '../shared-leases.js';
 import { pop, type PopQuery, type PopRoute } from '../pops.js';
 import { NAME } from '../schemas.js';
 
@@ -159,6 +160,6 @@ async function acknowledge(core: Core, metrics: HttpMetrics, request: FastifyReq
 
 async function extendLease(core: Core, leaseId: string, body: { seconds?: number; extendMs?: number }) {
   const extendMs = body.extendMs ?? Math.round((body.seconds ?? 60) * 1000);
-  const lease = await core.renewLease({ leaseId, extendMs });
+  const lease = await renewLeases(core, leaseId, extendMs, Date.now());
   return [{ index: 0, leaseId: lease.id, success: true, error: null, expiresAt: new Date(lease.deadline).toISOString(), lease: leaseAnswer(lease) }];
 }
