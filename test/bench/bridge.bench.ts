@@ -62,7 +62,6 @@ async function bridgeCopy(bootstrap: string, core: Core): Promise<number> {
     topics: new RegExp(TOPIC),
     groups: null,
     core,
-    compression: CompressionCodec.None,
     refreshIntervalMs: 60_000,
     log: pino({ level: 'warn' }),
   });
