@@ -21,7 +21,7 @@ import { Bridge, COMMIT_METADATA } from '../../src/bridge/bridge.js';
 import { KafkaTarget } from '../../src/bridge/to-kafka.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { scramKeysFromPassword } from '../../src/gateway/sasl/scram.js';
-import { checksums, readLogs, startBridgeProcess, startTarget, type Target } from '../support/bridge.js';
+import { batchChecksums, checksums, readLogs, startBridgeProcess, startTarget, type Target } from '../support/bridge.js';
 import { makeTestPki, type TestPki } from '../support/certificates.js';
 import { waitFor } from '../support/eventually.js';
 import { kafkajsClient } from '../support/kafkajs.js';
@@ -41,11 +41,12 @@ async function produce(bootstrap: string, topic: string, partitions: number, cou
   }
 }
 
-/** Every partition of the topic, the same offset for offset at the source and on the target (a checksum each). */
+/** Every partition of the topic, the same offset for offset at the source and on the target, records and stored batch bytes (a checksum each). */
 async function expectSameLogs(source: string, target: string, topic: string, partitions: number): Promise<void> {
   const at = await readLogs(source, topic, partitions);
   expect(at.every((log) => log.records.length > 0), `${topic} has records in every partition at the source`).toBe(true);
   expect(checksums(await readLogs(target, topic, partitions)), `${topic}: target vs source`).toEqual(checksums(at));
+  expect(await batchChecksums(target, topic, partitions), `${topic}: the target's batch bytes vs the source's`).toEqual(await batchChecksums(source, topic, partitions));
 }
 
 async function highWatermarks(core: Core, topic: string, partitions: number): Promise<number[]> {
@@ -205,6 +206,7 @@ describe('bridge: a source on SASL_SSL, its settings given as --source-option (g
     }
     const at = await readLogs(bootstrap, topic, 3, 60_000, security);
     expect(checksums(await readLogs(target.bootstrap, topic, 3))).toEqual(checksums(at));
+    expect(await batchChecksums(target.bootstrap, topic, 3)).toEqual(await batchChecksums(bootstrap, topic, 3, security));
   }, 180_000);
 
   it('the reverse target (--to-kafka) given a wrong password says why it could not connect, as the source does', async () => {
