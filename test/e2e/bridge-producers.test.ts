@@ -40,13 +40,20 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
   let kafka: ApacheKafka;
   let core: Core;
   let gateway: Broker;
+  let directPort: number;
   const bridges: Bridge[] = [];
   beforeAll(async () => {
     proxy = await startChaosProxy();
     const kafkaPort = await freePort();
+    directPort = await freePort();
     proxy.forwardTo(kafkaPort);
-    // Kafka and the gateway both advertise the proxy, under the same node id (the harness's Kafka is node 1).
-    kafka = await startApacheKafka({ port: kafkaPort, config: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port}` } });
+    // Kafka and the gateway both advertise the proxy to clients, under the same node id (the harness's Kafka is
+    // node 1); Kafka's second listener, DIRECT, advertises itself: the bridge reads Kafka there, whatever the proxy does.
+    kafka = await startApacheKafka({
+      port: kafkaPort,
+      extraListeners: [{ name: 'DIRECT', protocol: 'PLAINTEXT', port: directPort }],
+      config: { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxy.port},DIRECT://127.0.0.1:${directPort}` },
+    });
     core = await openCore({ engine: 'memory' });
     gateway = await startBroker({ core, autoCreateTopics: false, advertisedHost: '127.0.0.1', advertisedPort: proxy.port, nodeId: 1 });
   }, 180_000);
@@ -61,9 +68,9 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
   /** The port the gateway listens on (it advertises the proxy's). */
   const gatewayPort = () => (gateway.listeners[0] as BoundListener).port;
 
-  /** Copies `topic` from Kafka (dialed directly, not through the proxy) into the gateway's core. */
+  /** Copies `topic` from Kafka (its DIRECT listener, not through the proxy) into the gateway's core. */
   async function bridgeTopic(topic: string): Promise<Bridge> {
-    const bridge = await Bridge.start({ source: `127.0.0.1:${kafka.port}`, sourceOptions: {}, topics: new RegExp(topic.replace(/[.]/g, '\\.')), groups: null, core, refreshIntervalMs: 200, log: pino({ level: 'warn' }) });
+    const bridge = await Bridge.start({ source: `127.0.0.1:${directPort}`, sourceOptions: {}, topics: new RegExp(topic.replace(/[.]/g, '\\.')), groups: null, core, refreshIntervalMs: 200, log: pino({ level: 'warn' }) });
     bridges.push(bridge);
     return bridge;
   }
@@ -79,7 +86,7 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
   }
 
   async function readEnds(topic: string): Promise<number[]> {
-    const client = await KafkaClient.connect({ bootstrap: `127.0.0.1:${kafka.port}`, settings: {} });
+    const client = await KafkaClient.connect({ bootstrap: `127.0.0.1:${directPort}`, settings: {} });
     try {
       await client.refreshMetadata([topic]);
       return await client.listOffsets(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition })), -1, false);
@@ -111,7 +118,7 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
   it('librdkafka (enable.idempotence, five requests in flight) keeps its producer id and sequences across the move', async () => {
     const topic = uniqueTopic('bridge-move-rdkafka');
     proxy.forwardTo(kafka.port);
-    await createTopic(`127.0.0.1:${kafka.port}`, topic, PARTITIONS);
+    await createTopic(`127.0.0.1:${directPort}`, topic, PARTITIONS);
     await bridgeTopic(topic);
     const records: SentRecord[] = Array.from({ length: TOTAL }, (_, seq) => ({ partition: seq % PARTITIONS, key: `k${seq}`, value: sequencedValue(topic, seq), headers: [], timestamp: Date.now() }));
     const producer = await connectProducer(`127.0.0.1:${proxy.port}`, { 'enable.idempotence': true, 'linger.ms': 5, 'message.timeout.ms': 120_000, 'max.in.flight.requests.per.connection': 5 });
@@ -136,7 +143,7 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
   it('the Java client\'s idempotent producer (one record at a time) keeps its producer id and sequences across the move', async () => {
     const topic = uniqueTopic('bridge-move-java');
     proxy.forwardTo(kafka.port);
-    await createTopic(`127.0.0.1:${kafka.port}`, topic, PARTITIONS);
+    await createTopic(`127.0.0.1:${directPort}`, topic, PARTITIONS);
     await bridgeTopic(topic);
     const records = Array.from({ length: TOTAL }, (_, seq) => ({ partition: seq % PARTITIONS, key: `k${seq}`, value: sequencedValue(topic, seq) }));
     const run = await startJavaProduce(`127.0.0.1:${proxy.port}`, topic, records, 10, { 'enable.idempotence': true, acks: 'all', 'delivery.timeout.ms': 120_000 });
