@@ -75,14 +75,19 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
     return bridge;
   }
 
-  /** The outage: every connection cut, nothing reachable, until the bridge has all of Kafka's partitions; then the gateway. */
-  async function switchToGateway(topic: string): Promise<void> {
+  /**
+   * The outage: every connection cut, nothing reachable, until the bridge has
+   * all of Kafka's partitions; then the gateway. Answers how many records
+   * Kafka holds: the rest go to the gateway.
+   */
+  async function switchToGateway(topic: string): Promise<number> {
     proxy.forwardTo(await freePort());
-    proxy.dropAll();
+    expect(proxy.dropAll(), 'client connections cut at the switch').toBeGreaterThan(0);
     const ends = async () => (await readEnds(topic)).join();
     await waitFor(async () => (await ends()) === (await targetEnds(topic)).join(), { what: `the bridge to catch up with Kafka on ${topic}`, timeoutMs: 60_000, intervalMs: 100 });
     proxy.forwardTo(gatewayPort());
     proxy.dropAll();
+    return (await readEnds(topic)).reduce((a, b) => a + b, 0);
   }
 
   async function readEnds(topic: string): Promise<number[]> {
@@ -123,18 +128,20 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
     const records: SentRecord[] = Array.from({ length: TOTAL }, (_, seq) => ({ partition: seq % PARTITIONS, key: `k${seq}`, value: sequencedValue(topic, seq), headers: [], timestamp: Date.now() }));
     const producer = await connectProducer(`127.0.0.1:${proxy.port}`, { 'enable.idempotence': true, 'linger.ms': 5, 'message.timeout.ms': 120_000, 'max.in.flight.requests.per.connection': 5 });
     const deliveries: Delivery[] = [];
+    let atKafka = 0;
     const errors: string[] = [];
     producer.on('event.error', (e) => errors.push(e.message));
     try {
       // Half to Kafka; then the rest while the switch happens under the records in flight.
       deliveries.push(...(await produceAll(producer, topic, records.slice(0, TOTAL / 2))));
       const rest = produceAll(producer, topic, records.slice(TOTAL / 2), { timeoutMs: 180_000 });
-      await switchToGateway(topic);
+      atKafka = await switchToGateway(topic);
       deliveries.push(...(await rest));
     } finally {
       await disconnect(producer);
     }
     expectDelivered(deliveries);
+    expect(atKafka, 'records Kafka holds: the rest went to the gateway').toBeLessThan(TOTAL);
     expect(errors.filter((e) => /OUT_OF_ORDER|UNKNOWN_PRODUCER|sequence/i.test(e)), 'sequence errors the client raised').toEqual([]);
     expectExactlyOnceInOrder(topic, TOTAL, await readTarget(topic));
     await expectOneProducerKept(topic);
@@ -148,8 +155,9 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
     const records = Array.from({ length: TOTAL }, (_, seq) => ({ partition: seq % PARTITIONS, key: `k${seq}`, value: sequencedValue(topic, seq) }));
     const run = await startJavaProduce(`127.0.0.1:${proxy.port}`, topic, records, 10, { 'enable.idempotence': true, acks: 'all', 'delivery.timeout.ms': 120_000 });
     await waitFor(() => run.lines.filter((l) => l.event === 'sent').length >= TOTAL / 2, { what: 'half the records sent to Kafka', timeoutMs: 120_000, intervalMs: 50 });
-    await switchToGateway(topic);
+    const atKafka = await switchToGateway(topic);
     const result = await run.finished(240_000);
+    expect(atKafka, 'records Kafka holds: the rest went to the gateway').toBeLessThan(TOTAL);
     expect(result.failed, 'records the Java client reported failed').toEqual([]);
     expect(result.sent.length).toBe(TOTAL);
     expectExactlyOnceInOrder(topic, TOTAL, await readTarget(topic));
