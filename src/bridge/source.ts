@@ -32,6 +32,8 @@ const PARTITION_FETCH_BYTES = 4 * 1024 * 1024;
 const FETCH_WAIT_MS = 500;
 /** After a failed fetch (broker unreachable), how long before that broker is asked again. */
 const RETRY_MS = 500;
+/** After a leadership error, how long before the metadata is read again. */
+const LEADER_PAUSE_MS = 100;
 
 const OFFSET_OUT_OF_RANGE = 1;
 
@@ -148,7 +150,11 @@ export class SourceReader {
         }
       }
       if (arrived) this.onBatches();
-      if (mine.some((p) => p.stale)) void this.refreshLeaders();
+      if (mine.some((p) => p.stale)) {
+        // A leader moved (or a topic went): the metadata again, after a pause, so a partition that stays unreadable is not asked in a tight loop.
+        await sleep(LEADER_PAUSE_MS);
+        await this.refreshLeaders();
+      }
       if (answer.throttleTimeMs > 0) await sleep(answer.throttleTimeMs);
     }
   }
