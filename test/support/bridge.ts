@@ -62,14 +62,18 @@ export interface BridgeProcess {
   restart(): Promise<void>;
 }
 
-export async function startBridgeProcess(args: string[]): Promise<BridgeProcess> {
+/** node --import it: the process runs as if librdkafka's binding were not installed. */
+const WITHOUT_LIBRDKAFKA = fileURLToPath(new URL('./without-librdkafka/register.mjs', import.meta.url));
+
+/** `withoutLibrdkafka`: run it as on a machine where only `npm install` ran (the binding unresolvable). */
+export async function startBridgeProcess(args: string[], options: { withoutLibrdkafka?: boolean } = {}): Promise<BridgeProcess> {
   const logs = new LogCapture();
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
   const launch = async () => {
     // Each start logs "bridge running" once it is copying and serving metrics; a restart waits for its own.
     const startsBefore = logs.matching('bridge running').length;
-    const spawned = spawn(process.execPath, [CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
+    const spawned = spawn(process.execPath, [...(options.withoutLibrdkafka ? ['--import', WITHOUT_LIBRDKAFKA] : []), CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
     child = spawned;
     spawned.stdout!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
     spawned.stderr!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
