@@ -1,18 +1,20 @@
 /**
  * The migration bridge: keeps a copy of a Kafka-protocol cluster's topics and
  * consumer-group offsets in step until every client has moved. This file is
- * its reading side: it reads the source with librdkafka, follows new topics
- * and partitions, and lists group offsets; a target (target.ts) writes what it
- * read: the Queen core (to-core.ts, offset for offset) or, in reverse for a
- * rollback, an Apache Kafka cluster (to-kafka.ts).
+ * its reading side's conductor: it reads the source with the project's own
+ * Kafka client (source.ts: record batches as the source stored them), follows
+ * new topics and partitions, and lists group offsets; a target (target.ts)
+ * writes what it read: the Queen core (to-core.ts, the source's batches byte
+ * for byte at their offsets) or, in reverse for a rollback, an Apache Kafka
+ * cluster (to-kafka.ts).
  *
  * Exactly once by construction: the target keeps the ledger of what it holds
  * in source offsets, and a (re)started bridge asks it where each partition
  * stands and reads the source from there, so a kill at any moment loses
  * nothing and writes nothing twice.
  *
- * Transactions: the source is read read_committed. Committed records are
- * copied; aborted records and the transaction markers become gaps (a trailing
+ * Transactions: the source is read read_committed. Committed batches are
+ * copied; aborted batches and the transaction markers become gaps (a trailing
  * one is handed to the target as the partition's end offset).
  *
  * Group offsets: each group's committed offsets are read from the source and
@@ -21,21 +23,21 @@
  * says when a group has moved to it; a moved group is left alone from then on.
  */
 import type { Logger } from 'pino';
-import type { KafkaConsumer, IAdminClient, Message, MessageHeader } from '@confluentinc/kafka-javascript';
-import type { SourceRecord } from './copy-batches.js';
-import { connectNamingErrors, loadLibrdkafka, LOG_EVENTS } from './librdkafka.js';
-import { sourceConfigReader, type SourceConfigReader } from './source-configs.js';
+import { KafkaClient } from '../kafka-client/client.js';
+import { KafkaConnectionError } from '../kafka-client/errors.js';
+import { ClientSettingError } from '../kafka-client/settings.js';
 import type { BridgeTarget, PartitionWrite } from './target.js';
 import { CoreTarget } from './to-core.js';
+import { SourceReader, type PartitionCopy } from './source.js';
 import type { Core } from '../core/core.js';
-import type { CompressionCodec } from '../../protocol/records/compression.js';
 
 export { COMMIT_METADATA } from './target.js';
+export { BUFFER_BYTES } from './source.js';
 
 export interface BridgeSource {
   /** The source's bootstrap servers, "host:port,host:port". */
   source: string;
-  /** librdkafka settings for the source (security.protocol, sasl.*, ssl.*, ...). */
+  /** Security settings for the source under librdkafka's names (security.protocol, sasl.*, ssl.*; src/kafka-client/settings.ts). */
   sourceOptions: Readonly<Record<string, string>>;
   /** Topics to copy: names this matches in full. */
   topics: RegExp;
@@ -47,18 +49,7 @@ export interface BridgeSource {
 }
 
 /** Where the records go: a target (a KafkaTarget, to-kafka.ts), or a core, which becomes a CoreTarget (to-core.ts). */
-export type BridgeOptions = BridgeSource & ({ target: BridgeTarget } | { core: Core; compression: CompressionCodec });
-
-interface PartitionCopy {
-  topic: string;
-  partition: number;
-  /** The target's next offset: everything below it is copied. */
-  next: number;
-  pending: SourceRecord[];
-  /** The source's end seen at end-of-partition, to carry over a trailing gap. */
-  endOffset: number | null;
-  copied: number;
-}
+export type BridgeOptions = BridgeSource & ({ target: BridgeTarget } | { core: Core });
 
 interface TopicCopy {
   partitions: number;
@@ -73,7 +64,7 @@ interface GroupCopy {
 export interface TopicProgress {
   topic: string;
   copied: number;
-  /** Records in the source (up to its last stable offset) not yet on the target, as librdkafka last saw the source's end. */
+  /** Offsets in the source (up to its last stable offset) not yet on the target, as the last fetch saw the source's end. */
   lag: number;
 }
 
@@ -84,11 +75,8 @@ export interface BridgeProgress {
   groups: { group: string; commits: number; moved: string | null; inStep: boolean }[];
 }
 
-/** Records buffered per partition before a write; a write also happens whenever the source has nothing more right now. */
-const FLUSH_RECORDS = 5_000;
-/** Records asked of librdkafka per consume call, and how long one waits for the first. */
-const CONSUME_RECORDS = 5_000;
-const CONSUME_WAIT_MS = 200;
+/** Bytes of batches handed to the target in one write (the core's appendAt calls split it further). */
+const WRITE_BYTES = 32 * 1024 * 1024;
 /** After a failed write (the target unreachable), how long before the same write is tried again. */
 const RETRY_MS = 1_000;
 
@@ -101,10 +89,11 @@ export class Bridge {
   private readonly partitions = new Map<string, PartitionCopy>();
   private readonly topics = new Map<string, TopicCopy>();
   private readonly groups = new Map<string, GroupCopy>();
-  private readonly configs: SourceConfigReader;
   private readonly target: BridgeTarget;
+  private readonly reader: SourceReader;
   private stopping = false;
   private loop: Promise<void> | null = null;
+  private wakeWriter: (() => void) | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
@@ -113,39 +102,28 @@ export class Bridge {
 
   private constructor(
     private readonly options: BridgeOptions,
-    private readonly consumer: KafkaConsumer,
-    private readonly admin: IAdminClient,
+    private readonly client: KafkaClient,
   ) {
-    this.configs = sourceConfigReader(options.source, options.sourceOptions);
-    this.target = 'target' in options ? options.target : new CoreTarget(options.core, options.compression, options.log);
-    if (this.configs.unavailable) options.log.warn(`Topic configs are not copied: ${this.configs.unavailable}.`);
+    this.target = 'target' in options ? options.target : new CoreTarget(options.core, options.log);
+    this.reader = new SourceReader(client, this.partitions, options.log, () => this.wakeWriter?.());
   }
 
   /** Connects to the source, copies what matches, and keeps following it until stop(). */
   static async start(options: BridgeOptions): Promise<Bridge> {
-    const rdkafka = await loadLibrdkafka();
-    const { KafkaConsumer, AdminClient } = rdkafka;
-    const common = { 'bootstrap.servers': options.source, 'client.id': 'queen-bridge', ...LOG_EVENTS, ...options.sourceOptions };
-    const consumer = new KafkaConsumer(
-      {
-        ...common,
-        // Never joined or committed: partitions are assigned by hand at the target's next offsets.
-        'group.id': 'queen-bridge',
-        'enable.auto.commit': false,
-        'enable.auto.offset.store': false,
-        'isolation.level': 'read_committed',
-        'enable.partition.eof': true,
-      },
-      // The target's next offset fell off the source's log start (retention): copy from where the source begins.
-      { 'auto.offset.reset': 'earliest' },
-    );
-    await connectNamingErrors(consumer, `the source ${options.source}`, 'Check --source and the --source-option security settings.', options.log);
-    consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
-    const admin = AdminClient.createFrom(consumer);
-    const bridge = new Bridge(options, consumer, admin);
-    consumer.on('data', (m) => bridge.accept(m));
-    consumer.on('partition.eof', (e) => bridge.endOfPartition(e.topic, e.partition, e.offset));
-    await bridge.refresh();
+    let client: KafkaClient;
+    try {
+      client = await KafkaClient.connect({ bootstrap: options.source, settings: options.sourceOptions, clientId: 'queen-bridge' });
+    } catch (e) {
+      if (!(e instanceof KafkaConnectionError) && !(e instanceof ClientSettingError)) throw e;
+      throw new Error(`The bridge could not connect to the source ${options.source}: ${e.message}. Check --source and the --source-option security settings.`);
+    }
+    const bridge = new Bridge(options, client);
+    try {
+      await bridge.refresh();
+    } catch (e) {
+      client.close();
+      throw e;
+    }
     bridge.loop = bridge.run();
     bridge.scheduleRefresh();
     return bridge;
@@ -160,25 +138,18 @@ export class Bridge {
   async stop(): Promise<BridgeProgress> {
     this.stopping = true;
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    await this.reader.stop();
+    this.wakeWriter?.();
     await this.loop?.catch(() => {});
     await this.refreshing.catch(() => {});
-    this.configs.close();
     await this.target.close();
-    await new Promise<void>((resolve) => this.consumer.disconnect(() => resolve()));
+    this.client.close();
     return this.progress();
   }
 
   progress(): BridgeProgress {
     const lagByTopic = new Map<string, number>();
-    for (const p of this.partitions.values()) {
-      let end = p.next;
-      try {
-        end = Math.max(end, this.consumer.getWatermarkOffsets(p.topic, p.partition).highOffset ?? end);
-      } catch {
-        // Nothing fetched from it yet: no end known.
-      }
-      lagByTopic.set(p.topic, (lagByTopic.get(p.topic) ?? 0) + Math.max(0, end - p.next - p.pending.length));
-    }
+    for (const p of this.partitions.values()) lagByTopic.set(p.topic, (lagByTopic.get(p.topic) ?? 0) + Math.max(0, p.sourceEnd - p.next));
     return {
       startedAt: this.startedAt,
       copied: this.copied,
@@ -187,91 +158,90 @@ export class Bridge {
     };
   }
 
-  // ─── Records ─────────────────────────────────────────────────────────────
-
-  private accept(m: Message): void {
-    const p = this.partitions.get(key(m.topic, m.partition));
-    if (!p || m.offset < p.next) return;
-    p.pending.push({ offset: m.offset, key: toBuffer(m.key), value: m.value ?? null, headers: fromHeaders(m.headers), timestamp: m.timestamp ?? -1 });
-  }
-
-  private endOfPartition(topic: string, partition: number, offset: number): void {
-    const p = this.partitions.get(key(topic, partition));
-    // librdkafka raises it after every record before it, so every offset below is either pending or copied.
-    if (p && offset > p.next) p.endOffset = Math.max(p.endOffset ?? 0, offset);
-  }
+  // ─── Writing ─────────────────────────────────────────────────────────────
 
   /**
-   * Reads the source and writes to the target at the same time: a write
-   * (flush) runs while the next records are read, so the copy goes at the
-   * slower of the two rather than at their sum. One write is out at a time
-   * (a Kafka target's transactions stay one after another, and each target's
-   * ledger moves in order); reading stops about 2 × FLUSH_RECORDS per
-   * partition ahead of what is written.
+   * Writes what the reader fetched while it fetches on: one write is out at
+   * a time (a Kafka target's transactions stay one after another, and each
+   * target's ledger moves in order), and it takes whatever has arrived since
+   * the last, so the copy goes at the slower of reading and writing.
    */
   private async run(): Promise<void> {
-    let writing: Promise<void> | null = null;
     while (!this.stopping) {
-      const read = await new Promise<number>((resolve, reject) =>
-        this.consumer.consume(CONSUME_RECORDS, (err, messages) => (err ? reject(new Error(`Reading the source failed: ${err.message}`)) : resolve(messages.length))),
-      ).catch((e: Error) => {
-        this.options.log.warn({ err: e.message }, 'reading the source failed; trying again');
-        return 0;
-      });
-      const buffered = [...this.partitions.values()].reduce((n, p) => Math.max(n, p.pending.length), 0);
-      if (writing === null && (read < CONSUME_RECORDS || buffered >= FLUSH_RECORDS)) {
-        writing = this.flush()
-          .catch((e: Error) => {
-            this.failure ??= e;
-          })
-          .finally(() => {
-            writing = null;
-          });
-      }
-      if (writing !== null && buffered >= 2 * FLUSH_RECORDS) await writing;
-      if (this.failure) throw this.failure;
-    }
-    await writing;
-    if (this.failure) throw this.failure;
-    await this.flush();
-  }
-
-  /** Writes every partition's pending records (and trailing gaps), retrying while the target is unreachable. */
-  private async flush(): Promise<void> {
-    const { target } = this;
-    const { log } = this.options;
-    for (;;) {
-      const copies = [...this.partitions.values()].filter((p) => p.pending.length > 0 || (p.endOffset !== null && p.endOffset > p.next));
-      if (copies.length === 0) return;
-      // A copy of what is pending now: records read while the write is out are added to p.pending, not to the write.
-      const writes: PartitionWrite[] = copies.map((p) => ({ topic: p.topic, partition: p.partition, next: p.next, records: p.pending.slice(), endOffset: p.endOffset }));
-      let answers;
-      try {
-        answers = await target.write(writes);
-      } catch (e) {
-        // The target unreachable or full: the same write again later is safe. Anything else (and anything while stopping) ends the copy.
-        if (!target.passing(e) || this.stopping || this.failure) throw e;
-        log.warn({ err: (e as Error).message }, `writing to ${target.name} failed; the same records are written again (the target's ledger writes nothing twice)`);
-        await new Promise((r) => setTimeout(r, RETRY_MS));
+      if (!this.hasWork()) {
+        await new Promise<void>((resolve) => {
+          this.wakeWriter = resolve;
+          setTimeout(resolve, 1_000).unref();
+        });
+        this.wakeWriter = null;
         continue;
       }
-      answers.forEach((answer, i) => {
-        const p = copies[i]!;
-        if ('refused' in answer) {
-          this.failure ??= new Error(`${capitalized(target.name)} refused the records of ${p.topic}/${p.partition} from offset ${writes[i]!.records[0]?.offset ?? p.next}: ${answer.refused}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
-          return;
-        }
-        // Records read while the write was out are pending too, above what it wrote: only those below the target's next offset count.
-        const written = p.pending.filter((rec) => rec.offset < answer.next).length;
-        p.pending = p.pending.filter((rec) => rec.offset >= answer.next);
-        p.next = answer.next;
-        if (p.endOffset !== null && p.endOffset <= p.next) p.endOffset = null;
-        p.copied += written;
-        this.topics.get(p.topic)!.copied += written;
-        this.copied += written;
-      });
-      if (this.failure) throw this.failure;
+      await this.writeOnce();
+      this.reader.wake();
     }
+    while (this.hasWork()) await this.writeOnce();
+  }
+
+  private hasWork(): boolean {
+    for (const p of this.partitions.values()) if (p.pending.length > 0 || p.fetchAt > p.next) return true;
+    return false;
+  }
+
+  /** One write of what is pending (up to WRITE_BYTES), retried while the target is unreachable. Long because each answer updates its partition's ledger. */
+  private async writeOnce(): Promise<void> {
+    const { target } = this;
+    const { log } = this.options;
+    const writes: PartitionWrite[] = [];
+    const copies: PartitionCopy[] = [];
+    let bytes = 0;
+    for (const p of this.partitions.values()) {
+      if (bytes >= WRITE_BYTES) break;
+      if (p.pending.length === 0 && p.fetchAt <= p.next) continue;
+      let n = 0;
+      while (n < p.pending.length && (n === 0 || bytes < WRITE_BYTES)) bytes += p.pending[n++]!.bytes.length;
+      const batches = p.pending.slice(0, n);
+      const end = n === p.pending.length && p.fetchAt > (batches.at(-1)?.nextOffset ?? p.next) ? p.fetchAt : null;
+      writes.push({ topic: p.topic, partition: p.partition, next: p.next, batches, endOffset: end });
+      copies.push(p);
+    }
+    let answers;
+    try {
+      answers = await target.write(writes);
+    } catch (e) {
+      // The target unreachable or full: the same write again later is safe. Anything else ends the copy.
+      if (!target.passing(e) || this.failure) throw e;
+      log.warn({ err: (e as Error).message }, `writing to ${target.name} failed; the same records are written again (the target's ledger writes nothing twice)`);
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      return;
+    }
+    answers.forEach((answer, i) => {
+      const p = copies[i]!;
+      if ('refused' in answer) {
+        this.failure ??= new Error(`${capitalized(target.name)} refused the records of ${p.topic}/${p.partition} from offset ${writes[i]!.batches[0]?.baseOffset ?? p.next}: ${answer.refused}. The bridge stops; fix the cause and start it again (it resumes where the target ends).`);
+        return;
+      }
+      let written = 0;
+      let dropped = 0;
+      while (p.pending.length > 0 && p.pending[0]!.nextOffset <= answer.next) {
+        const b = p.pending.shift()!;
+        written += b.recordCount;
+        dropped += b.bytes.length;
+      }
+      if (p.pending.length > 0 && p.pending[0]!.baseOffset < answer.next) {
+        // The target is ahead of what was read (another bridge wrote there): read again from its end.
+        dropped += p.pending.reduce((n, b) => n + b.bytes.length, 0);
+        p.pending = [];
+        p.fetchAt = answer.next;
+      }
+      p.pendingBytes -= dropped;
+      this.reader.buffered -= dropped;
+      p.next = answer.next;
+      if (p.fetchAt < p.next) p.fetchAt = p.next;
+      p.copied += written;
+      this.topics.get(p.topic)!.copied += written;
+      this.copied += written;
+    });
+    if (this.failure) throw this.failure;
   }
 
   // ─── Topics, partitions, groups ──────────────────────────────────────────
@@ -285,39 +255,49 @@ export class Bridge {
     }, this.options.refreshIntervalMs);
   }
 
-  /** Finds matching topics and new partitions, creates them on the target, assigns them; then copies group offsets. */
+  /** Finds matching topics and new partitions, creates them on the target, starts reading them; then copies group offsets. */
   private async refresh(): Promise<void> {
-    const metadata = await new Promise<{ topics: { name: string; partitions: unknown[] }[] }>((resolve, reject) =>
-      this.consumer.getMetadata({ allTopics: true, timeout: 15_000 }, (err, data) => (err ? reject(new Error(`Reading the source's topics failed: ${err.message}`)) : resolve(data))),
-    );
-    for (const { name, partitions } of metadata.topics) {
+    let topics;
+    try {
+      topics = await this.client.refreshMetadata(null);
+    } catch (e) {
+      throw new Error(`Reading the source's topics failed: ${(e as Error).message}`);
+    }
+    for (const { name, partitions, isInternal } of topics) {
       if (this.stopping) return;
-      if (name.startsWith('__') || !fullMatch(this.options.topics, name) || partitions.length === 0) continue;
+      if (isInternal || name.startsWith('__') || !fullMatch(this.options.topics, name) || partitions.length === 0) continue;
       const known = this.topics.get(name);
       if (known && known.partitions >= partitions.length) continue;
       await this.follow(name, partitions.length, known);
     }
+    for (const p of this.partitions.values()) if (p.stale && (this.client.leaderOf(p.topic, p.partition)?.leader ?? -1) >= 0) p.stale = false;
+    this.reader.startLoops();
     if (this.options.groups) await this.copyGroupOffsets(this.options.groups);
   }
 
   private async follow(topic: string, count: number, known: TopicCopy | undefined): Promise<void> {
     const from = known?.partitions ?? 0;
-    const starts = await this.target.follow(topic, count, from, () => this.configs.topicConfigs(topic));
-    const assignments = starts.map((next, i) => {
+    const starts = await this.target.follow(topic, count, from, () => this.topicConfigs(topic));
+    starts.forEach((next, i) => {
       const partition = from + i;
-      this.partitions.set(key(topic, partition), { topic, partition, next, pending: [], endOffset: null, copied: 0 });
-      return { topic, partition, offset: next };
+      this.partitions.set(key(topic, partition), { topic, partition, next, fetchAt: next, pending: [], pendingBytes: 0, sourceEnd: next, stale: false, copied: 0 });
     });
     this.topics.set(topic, { partitions: count, copied: known?.copied ?? 0 });
-    // Added to what is assigned already, at the target's next offsets (absent from the binding's types).
-    (this.consumer as unknown as { incrementalAssign(a: typeof assignments): void }).incrementalAssign(assignments);
-    this.options.log.info({ topic, from: assignments.map((a) => a.offset) }, `following ${topic} partitions ${from} to ${count - 1} from where ${this.target.name} ends`);
+    this.options.log.info({ topic, from: starts }, `following ${topic} partitions ${from} to ${count - 1} from where ${this.target.name} ends`);
+  }
+
+  /** The configs set on the source topic; null (the target's defaults, logged) when the source will not say. */
+  private async topicConfigs(topic: string): Promise<Record<string, string> | null> {
+    try {
+      return await this.client.topicConfigs(topic);
+    } catch (e) {
+      this.options.log.warn({ topic, err: (e as Error).message }, `${topic}'s configs could not be read from the source; it is created with the target's defaults`);
+      return null;
+    }
   }
 
   private async copyGroupOffsets(pattern: RegExp): Promise<void> {
-    const listed = await new Promise<string[]>((resolve, reject) =>
-      this.admin.listGroups({ timeout: 10_000 }, (err, result) => (err ? reject(new Error(`Listing the source's groups failed: ${err.message}`)) : resolve(result.groups.map((g) => g.groupId)))),
-    );
+    const listed = await this.client.listGroups().catch((e: Error) => Promise.reject(new Error(`Listing the source's groups failed: ${e.message}`)));
     for (const group of listed) {
       if (this.stopping || !fullMatch(pattern, group)) continue;
       let state = this.groups.get(group);
@@ -326,11 +306,7 @@ export class Bridge {
         this.groups.set(group, state);
       }
       if (state.moved) continue;
-      const source = await new Promise<{ topic: string; partition: number; offset: number }[]>((resolve, reject) =>
-        this.admin.listConsumerGroupOffsets([{ groupId: group }], { timeout: 10_000 }, (err, results) =>
-          err ? reject(new Error(`Reading group ${group}'s offsets from the source failed: ${err.message}`)) : resolve(results[0]?.partitions ?? []),
-        ),
-      );
+      const source = await this.client.groupOffsets(group).catch((e: Error) => Promise.reject(new Error(`Reading group ${group}'s offsets from the source failed: ${e.message}`)));
       await this.copyGroup(group, state, source);
     }
   }
@@ -356,15 +332,4 @@ function capitalized(s: string): string {
 function fullMatch(pattern: RegExp, name: string): boolean {
   const m = pattern.exec(name);
   return m !== null && m.index === 0 && m[0].length === name.length;
-}
-
-function toBuffer(v: Buffer | string | null | undefined): Buffer | null {
-  if (v === null || v === undefined) return null;
-  return typeof v === 'string' ? Buffer.from(v) : v;
-}
-
-function fromHeaders(headers: MessageHeader[] | undefined): { key: string; value: Buffer | null }[] {
-  const out: { key: string; value: Buffer | null }[] = [];
-  for (const h of headers ?? []) for (const [k, v] of Object.entries(h)) out.push({ key: k, value: v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(v) });
-  return out;
 }

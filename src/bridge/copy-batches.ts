@@ -1,14 +1,14 @@
-import { CompressionCodec } from '../../protocol/records/compression.js';
-import { buildBatch, TimestampType, type RecordInput } from '../../protocol/records/record-batch.js';
+import { TimestampType, buildBatch, decodeBatch, type RecordInput } from '../../protocol/records/record-batch.js';
+import type { RawBatch } from '../kafka-client/fetch.js';
 
 /**
- * Records read from the source, re-encoded as RecordBatch v2 batches that
- * carry their source offsets: each batch's baseOffset is its first record's
- * offset and every record's offset delta is its distance from it, so the
- * gaps the source log has (compaction, aborted transactions, markers) stay
- * gaps. librdkafka hands out records, not the source's batches, so batch
- * boundaries, the source's compression codec and producer ids are not kept
- * (the core's appendAt stores what this builds).
+ * What the bridge does with the source's record batches besides copying them
+ * as they are: the records of a batch (the reverse mode's target, Kafka,
+ * takes records from a producer, not batches), and the one case a batch
+ * cannot go over whole: a partition copied up to an offset inside one of the
+ * source's batches (a target an earlier, record-by-record bridge filled),
+ * where the batch's records from that offset on are encoded as a batch of
+ * their own, with the source batch's codec, timestamps and producer fields.
  */
 
 export interface SourceRecord {
@@ -19,51 +19,49 @@ export interface SourceRecord {
   timestamp: number;
 }
 
-export interface CopyEncoding {
-  /**
-   * The source topic stamps LogAppendTime: batches say so and carry the
-   * broker's time as their max timestamp, as the source's did (librdkafka
-   * reports that time as each record's timestamp).
-   */
-  logAppendTime: boolean;
-  compression: CompressionCodec;
-}
+/** Uncompressed record bytes a batch may inflate to when decoded here. */
+const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
-/** Uncompressed record bytes per built batch: well inside the core's 16 MiB inflation limit and Kafka's default max.message.bytes. */
-const MAX_BATCH_RECORD_BYTES = 512 * 1024;
-
-function recordBytes(r: SourceRecord): number {
-  return 24 + (r.key?.length ?? 0) + (r.value?.length ?? 0) + r.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0) + 8, 0);
-}
-
-/** One partition's records (ascending offsets) as back-to-back batches. */
-export function encodeCopy(records: readonly SourceRecord[], encoding: CopyEncoding): Buffer {
-  const batches: Buffer[] = [];
-  let start = 0;
-  let bytes = 0;
-  const close = (end: number) => {
-    if (end > start) batches.push(encodeBatch(records.slice(start, end), encoding));
-    start = end;
-    bytes = 0;
-  };
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!;
-    // A LogAppendTime batch has one time for all its records: a record stamped otherwise starts a new batch.
-    const otherTime = encoding.logAppendTime && i > start && r.timestamp !== records[start]!.timestamp;
-    if (i > start && (otherTime || bytes + recordBytes(r) > MAX_BATCH_RECORD_BYTES)) close(i);
-    bytes += recordBytes(r);
+/** The records of back-to-back batches (control batches carry none a reader sees); a LogAppendTime batch's records take its time. */
+export function recordsOf(batches: readonly RawBatch[]): SourceRecord[] {
+  const records: SourceRecord[] = [];
+  for (const raw of batches) {
+    const batch = decodeBatch(raw.bytes, 0, { maxBytes: MAX_INFLATED_BYTES });
+    if (batch.isControl) continue;
+    const base = batch.header.baseTimestamp;
+    const logAppend = batch.timestampType === TimestampType.LogAppendTime;
+    for (const r of batch.records) {
+      records.push({
+        offset: raw.baseOffset + r.offsetDelta,
+        key: r.key,
+        value: r.value,
+        headers: r.headers,
+        timestamp: Number(logAppend ? batch.header.maxTimestamp : base + BigInt(r.timestampDelta)),
+      });
+    }
   }
-  close(records.length);
-  return batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+  return records;
 }
 
-function encodeBatch(records: readonly SourceRecord[], encoding: CopyEncoding): Buffer {
-  const base = records[0]!.offset;
-  const inputs: RecordInput[] = records.map((r) => ({ offsetDelta: r.offset - base, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }));
-  return buildBatch({
-    records: inputs,
+/** The records of `batch` from offset `from` on, as a batch of their own (see above); null when none is left. */
+export function reencodeTail(raw: RawBatch, from: number): RawBatch | null {
+  const batch = decodeBatch(raw.bytes, 0, { maxBytes: MAX_INFLATED_BYTES });
+  const kept = batch.records.filter((r) => raw.baseOffset + r.offsetDelta >= from);
+  const skipped = batch.records.length - kept.length;
+  if (kept.length === 0) return null;
+  const base = raw.baseOffset + kept[0]!.offsetDelta;
+  const records: RecordInput[] = kept.map((r) => ({ key: r.key, value: r.value, headers: r.headers, timestamp: batch.header.baseTimestamp + BigInt(r.timestampDelta), offsetDelta: raw.baseOffset + r.offsetDelta - base }));
+  const sequence = batch.header.baseSequence;
+  const bytes = buildBatch({
+    records,
     baseOffset: base,
-    compression: encoding.compression,
-    ...(encoding.logAppendTime ? { timestampType: TimestampType.LogAppendTime, maxTimestamp: records[0]!.timestamp } : {}),
+    compression: batch.compression,
+    timestampType: batch.timestampType,
+    isTransactional: batch.isTransactional,
+    producerId: batch.header.producerId,
+    producerEpoch: batch.header.producerEpoch,
+    baseSequence: sequence < 0 ? sequence : sequence + skipped,
+    ...(batch.timestampType === TimestampType.LogAppendTime ? { maxTimestamp: batch.header.maxTimestamp } : {}),
   });
+  return { bytes, baseOffset: base, nextOffset: base + records.at(-1)!.offsetDelta! + 1, recordCount: kept.length };
 }

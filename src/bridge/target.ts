@@ -1,6 +1,7 @@
 /**
- * Where the bridge writes: the reading side (bridge.ts: librdkafka on the
- * source, partitions followed, records buffered, group offsets listed) is one
+ * Where the bridge writes: the reading side (bridge.ts and source.ts: the
+ * project's Kafka client on the source, partitions followed, batches
+ * buffered, group offsets listed) is one
  * piece, and a target takes what it read. Two targets exist: the Queen core
  * (to-core.ts, offset-preserving appends) and an Apache Kafka cluster
  * (to-kafka.ts, transactions with a recorded offset mapping, for a rollback).
@@ -9,15 +10,15 @@
  * reader asks it where each partition stands when it starts following it, and
  * reads the source from there.
  */
-import type { SourceRecord } from './copy-batches.js';
+import type { RawBatch } from '../kafka-client/fetch.js';
 
 export interface PartitionWrite {
   topic: string;
   partition: number;
   /** The source offset below which everything is on the target already. */
   next: number;
-  /** Records read since, ascending source offsets. */
-  records: readonly SourceRecord[];
+  /** The source's batches read since, as the source stored them, ascending offsets (gaps between them are the source's). */
+  batches: readonly RawBatch[];
   /** The source's end seen at end-of-partition when it is past `next` (a trailing gap: markers, aborted records), else null. */
   endOffset: number | null;
 }

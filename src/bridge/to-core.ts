@@ -1,13 +1,14 @@
 /**
- * The bridge's Queen target: every record appended at its source offset with
- * Core.appendAt, which writes nothing below the partition's next offset
+ * The bridge's Queen target: the source's batches appended byte for byte at
+ * their source offsets with Core.appendAt (validated there as produced
+ * batches are), which writes nothing below the partition's next offset
  * (answered already_there, under the partition lock). The target log is the
  * ledger of what was copied: a partition is followed from its next offset on
  * the target, so a kill at any moment loses nothing and writes nothing twice.
  *
  * A marker at the end of a partition is covered by appendAt's endOffset (the
- * source's end, from librdkafka's end-of-partition event), so a consumer
- * position there is valid on the target too.
+ * source's end past the last batch read), so a consumer position there is
+ * valid on the target too.
  *
  * Group offsets are committed as they are (the offsets are the source's),
  * marked with COMMIT_METADATA. A group that has moved is left alone from then
@@ -18,24 +19,19 @@
 import type { Logger } from 'pino';
 import type { AppendAtPartition, Core } from '../core/core.js';
 import { CoreError } from '../core/errors.js';
-import type { CompressionCodec } from '../../protocol/records/compression.js';
 import { KAFKA_QUEUE_CONFIG, topicConfigFromEntries, TopicConfigError } from '../topic-configs/index.js';
-import { encodeCopy } from './copy-batches.js';
 import { COMMIT_METADATA, type BridgeTarget, type GroupCopied, type PartitionWrite, type PartitionWritten, type SourceGroupOffset } from './target.js';
 
-/** Bytes of encoded batches per appendAt call. */
+/** Bytes of batches per appendAt call. */
 const MAX_CALL_BYTES = 8 * 1024 * 1024;
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class CoreTarget implements BridgeTarget {
   readonly name = 'the core';
-  /** Topics whose source stamps LogAppendTime: their batches say so. */
-  private readonly logAppendTime = new Map<string, boolean>();
 
   constructor(
     private readonly core: Core,
-    private readonly compression: CompressionCodec,
     private readonly log: Logger,
   ) {}
 
@@ -44,11 +40,8 @@ export class CoreTarget implements BridgeTarget {
     let info = await core.describeQueue({ name: topic });
     if (!info) {
       const configs = (await sourceConfigs()) ?? {};
-      this.logAppendTime.set(topic, configs['message.timestamp.type'] === 'LogAppendTime');
       info = await core.createQueue({ name: topic, partitions: count, config: { ...KAFKA_QUEUE_CONFIG, ...this.targetConfig(topic, configs) }, ifNotExists: true });
       log.info({ topic, partitions: count }, `created ${topic} on the target with ${count} partitions`);
-    } else if (!this.logAppendTime.has(topic)) {
-      this.logAppendTime.set(topic, info.config.timestampType === 'LogAppendTime');
     }
     if (info.partitions.length < count) {
       info = await core.addPartitions({ name: topic, totalCount: count });
@@ -92,7 +85,7 @@ export class CoreTarget implements BridgeTarget {
         const w = call.writes[i]!;
         if (r.error === null) return answers.push({ next: r.nextOffset });
         if (r.error === 'already_there') {
-          this.log.warn({ topic: w.topic, partition: w.partition, nextOffset: r.nextOffset }, `records from offset ${w.records[0]?.offset} of ${w.topic}/${w.partition} are on the target already (another bridge, or a retried write); going on from ${r.nextOffset}`);
+          this.log.warn({ topic: w.topic, partition: w.partition, nextOffset: r.nextOffset }, `records from offset ${w.batches[0]?.baseOffset} of ${w.topic}/${w.partition} are on the target already (another bridge, or a retried write); going on from ${r.nextOffset}`);
           return answers.push({ next: r.nextOffset });
         }
         return answers.push({ refused: r.errorMessage ?? r.error });
@@ -101,13 +94,13 @@ export class CoreTarget implements BridgeTarget {
     return answers;
   }
 
-  /** The writes as appendAt calls of at most MAX_CALL_BYTES of encoded batches each, in order. */
+  /** The writes as appendAt calls of at most MAX_CALL_BYTES of batches each, in order. */
   private calls(writes: PartitionWrite[]): { writes: PartitionWrite[]; parts: AppendAtPartition[] }[] {
     const calls: { writes: PartitionWrite[]; parts: AppendAtPartition[] }[] = [];
     let call = { writes: [] as PartitionWrite[], parts: [] as AppendAtPartition[] };
     let bytes = 0;
     for (const w of writes) {
-      const records = w.records.length > 0 ? encodeCopy(w.records, { logAppendTime: this.logAppendTime.get(w.topic) ?? false, compression: this.compression }) : Buffer.alloc(0);
+      const records = w.batches.length === 1 ? w.batches[0]!.bytes : Buffer.concat(w.batches.map((b) => b.bytes));
       if (bytes > 0 && bytes + records.length > MAX_CALL_BYTES) {
         calls.push(call);
         call = { writes: [], parts: [] };

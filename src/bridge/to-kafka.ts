@@ -37,6 +37,7 @@ import type { Logger } from 'pino';
 import type { DeliveryReport, IAdminClient, KafkaConsumer, LibrdKafkaError, Message, Producer } from '@confluentinc/kafka-javascript';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { connectNamingErrors, loadLibrdkafka, LOG_EVENTS, type Librdkafka } from './librdkafka.js';
+import { recordsOf, type SourceRecord } from './copy-batches.js';
 import { COMMIT_METADATA, type BridgeTarget, type GroupCopied, type PartitionWrite, type PartitionWritten, type SourceGroupOffset } from './target.js';
 
 /** The bridge's topic on Kafka: the offset mapping, written in the same transactions as the records. */
@@ -257,13 +258,14 @@ export class KafkaTarget implements BridgeTarget {
 
   write(writes: PartitionWrite[]): Promise<PartitionWritten[]> {
     return this.inTurn(async () => {
+      const records = writes.map((w) => recordsOf(w.batches));
       const entries = await this.transaction(async () => {
-        const placed = await this.produceAll(writes.flatMap((w) => w.records.map((r) => ({ topic: w.topic, partition: w.partition, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }))));
+        const placed = await this.produceAll(writes.flatMap((w, i) => records[i]!.map((r) => ({ topic: w.topic, partition: w.partition, key: r.key, value: r.value, headers: r.headers, timestamp: r.timestamp }))));
         let at = 0;
-        const entries = writes.map((w) => {
-          const offsets = placed.slice(at, at + w.records.length);
-          at += w.records.length;
-          return this.entryFor(w, offsets);
+        const entries = writes.map((w, i) => {
+          const offsets = placed.slice(at, at + records[i]!.length);
+          at += records[i]!.length;
+          return this.entryFor(w, records[i]!, offsets);
         });
         await this.produceAll(entries.map((e) => this.mapRecord(e)));
         return entries;
@@ -273,10 +275,10 @@ export class KafkaTarget implements BridgeTarget {
   }
 
   /** The mapping entry of one partition's write, from the Kafka offsets its records got. */
-  private entryFor(w: PartitionWrite, offsets: number[]): MapEntry {
+  private entryFor(w: PartitionWrite, records: readonly SourceRecord[], offsets: number[]): MapEntry {
     const map = this.maps.get(key(w.topic, w.partition));
     const runs: Run[] = [];
-    w.records.forEach((r, i) => {
+    records.forEach((r, i) => {
       const t = offsets[i]!;
       if (i > 0 && t !== offsets[i - 1]! + 1) {
         // The bridge's records of one partition in one transaction are contiguous unless something else writes there.
@@ -286,12 +288,11 @@ export class KafkaTarget implements BridgeTarget {
       if (last && r.offset === last[0] + last[2]) last[2]++;
       else runs.push([r.offset, t, 1]);
     });
-    const lastRecord = w.records.at(-1);
     return {
       topic: w.topic,
       partition: w.partition,
       runs,
-      next: Math.max(w.next, lastRecord ? lastRecord.offset + 1 : 0, w.endOffset ?? 0),
+      next: Math.max(w.next, w.batches.at(-1)?.nextOffset ?? 0, w.endOffset ?? 0),
       targetEnd: offsets.length > 0 ? offsets.at(-1)! + 1 : (map?.targetEnd ?? 0),
     };
   }

@@ -55,7 +55,7 @@ export const BRIDGE_SETTINGS = [
   { flag: 'engine', value: 'postgres', kind: { type: 'string' }, help: 'open the target PostgreSQL engine in this process instead of --core' },
   { flag: 'database-url', value: 'URL', kind: { type: 'string' }, help: 'the PostgreSQL URL for --engine postgres' },
   { flag: 'database-schema', value: 'NAME', kind: { type: 'string' }, default: 'queen', help: 'the PostgreSQL schema for --engine postgres' },
-  { flag: 'compression', value: 'CODEC', kind: { type: 'choice', choices: Object.keys(CODECS) }, default: 'none', help: `codec of the batches written to the target: ${Object.keys(CODECS).join(', ')}` },
+  { flag: 'compression', value: 'CODEC', kind: { type: 'choice', choices: Object.keys(CODECS) }, default: 'none', help: `with --to-kafka, codec of the batches written to Kafka: ${Object.keys(CODECS).join(', ')} (forward, the source's batches are copied as they are, codec included)` },
   { flag: 'refresh-interval-ms', value: 'MS', kind: { type: 'int', min: 100, max: 3_600_000 }, default: 5000, help: 'how often new topics, partitions and group offsets are looked for' },
   { flag: 'progress-interval-ms', value: 'MS', kind: { type: 'int', min: 0, max: 3_600_000 }, default: 5000, help: 'how often the progress line is written to stderr; 0 for never' },
   { flag: 'metrics-port', value: 'PORT', kind: { type: 'int', min: 0, max: 65535 }, help: 'serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port; default: no metrics)' },

@@ -46,7 +46,7 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
       sourceOptions: config.sourceOptions,
       topics: config.topics,
       groups: config.groups,
-      ...(target instanceof KafkaTarget ? { target } : { core: target, compression: config.compression }),
+      ...(target instanceof KafkaTarget ? { target } : { core: target }),
       refreshIntervalMs: config.refreshIntervalMs,
       log,
     });

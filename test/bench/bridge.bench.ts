@@ -6,6 +6,9 @@
 //
 //   consume  a librdkafka consumer (read_committed, as the bridge reads) assigned every partition
 //            from offset 0 until it has every record: the source's read ceiling for one client
+//   perf     Apache Kafka's own kafka-consumer-perf-test (ConsumerPerformance, a new group) reading
+//            the same topic to its end: records/s as the tool counts them, from its first record
+//            (JVM start and group join left out, so the bridge's ratio to it is a conservative one)
 //   bridge   Bridge.start with a fresh target core in this process until the target's high
 //            watermarks reach the source's end: PostgreSQL (the test database, when there is
 //            one: what a migration writes to) and memory (the bridge's own cost beside the source's)
@@ -18,7 +21,8 @@
 //            the offset mapping written beside them); each round copies a topic of its own, since
 //            a topic the bridge copied before is already on Kafka
 //
-// Figures are the better of the two rounds; each ratio is bridge ÷ consume of its own source.
+// Figures are the better of the two rounds; each ratio is bridge ÷ consume of its own source (and,
+// forward, bridge ÷ kafka-consumer-perf-test; the bridge's time runs from Bridge.start, connecting included).
 // Run: npm run bench:bridge   (BRIDGE_BENCH_RECORDS to change the count; BRIDGE_BENCH_REVERSE=0 skips the reverse mode)
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -27,7 +31,8 @@ import { openCore, type Core } from '../../src/core/index.js';
 import { Bridge } from '../../src/bridge/bridge.js';
 import { KafkaTarget } from '../../src/bridge/to-kafka.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
-import { startApacheKafka } from '../support/apache-kafka.js';
+import { apacheKafkaInstall, startApacheKafka } from '../support/apache-kafka.js';
+import { perfConsume } from './e2e/perf-tools.js';
 import { startGatewayProcess } from '../support/gateway.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { connectConsumer, connectProducer, createTopic, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
@@ -62,7 +67,6 @@ async function bridgeCopy(bootstrap: string, core: Core): Promise<number> {
     topics: new RegExp(TOPIC),
     groups: null,
     core,
-    compression: CompressionCodec.None,
     refreshIntervalMs: 60_000,
     log: pino({ level: 'warn' }),
   });
@@ -118,9 +122,12 @@ try {
     { name: 'memory', open: () => openCore({ engine: 'memory' }) },
   ];
   const consumeRates: number[] = [];
+  const perfRates: number[] = [];
+  const { libs } = await apacheKafkaInstall();
   const bridgeRates = new Map<string, number[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     consumeRates.push(RECORDS / (await plainConsume(kafka.bootstrap)));
+    perfRates.push((await perfConsume({ libs, bootstrap: kafka.bootstrap, topic: TOPIC, count: RECORDS, seconds: 600, timeoutSeconds: 120, from: 'earliest' }, () => {})).recordsPerSecond);
     for (const target of targets) {
       const core = await target.open();
       try {
@@ -132,9 +139,12 @@ try {
   }
   const consume = Math.max(...consumeRates);
   console.log(`bridge bench: ${RECORDS.toLocaleString('en-US')} records of ${RECORD_BYTES} B over ${PARTITIONS} partitions (lz4, a header each), Apache Kafka ${kafka.version} as the source`);
+  const perf = Math.max(...perfRates);
   console.log(`  plain consume (librdkafka, read_committed): ${perSecond(consumeRates)}`);
+  console.log(`  kafka-consumer-perf-test:                   ${perSecond(perfRates)}`);
   for (const [name, rates] of bridgeRates) {
-    console.log(`  bridge copy to a ${name.padEnd(8)} core:      ${perSecond(rates)}  ratio bridge / consume: ${(Math.max(...rates) / consume).toFixed(2)}`);
+    const best = Math.max(...rates);
+    console.log(`  bridge copy to a ${name.padEnd(8)} core:      ${perSecond(rates)}  ratio bridge / consume: ${(best / consume).toFixed(2)}, bridge / kafka-consumer-perf-test: ${(best / perf).toFixed(2)}`);
   }
 
   if (REVERSE) {

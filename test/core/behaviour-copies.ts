@@ -14,10 +14,11 @@ import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, type Core } from '../../src/core/
 const T0 = 1_700_000_000_000;
 
 /** A copied batch: records at the given absolute offsets (rising, gaps allowed), as a compacted log holds them. */
-export function copiedBatch(offsets: number[], options: { compression?: CompressionCodec; label?: string } = {}): Buffer {
+export function copiedBatch(offsets: number[], options: { compression?: CompressionCodec; label?: string; producer?: { producerId: number; producerEpoch: number; baseSequence: number } } = {}): Buffer {
   const base = offsets[0]!;
   return buildBatch({
     baseOffset: base,
+    ...(options.producer ?? {}),
     compression: options.compression ?? CompressionCodec.None,
     records: offsets.map((offset) => ({
       offsetDelta: offset - base,
@@ -123,6 +124,28 @@ export function describeCopies(fx: Fixture): void {
       const unknown = await core.appendAt({ partitions: [{ queue: q, partition: 3, records: copiedBatch([0]) }, { queue: q, partition: 0, records: copiedBatch([0]) }] });
       expect(unknown.partitions.map((p) => p.error)).toEqual(['unknown_partition', null]);
       expect((await readOffsets(core, q)).map((r) => r.offset)).toEqual([0]);
+    });
+
+    it('rebuilds the producer windows from the copied batches: that producer goes on with its next sequence, a resend of a copied batch is a duplicate, new ids stay above it', async () => {
+      const core = fx.core();
+      const q = await fx.newQueue();
+      // A source producer (id 90001, epoch 3) wrote sequences 0-1 and 2-4 there; the copy carries them.
+      const producer = (baseSequence: number) => ({ producerId: 90_001, producerEpoch: 3, baseSequence });
+      const copied = Buffer.concat([copiedBatch([0, 1], { producer: producer(0) }), copiedBatch([2, 3, 4], { producer: producer(2) })]);
+      expect((await core.appendAt({ partitions: [{ queue: q, partition: 0, records: copied }] })).partitions[0]).toMatchObject({ error: null, nextOffset: 5 });
+      const send = async (offsets: number[], baseSequence: number, label: string) =>
+        (await core.append({ partitions: [{ queue: q, partition: 0, records: copiedBatch(offsets, { producer: producer(baseSequence), label }) }] })).partitions[0]!;
+      // The resend of the last copied batch: answered with its source offset, nothing written.
+      expect(await send([0, 1, 2], 2, 'resent')).toMatchObject({ error: null, baseOffset: 2, duplicate: true });
+      // Sequence 5 is the next one: appended after the copy.
+      expect(await send([0], 5, 'moved')).toMatchObject({ error: null, baseOffset: 5, duplicate: false });
+      expect((await send([0], 9, 'gap')).error).toBe('out_of_order_sequence');
+      const [state] = (await core.describeProducers({ queue: q, partition: 0 })).producers;
+      expect(state).toMatchObject({ producerId: 90_001, producerEpoch: 3, lastSequence: 5 });
+      // The producer may bump its own epoch here (KIP-360), and a new producer gets an id above the copied one.
+      expect(await core.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: 90_001, producerEpoch: 3 })).toEqual({ producerId: 90_001, producerEpoch: 4 });
+      expect((await core.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 })).producerId).toBeGreaterThan(90_001);
+      expect((await readOffsets(core, q)).map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5]);
     });
 
     it('keeps the gaps across close and reopen', async ({ skip }) => {

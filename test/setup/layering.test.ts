@@ -91,9 +91,11 @@ const ROOMS: Readonly<Record<string, readonly string[]>> = {
   'src/topic-configs': ['protocol', 'src/core'],
   'src/access': ['protocol', 'src/core'],
   'src/client': ['src/core', 'src/ids'],
+  // A Kafka client on the project's own codecs (the bridge reads its source with it).
+  'src/kafka-client': ['protocol'],
   'src/gateway': ['protocol', 'src/core', 'src/cluster', 'src/tls', 'src/ids', 'src/metrics', 'src/topic-configs', 'src/access'],
   'src/http': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access'],
-  'src/bridge': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/metrics', 'src/operations', 'src/topic-configs'],
+  'src/bridge': ['protocol', 'src/core', 'src/rpc', 'src/tls', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/kafka-client'],
   'src/index.ts': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access', 'src/client', 'src/gateway', 'src/http', 'src/bridge'],
   'src/cli': ['protocol', 'src/core', 'src/rpc', 'src/cluster', 'src/redis', 'src/tls', 'src/ids', 'src/metrics', 'src/operations', 'src/topic-configs', 'src/access', 'src/index.ts', 'src/gateway', 'src/http', 'src/bridge'],
 };

@@ -12,6 +12,8 @@ import type { Message } from '@confluentinc/kafka-javascript';
 import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { formatRpcAddress, RpcServer } from '../../src/rpc/index.js';
+import { KafkaClient } from '../../src/kafka-client/client.js';
+import { committedBatches, fetchFrom } from '../../src/kafka-client/fetch.js';
 import type { EngineChoice } from './engines.js';
 import { connectConsumer, disconnect, fromHeaders, OFFSET_BEGINNING, type ConsumerConfig } from './rdkafka.js';
 import { sleep, waitFor } from './eventually.js';
@@ -60,14 +62,18 @@ export interface BridgeProcess {
   restart(): Promise<void>;
 }
 
-export async function startBridgeProcess(args: string[]): Promise<BridgeProcess> {
+/** node --import it: the process runs as if librdkafka's binding were not installed. */
+const WITHOUT_LIBRDKAFKA = fileURLToPath(new URL('./without-librdkafka/register.mjs', import.meta.url));
+
+/** `withoutLibrdkafka`: run it as on a machine where only `npm install` ran (the binding unresolvable). */
+export async function startBridgeProcess(args: string[], options: { withoutLibrdkafka?: boolean } = {}): Promise<BridgeProcess> {
   const logs = new LogCapture();
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
   const launch = async () => {
     // Each start logs "bridge running" once it is copying and serving metrics; a restart waits for its own.
     const startsBefore = logs.matching('bridge running').length;
-    const spawned = spawn(process.execPath, [CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
+    const spawned = spawn(process.execPath, [...(options.withoutLibrdkafka ? ['--import', WITHOUT_LIBRDKAFKA] : []), CLI, 'bridge', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, QUEEN_RPC_SECRET: BRIDGE_SECRET } });
     child = spawned;
     spawned.stdout!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
     spawned.stderr!.setEncoding('utf8').on('data', (d: string) => logs.write(d));
@@ -160,4 +166,48 @@ export function checksums(logs: PartitionLog[]): string[] {
 /** Offsets within [start, end) that hold no record: the gaps a copy must keep. */
 export function gapCount(log: PartitionLog): number {
   return log.end - log.start - log.records.length;
+}
+
+/**
+ * One line per partition: a SHA-256 over the stored bytes of every record
+ * batch a read_committed reader reads (read with the project's Kafka client,
+ * Fetch as the broker stores them), from the log start to the last stable
+ * offset. The partition leader epoch (each log's own, outside the CRC) is
+ * zeroed, and batches without records left out (a copy's trailing gaps are
+ * such batches; the source's markers are not read). Equal lines: the copy
+ * holds the source's batches byte for byte, codec, CRC and producer fields
+ * included.
+ */
+export async function batchChecksums(bootstrap: string, topic: string, partitions: number, settings: Record<string, string> = {}): Promise<string[]> {
+  const client = await KafkaClient.connect({ bootstrap, settings });
+  try {
+    await client.refreshMetadata([topic]);
+    const lines: string[] = [];
+    for (let partition = 0; partition < partitions; partition++) {
+      const [end] = await client.listOffsets([{ topic, partition }], -1, true);
+      let at = (await client.listOffsets([{ topic, partition }], -2, true))[0]!;
+      const hash = createHash('sha256');
+      let batches = 0;
+      while (at < end!) {
+        const connection = await client.connection(client.leaderOf(topic, partition)!.leader);
+        const answer = await fetchFrom(connection, [{ topic, partition, offset: at, maxBytes: 4 << 20 }], { maxWaitMs: 100, minBytes: 1, maxBytes: 4 << 20, readCommitted: true });
+        const fetched = answer.partitions[0]!;
+        if (fetched.errorCode !== 0) throw new Error(`fetching ${topic}/${partition} at ${at} from ${bootstrap} answered error ${fetched.errorCode}`);
+        const view = committedBatches(fetched.records, fetched.aborted, at);
+        for (const b of view.batches) {
+          if (b.recordCount === 0) continue;
+          const bytes = Buffer.from(b.bytes);
+          bytes.writeInt32BE(0, 12);
+          hash.update(bytes);
+          batches++;
+        }
+        if (view.next <= at) throw new Error(`${topic}/${partition} at ${bootstrap}: a fetch at ${at} (end ${end}) moved nothing`);
+        at = view.next;
+      }
+      lines.push(`p${partition} batches=${batches} sha256=${hash.digest('hex').slice(0, 16)}`);
+    }
+    return lines;
+  } finally {
+    client.close();
+  }
 }

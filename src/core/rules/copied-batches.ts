@@ -7,6 +7,7 @@ import type { AppendAtError, AppendAtPartition, AppendAtRequest } from '../core.
 import { CoreError } from '../errors.js';
 import { requireInteger } from './arguments.js';
 import { PARTITION_LEADER_EPOCH, type AppendLimits } from './batches.js';
+import { advanceWindows, isIdempotent, type ProducerWindow, type SequencedBatch } from './producer-window.js';
 import { requirePartitionRefs } from './requests.js';
 
 /**
@@ -16,7 +17,10 @@ import { requirePartitionRefs } from './requests.js';
  * the ledger of what was copied. Checked as Kafka's broker checks batches it
  * replicates, not as it checks a producer's: offset deltas need only rise
  * inside the batch's range (compaction leaves gaps), and any producer fields
- * are kept as they are. Control batches are refused: the bridge copies
+ * are kept as they are, and rebuild the target's producer windows
+ * (copiedWindows), so an idempotent producer that moves from the source to
+ * this log mid-stream goes on with its next sequence, and a resend of a
+ * copied batch is answered as a duplicate. Control batches are refused: the bridge copies
  * committed records only, so a marker here would describe a transaction the
  * target never saw.
  */
@@ -29,6 +33,8 @@ export interface CopiedBatch {
   nextOffset: number;
   /** What ListOffsets by time searches by: the header's for LogAppendTime, else the records' largest. */
   maxTimestamp: number;
+  /** The batch's producer id, epoch and sequence, when an idempotent producer wrote it. */
+  producer?: SequencedBatch;
 }
 
 export type ParsedCopy =
@@ -78,7 +84,8 @@ function parseCopiedRecords(records: Buffer, endOffset: number | undefined, budg
     }
     next = baseOffset + batch.header.lastOffsetDelta + 1;
     const maxTimestamp = batch.timestampType === TimestampType.LogAppendTime ? batch.header.maxTimestamp : (batch.recordsMaxTimestamp ?? batch.header.maxTimestamp);
-    batches.push({ start: batch.start, end: batch.end, baseOffset, nextOffset: next, maxTimestamp: Number(maxTimestamp) });
+    const producer = { producerId: Number(batch.header.producerId), producerEpoch: batch.header.producerEpoch, baseSequence: batch.header.baseSequence, lastOffsetDelta: batch.header.lastOffsetDelta };
+    batches.push({ start: batch.start, end: batch.end, baseOffset, nextOffset: next, maxTimestamp: Number(maxTimestamp), ...(isIdempotent(producer) && producer.baseSequence >= 0 ? { producer } : {}) });
   }
   return { ok: true, batches, endOffset: Math.max(next, endOffset ?? 0) };
 }
@@ -132,4 +139,25 @@ export function storedCopy(records: Buffer, batch: CopiedBatch): Buffer {
   const stored = Buffer.from(records.subarray(batch.start, batch.end));
   stored.writeInt32BE(PARTITION_LEADER_EPOCH, BatchPos.PartitionLeaderEpoch);
   return stored;
+}
+
+/**
+ * The producer windows a partition's copied batches leave, each producer's
+ * advanced batch by batch from its stored window (`windowOf`) as the
+ * source's broker advanced it, so the target answers that producer's next
+ * batch, and a resend of one of its last five, as the source would have.
+ */
+export function copiedWindows(batches: readonly CopiedBatch[], windowOf: (producerId: number) => ProducerWindow | null): Map<number, ProducerWindow> {
+  const sequenced = batches.flatMap((b) => (b.producer ? [{ ...b.producer, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp }] : []));
+  return advanceWindows(sequenced, windowOf);
+}
+
+/** The producers of the copied batches, each with its highest epoch: ids this core hands out later stay above them. */
+export function copiedProducers(copies: readonly ParsedCopy[]): Map<number, number> {
+  const epochs = new Map<number, number>();
+  for (const copy of copies) {
+    if (!copy.ok) continue;
+    for (const b of copy.batches) if (b.producer) epochs.set(b.producer.producerId, Math.max(epochs.get(b.producer.producerId) ?? -1, b.producer.producerEpoch));
+  }
+  return epochs;
 }

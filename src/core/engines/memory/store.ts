@@ -120,6 +120,12 @@ export class MemoryStore {
     return { producerId: this.nextProducerId++, producerEpoch: 0 };
   }
 
+  /** A producer id seen in copied batches (the migration bridge): its epoch is recorded, and ids handed out later stay above it. */
+  noteCopiedProducer(producerId: number, producerEpoch: number): void {
+    this.producerEpochs.set(producerId, Math.max(this.producerEpochs.get(producerId) ?? -1, producerEpoch));
+    this.nextProducerId = Math.max(this.nextProducerId, producerId + 1);
+  }
+
   setGroupOffset(group: string, offset: CommittedOffset): void {
     let offsets = this.groupOffsets.get(group);
     if (!offsets) {

@@ -1,5 +1,6 @@
 import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
-import { gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { copiedProducers, copiedWindows, gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import type { ProducerWindow, RetainedBatch } from '../../rules/producer-window.js';
 import type { PostgresStore } from './store.js';
 import type { Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
@@ -8,8 +9,9 @@ import { LogWrites } from './log-writes.js';
  * appendAt in PostgreSQL: one transaction locks the partitions (the same
  * `lock-partitions` statement, in id order, as Produce's appends, so the two
  * serialize on the row lock), decides each partition from its locked
- * next_offset, and gathers the batches and new next offsets for the one
- * `append-write` statement. already_there is decided under the lock, so two
+ * next_offset, and gathers the batches, new next offsets and the producer
+ * windows the copied batches leave for the one `append-write` statement; the
+ * copied producer ids are recorded, and the id sequence moved past them. already_there is decided under the lock, so two
  * bridges, or a call and its RPC retry, can never both write an offset.
  */
 
@@ -23,6 +25,7 @@ interface LockedRow {
 export async function planCopies(tx: Statements, parts: readonly AppendAtPartition[], parsed: readonly ParsedCopy[], now: number): Promise<{ results: AppendAtPartitionResult[]; writes: LogWrites }> {
   const rows = await tx.run<LockedRow>('lock-partitions', [parts.map((p) => p.queue), parts.map((p) => p.partition)]);
   const locked = new Map(rows.map((r) => [`${r.queue_name}\u0000${r.idx}`, r]));
+  const windows = await storedWindows(tx, parts, parsed, locked);
   const writes = new LogWrites();
   const results = parts.map((p, i): AppendAtPartitionResult => {
     const where = { queue: p.queue, partition: p.partition };
@@ -36,6 +39,7 @@ export async function planCopies(tx: Statements, parts: readonly AppendAtPartiti
     for (const batch of copy.batches) {
       writes.addBatch({ partitionId: row.id, baseOffset: batch.baseOffset, nextOffset: batch.nextOffset, maxTimestamp: batch.maxTimestamp, appendedAt: now, bytes: storedCopy(p.records, batch) }, place);
     }
+    for (const window of copiedWindows(copy.batches, (producerId) => windows.get(`${row.id}:${producerId}`) ?? null).values()) writes.setWindow(row.id, window);
     const gap = plan.trailingGap;
     if (gap) writes.addBatch({ partitionId: row.id, baseOffset: gap.baseOffset, nextOffset: gap.nextOffset, maxTimestamp: gap.maxTimestamp, appendedAt: now, bytes: gapBatch(gap) }, place);
     writes.highWatermarks.set(row.id, plan.nextOffset);
@@ -43,6 +47,22 @@ export async function planCopies(tx: Statements, parts: readonly AppendAtPartiti
     return { ...where, error: null, nextOffset: plan.nextOffset };
   });
   return { results, writes };
+}
+
+/** The stored windows of the producers the copied batches name, by `${partition id}:${producer id}`. */
+async function storedWindows(tx: Statements, parts: readonly AppendAtPartition[], parsed: readonly ParsedCopy[], locked: Map<string, LockedRow>): Promise<Map<string, ProducerWindow>> {
+  const keys: [number, number][] = [];
+  parts.forEach((p, i) => {
+    const row = locked.get(`${p.queue}\u0000${p.partition}`);
+    const copy = parsed[i]!;
+    if (!row || !copy.ok) return;
+    for (const producerId of new Set(copy.batches.flatMap((b) => (b.producer ? [b.producer.producerId] : [])))) keys.push([row.id, producerId]);
+  });
+  const windows = new Map<string, ProducerWindow>();
+  if (keys.length === 0) return windows;
+  const rows = await tx.run<{ partition_id: number; producer_id: number; producer_epoch: number; retained: RetainedBatch[]; last_timestamp: number }>('producer-windows', [keys.map((k) => k[0]), keys.map((k) => k[1])]);
+  for (const r of rows) windows.set(`${r.partition_id}:${r.producer_id}`, { producerId: r.producer_id, producerEpoch: r.producer_epoch, batches: r.retained, lastTimestamp: r.last_timestamp });
+  return windows;
 }
 
 /** appendAt: copied batches stored at the offsets they carry (the migration bridge). */
@@ -57,6 +77,11 @@ export class PostgresCopies {
     const { results, writes } = await this.store.db.transaction(async (tx) => {
       const planned = await planCopies(tx, parts, parsed, this.store.clock());
       await this.store.write(tx, planned.writes);
+      const producers = copiedProducers(parsed);
+      if (producers.size > 0) {
+        await tx.run('copied-producers', [[...producers.keys()], [...producers.values()]]);
+        await tx.run('producer-ids-past', [Math.max(...producers.keys())]);
+      }
       return planned;
     });
     this.store.wakeTouched(writes);

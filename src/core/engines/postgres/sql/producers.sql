@@ -23,3 +23,14 @@ INSERT INTO transactional_producers (transactional_id, producer_id, producer_epo
 VALUES ($1, $2, $3, $4)
 ON CONFLICT (transactional_id) DO UPDATE
   SET producer_id = excluded.producer_id, producer_epoch = excluded.producer_epoch, timeout_ms = excluded.timeout_ms;
+
+-- name: copied-producers
+-- Producer ids seen in batches the migration bridge copied, each with the
+-- highest epoch copied: their producers may bump their epoch here (KIP-360).
+INSERT INTO producers (producer_id, producer_epoch)
+SELECT * FROM unnest($1::bigint[], $2::integer[])
+ON CONFLICT (producer_id) DO UPDATE SET producer_epoch = GREATEST(producers.producer_epoch, excluded.producer_epoch);
+
+-- name: producer-ids-past
+-- Ids handed out later stay above every copied producer's id.
+SELECT setval('producer_ids', $1::bigint) WHERE $1::bigint > (SELECT last_value FROM producer_ids);

@@ -1,0 +1,195 @@
+/**
+ * The bridge's reading side on the project's own Kafka client
+ * (src/kafka-client): one fetch loop per source broker, each asking its
+ * partitions' leader for their record batches, read_committed, and keeping
+ * the batches a read_committed reader reads byte for byte (aborted data and
+ * markers become gaps; a trailing one is handed on as the partition's end).
+ *
+ * - A leadership error (NOT_LEADER_OR_FOLLOWER and its kin) or a failed
+ *   connection sets the partition aside until the metadata is read again,
+ *   which happens at once; the loop of the new leader takes it up.
+ * - OFFSET_OUT_OF_RANGE below the source's log start (retention) goes on from
+ *   the log start; the target's log then has a gap there.
+ * - A broker's throttle time is waited out before its next fetch.
+ * - Memory: fetched batches wait for the target in memory, at most
+ *   PARTITION_BUFFER_BYTES per partition and BUFFER_BYTES in all; a loop
+ *   stops fetching while either is full (a broker may send one batch over a
+ *   partition's limit, as Kafka's consumers allow, so the budget holds to
+ *   within one batch per partition and one fetch answer per broker).
+ */
+import type { Logger } from 'pino';
+import { KafkaClient, LEADERSHIP_ERRORS } from '../kafka-client/client.js';
+import { committedBatches, fetchFrom, type RawBatch } from '../kafka-client/fetch.js';
+import { reencodeTail } from './copy-batches.js';
+
+/** Bytes of fetched batches waiting for the target, in all; reading pauses above it. */
+export const BUFFER_BYTES = 64 * 1024 * 1024;
+/** Bytes waiting per partition; that partition's reading pauses above it. */
+export const PARTITION_BUFFER_BYTES = 8 * 1024 * 1024;
+/** Bytes asked per fetch request, and per partition in it. */
+const FETCH_BYTES = 16 * 1024 * 1024;
+const PARTITION_FETCH_BYTES = 4 * 1024 * 1024;
+const FETCH_WAIT_MS = 500;
+/** After a failed fetch (broker unreachable), how long before that broker is asked again. */
+const RETRY_MS = 500;
+/** After a leadership error, how long before the metadata is read again. */
+const LEADER_PAUSE_MS = 100;
+
+const OFFSET_OUT_OF_RANGE = 1;
+
+export interface PartitionCopy {
+  topic: string;
+  partition: number;
+  /** The target's next offset: everything below it is copied. */
+  next: number;
+  /** Where reading the source goes on: past every batch fetched. */
+  fetchAt: number;
+  /** Batches fetched and not yet written, ascending. */
+  pending: RawBatch[];
+  pendingBytes: number;
+  /** The source's read_committed end (last stable offset) as last seen. */
+  sourceEnd: number;
+  /** Waiting for new metadata (its leader moved or could not be reached). */
+  stale: boolean;
+  copied: number;
+}
+
+export class SourceReader {
+  private readonly loops = new Map<number, Promise<void>>();
+  private waiters: (() => void)[] = [];
+  private metadataRefresh: Promise<void> | null = null;
+  private stopping = false;
+  /** Bytes of every partition's pending batches. */
+  buffered = 0;
+
+  constructor(
+    readonly client: KafkaClient,
+    private readonly partitions: ReadonlyMap<string, PartitionCopy>,
+    private readonly log: Logger,
+    /** Called when batches arrive (the writer wakes). */
+    private readonly onBatches: () => void,
+  ) {}
+
+  /** Starts a fetch loop for every broker leading a partition that has none yet. */
+  startLoops(): void {
+    for (const p of this.partitions.values()) {
+      const leader = this.client.leaderOf(p.topic, p.partition)?.leader ?? -1;
+      if (leader >= 0 && !this.loops.has(leader) && !this.stopping) this.loops.set(leader, this.fetchLoop(leader).finally(() => this.loops.delete(leader)));
+    }
+  }
+
+  /** Space was freed (a write went through): loops waiting on the budget go on. */
+  wake(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await Promise.all(this.loops.values());
+  }
+
+  /** Reads the metadata again (once at a time), clears the stale marks and starts loops for new leaders. */
+  refreshLeaders(): Promise<void> {
+    this.metadataRefresh ??= (async () => {
+      try {
+        const topics = [...new Set([...this.partitions.values()].map((p) => p.topic))];
+        await this.client.refreshMetadata(topics);
+        for (const p of this.partitions.values()) if ((this.client.leaderOf(p.topic, p.partition)?.leader ?? -1) >= 0) p.stale = false;
+        this.startLoops();
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message }, 'reading the source\'s metadata failed; trying again');
+        await sleep(RETRY_MS);
+      } finally {
+        this.metadataRefresh = null;
+      }
+    })();
+    return this.metadataRefresh;
+  }
+
+  /** Long because it is one fetch round: the partitions asked, the request, each answer's outcome. */
+  private async fetchLoop(nodeId: number): Promise<void> {
+    while (!this.stopping) {
+      const mine = [...this.partitions.values()].filter((p) => !p.stale && this.client.leaderOf(p.topic, p.partition)?.leader === nodeId);
+      if (mine.length === 0) return;
+      const asked = mine.filter((p) => p.pendingBytes < PARTITION_BUFFER_BYTES);
+      if (asked.length === 0 || this.buffered >= BUFFER_BYTES) {
+        await new Promise<void>((resolve) => {
+          this.waiters.push(resolve);
+          setTimeout(resolve, FETCH_WAIT_MS).unref();
+        });
+        continue;
+      }
+      let answer;
+      try {
+        const connection = await this.client.connection(nodeId);
+        const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: PARTITION_FETCH_BYTES }));
+        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(FETCH_BYTES, Math.max(PARTITION_FETCH_BYTES, BUFFER_BYTES - this.buffered)), readCommitted: true });
+      } catch (e) {
+        if (this.stopping) return;
+        this.log.warn({ broker: nodeId, err: (e as Error).message }, `fetching from source broker ${nodeId} failed; reading the metadata again`);
+        for (const p of mine) p.stale = true;
+        await sleep(RETRY_MS);
+        await this.refreshLeaders();
+        continue;
+      }
+      let arrived = false;
+      for (const f of answer.partitions) {
+        const p = this.partitions.get(`${f.topic}\u0000${f.partition}`);
+        if (!p) continue;
+        if (f.errorCode === OFFSET_OUT_OF_RANGE) {
+          await this.restartAtLogStart(p);
+        } else if (LEADERSHIP_ERRORS.has(f.errorCode)) {
+          p.stale = true;
+        } else if (f.errorCode !== 0) {
+          this.log.warn({ topic: p.topic, partition: p.partition, errorCode: f.errorCode }, `the source answered error ${f.errorCode} for ${p.topic}/${p.partition}; asking again`);
+        } else {
+          arrived = this.accept(p, f.records, f.aborted, f.lastStableOffset >= 0 ? f.lastStableOffset : f.highWatermark) || arrived;
+        }
+      }
+      if (arrived) this.onBatches();
+      if (mine.some((p) => p.stale)) {
+        // A leader moved (or a topic went): the metadata again, after a pause, so a partition that stays unreadable is not asked in a tight loop.
+        await sleep(LEADER_PAUSE_MS);
+        await this.refreshLeaders();
+      }
+      if (answer.throttleTimeMs > 0) await sleep(answer.throttleTimeMs);
+    }
+  }
+
+  /** Keeps a fetch's committed batches; true when there is something new for the target. */
+  private accept(p: PartitionCopy, records: Buffer | null, aborted: { producerId: bigint; firstOffset: number }[], end: number): boolean {
+    p.sourceEnd = end;
+    const view = committedBatches(records, aborted, p.fetchAt);
+    const tail = view.straddling ? reencodeTail(view.straddling, p.fetchAt) : null;
+    const kept = tail ? [tail, ...view.batches] : view.batches;
+    for (const b of kept) {
+      p.pending.push(b);
+      p.pendingBytes += b.bytes.length;
+      this.buffered += b.bytes.length;
+    }
+    const moved = view.next > p.fetchAt;
+    p.fetchAt = Math.max(p.fetchAt, view.next);
+    // Nothing more to read now, and the source's end past what is kept: the gap (markers, aborted records) goes over too.
+    return kept.length > 0 || (moved && p.fetchAt > (p.pending.at(-1)?.nextOffset ?? p.next));
+  }
+
+  private async restartAtLogStart(p: PartitionCopy): Promise<void> {
+    try {
+      const [start] = await this.client.listOffsets([{ topic: p.topic, partition: p.partition }], -2, true);
+      if (start! > p.fetchAt) {
+        this.log.warn({ topic: p.topic, partition: p.partition, from: p.fetchAt, logStart: start }, `${p.topic}/${p.partition} at the source starts at ${start}, past ${p.fetchAt} (retention): copying from there`);
+        p.fetchAt = start!;
+      }
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, `reading the log start of ${p.topic}/${p.partition} failed`);
+      p.stale = true;
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
