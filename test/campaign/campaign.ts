@@ -11,6 +11,8 @@
  * pushes. Writers stop at `records` or when `minutes` are up, whichever
  * comes first.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sleep, waitFor, within } from '../support/eventually.js';
 import { startClusterRig, type ClusterRig } from '../support/cluster.js';
 import { createTopic } from '../support/rdkafka.js';
@@ -55,9 +57,18 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     rig = await startClusterRig({ database: o.database, gatewayCores: [0, 1, 0], http: true, ...(link ? { redis: link.redis } : {}) });
     return await underFaults(rig, link, o);
   } finally {
+    if (rig) keepLogs(rig, o.say);
     await rig?.stop().catch(() => {});
     await link?.remove();
   }
+}
+
+/** Every process's whole log, for the post-mortem of an anomaly: .tmp/campaign-<pid>/<process>.log. */
+function keepLogs(rig: ClusterRig, say: (line: string) => void): void {
+  const dir = join('.tmp', `campaign-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  for (const p of [...rig.cores, ...rig.gateways]) writeFileSync(join(dir, `${p.name.replace(' ', '-')}.log`), p.logs.lines.join('\n') + '\n');
+  say(`process logs kept in ${dir}`);
 }
 
 /** Long because it is the campaign's one timeline: start, write under faults, catch up, read back, judge. */

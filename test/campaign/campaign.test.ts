@@ -1,0 +1,35 @@
+/**
+ * The fault campaign's small form, in the suite: the whole campaign of
+ * ./campaign.ts (two cores, three gateways, Redis behind a link it can cut;
+ * librdkafka and Java idempotent producers, transactions, HTTP pushes and
+ * once markers, a classic and a KIP-848 group, the transform processor)
+ * with 1,500 records for at most a minute of faults, judged by the checker:
+ * every count zero, faults injected. `npm run campaign` is the long form.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { findTestDatabase } from '../support/postgres.js';
+import { redisServerMissing } from '../support/redis.js';
+import { runCampaign } from './campaign.js';
+
+const found = await findTestDatabase();
+const skipReason = found.skipReason ?? redisServerMissing();
+
+describe.skipIf(skipReason !== null)(`the fault campaign, small form${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  afterAll(() => found.database?.release(), 60_000);
+
+  it('loses, doubles and reorders nothing, and read_committed shows nothing aborted, through a minute of random faults', async () => {
+    const said: string[] = [];
+    const result = await runCampaign({
+      records: 1_500,
+      minutes: 1,
+      seed: 29,
+      database: { url: found.database!.url, schema: found.database!.freshSchema('queen_campaign') },
+      say: (line) => said.push(line),
+    });
+    console.log([...said, result.line].join('\n'));
+    expect(result.faults.total, said.join('\n')).toBeGreaterThan(0);
+    expect(result.line).toMatch(/^campaign: \d+ records, \d+ faults \(0 of the PostgreSQL primary\), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies$/);
+    expect(result.verdict.records).toBeGreaterThanOrEqual(1_500);
+    expect(result.clean, said.join('\n')).toBe(true);
+  }, 330_000);
+});
