@@ -45,6 +45,8 @@ export interface CampaignResult {
 const PARTITIONS = 6;
 const TX_PARTITIONS = 3;
 const HTTP_PARTITIONS = 2;
+/** HTTP pushes in flight at once, each lane one after another. */
+const HTTP_LANES = 4;
 
 export const transformValue = (value: string): string => `copied:${value}`;
 
@@ -89,7 +91,9 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   const httpUrls = () => rig.gateways.filter((g) => g.running && g.httpUrl).map((g) => g.httpUrl!);
   const base = { bootstrap: rig.bootstrap, stopped, history, onError };
   const share = (fraction: number) => Math.max(1, Math.floor(o.records * fraction));
-  const httpOptions = { urls: httpUrls, queue: topics.queue, partitions: HTTP_PARTITIONS, records: o.records - share(0.5) - share(0.1) - share(0.25), keys: 4, stopped, history, onError };
+  const httpOptions = { urls: httpUrls, queue: topics.queue, partitions: HTTP_PARTITIONS, records: o.records - share(0.5) - share(0.1) - share(0.25), keys: 4, keyPrefix: 'h', stopped, history, onError };
+  const lanes = Math.min(HTTP_LANES, httpOptions.records);
+  const httpLanes = Array.from({ length: lanes }, (_, lane) => ({ ...httpOptions, keyPrefix: `h${lane}.`, records: Math.floor(httpOptions.records / lanes) + (lane < httpOptions.records % lanes ? 1 : 0) }));
   await configureQueue(httpOptions);
 
   const groups: CampaignGroup[] = [
@@ -105,10 +109,10 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   }, 15_000);
   try {
     await Promise.all([
-      runRdkafkaIdempotent({ ...base, topic: topics.input, partitions: PARTITIONS, records: share(0.5), chunk: 200, keys: 12 }),
+      runRdkafkaIdempotent({ ...base, topic: topics.input, partitions: PARTITIONS, records: share(0.5), chunk: 500, keys: 12 }),
       runJavaIdempotent({ ...base, topic: topics.input, partitions: PARTITIONS, records: share(0.1), chunk: Math.min(2_000, share(0.1)), keys: 6 }),
-      runTransactional({ ...base, topic: topics.txn, partitions: TX_PARTITIONS, records: share(0.25), chunk: 20, keys: 6, transactionalId: `${run}-writer` }),
-      runHttpPushes(httpOptions),
+      runTransactional({ ...base, topic: topics.txn, partitions: TX_PARTITIONS, records: share(0.25), chunk: 25, keys: 6, transactionalId: `${run}-writer` }),
+      ...httpLanes.map(runHttpPushes),
       runOnceMarkers({ urls: httpUrls, stopped, history, onError }, `${run}-once`, Math.max(5, Math.floor(o.records / 200))),
     ]);
     o.say('writers done; stopping the faults');

@@ -20,6 +20,8 @@ export interface HttpWriterOptions {
   partitions: number;
   records: number;
   keys: number;
+  /** Names this lane's keys (several lanes push at once, each its own keys). */
+  keyPrefix: string;
   stopped(): boolean;
   history: CampaignHistory;
   onError(line: string): void;
@@ -74,7 +76,7 @@ export async function runHttpPushes(o: HttpWriterOptions): Promise<void> {
   const next = new Map<string, number>();
   for (let i = 0; i < o.records && !o.stopped(); i++) {
     const index = i % o.keys;
-    const key = `h${index}`;
+    const key = `${o.keyPrefix}${index}`;
     const seq = next.get(key) ?? 0;
     next.set(key, seq + 1);
     const value = campaignValue('http', key, seq);
