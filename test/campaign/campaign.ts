@@ -89,7 +89,10 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     if (errors.length <= 40) o.say(`client: ${line.slice(0, 300)}`);
   };
   const httpUrls = () => rig.gateways.filter((g) => g.running && g.httpUrl).map((g) => g.httpUrl!);
-  const base = { bootstrap: rig.bootstrap, stopped, history, onError };
+  const logDir = join('.tmp', `campaign-${process.pid}`);
+  mkdirSync(logDir, { recursive: true });
+  const keepClientLog = (name: string, text: string) => writeFileSync(join(logDir, name), text + '\n');
+  const base = { bootstrap: rig.bootstrap, stopped, history, onError, keepClientLog };
   const share = (fraction: number) => Math.max(1, Math.floor(o.records * fraction));
   const httpOptions = { urls: httpUrls, queue: topics.queue, partitions: HTTP_PARTITIONS, records: o.records - share(0.5) - share(0.1) - share(0.25), keys: 4, keyPrefix: 'h', stopped, history, onError };
   const lanes = Math.min(HTTP_LANES, httpOptions.records);

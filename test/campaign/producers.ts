@@ -35,6 +35,8 @@ export interface WriterOptions {
   stopped(): boolean;
   history: CampaignHistory;
   onError(line: string): void;
+  /** Keeps a client's own log (librdkafka's) for the post-mortem of a failure. */
+  keepClientLog?(name: string, text: string): void;
 }
 
 /** Numbered keyed values for one stream: the next `count`, keys in turn. */
@@ -150,12 +152,18 @@ export async function runTransactional(o: WriterOptions & { transactionalId: str
     const stream = `tx${instance}`;
     const sequence = new KeyedSequence('t', o.keys, o.partitions);
     let producer: Producer | null = null;
+    // librdkafka's transaction log (debug=eos), the last lines kept for the report of a failed transaction.
+    const eosLog: string[] = [];
     try {
       producer = await within(
-        connectProducer(o.bootstrap, { 'transactional.id': o.transactionalId, 'transaction.timeout.ms': 60_000, 'linger.ms': 5, 'message.timeout.ms': 30_000 }, o.topic),
+        connectProducer(o.bootstrap, { 'transactional.id': o.transactionalId, 'transaction.timeout.ms': 60_000, 'linger.ms': 5, 'message.timeout.ms': 30_000, 'debug': 'eos', 'log_level': 7 }, o.topic),
         60_000,
         'the transactional producer to connect',
       );
+      producer.on('event.log', (line: { message: string }) => {
+        eosLog.push(`${new Date().toISOString().slice(11, 23)} ${line.message}`);
+        if (eosLog.length > 300) eosLog.splice(0, 100);
+      });
       await promised((cb) => producer!.initTransactions(30_000, cb), 'initTransactions');
       o.history.orderedStreams.push(stream);
       while (sent < o.records && !o.stopped()) {
@@ -177,6 +185,7 @@ export async function runTransactional(o: WriterOptions & { transactionalId: str
       }
     } catch (e) {
       o.onError(`${stream}: ${(e as Error).message}`);
+      o.keepClientLog?.(`${stream}-eos.log`, eosLog.join('\n'));
       await sleep(500);
     } finally {
       if (producer) await within(new Promise<void>((resolve) => producer!.disconnect(0, () => resolve())), 20_000, 'the transactional producer to disconnect').catch(() => {});
