@@ -5,7 +5,9 @@
  * - pushes of one keyed message each, under an Idempotency-Key of their own;
  *   an answer other than 201 (a 503 while a core is away, a reset, a
  *   timeout) is retried with the same key on the next gateway, for up to
- *   60 s. 201 is an acknowledgement; a push never answered 201 is uncertain;
+ *   60 s. 201 is an acknowledgement, and so is 409 outcome_applied (the
+ *   first attempt took effect, its answer was lost); any other push is
+ *   uncertain;
  * - `once` markers (POST /api/v1/kv/:ns/:key/once): two callers race for
  *   each key, each retrying under its own Idempotency-Key, and keep the last
  *   answer they got: at most one may be told it won.
@@ -81,7 +83,8 @@ export async function runHttpPushes(o: HttpWriterOptions): Promise<void> {
     next.set(key, seq + 1);
     const value = campaignValue('http', key, seq);
     const body = { items: [{ queue: o.queue, partition: String(index % o.partitions), payload: value }] };
-    const stored = await retried(o, i, `push ${value}`, (base) => call(`${base}/api/v1/push`, body, `push-${o.queue}-${value}`), (a) => (a.status === 201 ? true : null));
+    // 409 outcome_applied: the first attempt took effect and only its answer was lost; that is an acknowledgement too.
+    const stored = await retried(o, i, `push ${value}`, (base) => call(`${base}/api/v1/push`, body, `push-${o.queue}-${value}`), (a) => (a.status === 201 || (a.status === 409 && (a.json as { code?: string })?.code === 'outcome_applied') ? true : null));
     o.history.writes.push({ topic: o.queue, value, outcome: stored ? 'acknowledged' : 'uncertain' });
   }
 }

@@ -30,6 +30,7 @@ const OTHER_TOOLS_FLAGS: Record<string, readonly string[]> = {
   npm: ['omit', 'no-save', 'dangerously-allow-all-scripts'],
   "Kafka's kafka-configs.sh and kafka-topics.sh (and --config of npm run apache-kafka)": ['bootstrap-server', 'alter', 'describe', 'entity-type', 'entity-name', 'add-config', 'delete-config', 'replication-factor', 'config', 'partitions', 'delete'],
   'the bench runner (test/bench/e2e/run.ts)': ['quick'],
+  'the fault campaign (test/campaign/main.ts)': ['records', 'minutes', 'seed'],
   "Kafka's kafka-metadata-quorum.sh, kafka-log-dirs.sh and kafka-consumer-groups.sh": ['status', 'replication', 'command-config', 'topic-list', 'list', 'create', 'reset-offsets'],
   'docker, docker compose, systemctl, systemd-notify, pg_dump and pg_basebackup (docs/deployment.md)': ['rm', 'build', 'now', 'ready', 'format', 'schema', 'dbname'],
 };
