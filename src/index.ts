@@ -253,6 +253,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     if (options.tls) tls = new TlsCredentials(options.tls, log);
     if (options.sasl) sasl = buildSasl(options.sasl, core, log);
     gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings, authorization: options.authorization, quotas: options.quotas });
+    // A cluster member answers nobody as a lone gateway: clients wait until it has joined.
+    if (options.cluster) gateway.holdConnectionsUntilJoined();
     for (const spec of specs) {
       if (isWildcardHost(spec.host) && !spec.advertisedHost) {
         throw new Error(`The ${spec.name} listener on the wildcard address ${spec.host || '(empty)'} needs an advertised host: set its advertisedHost to the name or address clients should dial.`);

@@ -45,7 +45,8 @@ export interface ListenerRuntime {
 import { RequestClock } from './quotas.js';
 
 /**
- * One client connection: frames in, handlers run concurrently, responses out
+ * One client connection: frames in, handlers run concurrently (but for the
+ * few APIs whose effects depend on their order, ORDERED_APIS), responses out
  * in request order.
  *
  * Clients pipeline, and Kafka promises responses in request order per
@@ -88,6 +89,8 @@ export class Connection {
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
   private inFlight = 0;
+  /** The last of this connection's ORDERED_APIS requests: the next one starts when it has finished. */
+  private orderedTail: Promise<unknown> = Promise.resolve();
   private waitingForDrain = false;
   private paused = false;
   private draining = false;
@@ -253,6 +256,13 @@ export class Connection {
     this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
   }
 
+  /** Runs `handle` once every earlier ordered request of this connection has finished, successfully or not. */
+  private inOrder<T>(handle: () => Promise<T>): Promise<T> {
+    const run = this.orderedTail.then(handle);
+    this.orderedTail = run.catch(() => {});
+    return run;
+  }
+
   /** A bare SASL token after SaslHandshake v0: answered with a bare size-prefixed token, in order with everything else. */
   private receiveRawToken(frame: Buffer, heldBytes: number): void {
     const slot: Slot = { correlationId: -1, heldBytes, response: undefined };
@@ -395,7 +405,9 @@ export class Connection {
       quota,
       quotas: this.runtime.quotas,
     };
-    const answered = handler.handle(body, ctx).catch((e: unknown) => {
+    // Requests whose effects depend on their order run one after another on a connection, as Kafka runs them.
+    const handled = ORDERED_APIS.has(header.apiKey) ? this.inOrder(() => handler.handle(body, ctx)) : handler.handle(body, ctx);
+    const answered = handled.catch((e: unknown) => {
       const errorCode = handler.unavailable ? transientCoordinatorCode(e) : undefined;
       if (errorCode === undefined) throw e;
       // The core logs the fault once per episode; the client retries on the code.
@@ -501,6 +513,17 @@ export class Connection {
 
 /** Requests outside the request quota (request_percentage): the SASL exchange. */
 const UNTIMED_APIS: ReadonlySet<number> = new Set([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
+
+/**
+ * The APIs whose effects a client orders by sending them in turn on one
+ * connection, without waiting for each answer: librdkafka sends EndTxn right
+ * behind an AddPartitionsToTxn still in flight, and async OffsetCommits one
+ * behind another. Kafka handles a connection's requests one at a time; run
+ * side by side here, the core could take the EndTxn first (answering
+ * INVALID_TXN_STATE to an abort, seen in the fault campaign) or store the
+ * older commit last. Everything else still runs concurrently.
+ */
+const ORDERED_APIS: ReadonlySet<number> = new Set([ApiKey.OffsetCommit, ApiKey.InitProducerId, ApiKey.AddPartitionsToTxn, ApiKey.AddOffsetsToTxn, ApiKey.EndTxn, ApiKey.TxnOffsetCommit]);
 
 /** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
 const FAULT_ANSWER_GRACE_MS = 5_000;

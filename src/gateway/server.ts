@@ -59,6 +59,8 @@ export class GatewayServer {
   private readonly perIp = new Map<string, { open: number; refusalLogged: boolean }>();
   private nextConnectionId = 1;
   private closing: Promise<void> | null = null;
+  /** Connections accepted before this cluster member joined, held unread until it has (holdConnectionsUntilJoined). */
+  private held: { socket: Socket; listener: ListenerRuntime; principal: string | null }[] | null = null;
   /** Connection counts per listener, and this server's open connections counted when /metrics is scraped. */
   private readonly listenerMetrics = new Map<string, ListenerMetrics>();
   private readonly stopCounting = watchConnections({
@@ -137,6 +139,24 @@ export class GatewayServer {
       settings.clusterId = clusterId;
       settings.cluster = cluster;
     }
+    const held = this.held ?? [];
+    this.held = null;
+    for (const { socket, listener, principal } of held) {
+      socket.removeListener('error', dropHeld);
+      if (!socket.destroyed) this.accept(socket, listener, principal);
+    }
+  }
+
+  /**
+   * For a gateway that will join a cluster: connections accepted before
+   * joinCluster wait, unread, until it has joined. Answered earlier, a
+   * Metadata request would list this gateway alone, and a client that asked
+   * (one reconnecting to a restarted gateway) would drop its handles to every
+   * other gateway, failing the requests in flight on them ("Broker handle
+   * destroyed"). A client only waits a moment longer for its first answer.
+   */
+  holdConnectionsUntilJoined(): void {
+    this.held ??= [];
   }
 
   private tlsHandshakeTimeoutMs(): number {
@@ -202,6 +222,8 @@ export class GatewayServer {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
+    for (const { socket } of this.held ?? []) socket.destroy();
+    this.held = null;
     this.stopCounting();
     this.runtime.authorizer.stop();
     this.runtime.quotas.stop();
@@ -231,6 +253,12 @@ export class GatewayServer {
   private accept(socket: Socket, listener: ListenerRuntime, transportPrincipal: string | null): void {
     if (this.closing) {
       socket.destroy();
+      return;
+    }
+    if (this.held) {
+      // A client that gives up while held must not take the process down with an unhandled error.
+      socket.on('error', dropHeld);
+      this.held.push({ socket, listener, principal: transportPrincipal });
       return;
     }
     if (this.connections.size >= this.runtime.limits.maxConnections) {
@@ -268,4 +296,9 @@ export class GatewayServer {
     });
     this.connections.add(connection);
   }
+}
+
+/** The error handler of a held connection (GatewayServer.holdConnectionsUntilJoined): the client went away. */
+function dropHeld(this: Socket): void {
+  this.destroy();
 }

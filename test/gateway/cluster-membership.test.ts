@@ -13,7 +13,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker, type StartBrokerOptions } from '../../src/index.js';
 import { derivedNodeId, partitionLeader } from '../../src/cluster/leadership.js';
-import { waitFor } from '../support/eventually.js';
+import { ApiKey } from '../../protocol/api-keys.js';
+import { sleep, waitFor } from '../support/eventually.js';
+import { freePort } from '../support/gateway.js';
+import { RawConnection } from '../support/raw-connection.js';
 import { kafkajsClient } from '../support/kafkajs.js';
 import { redisServerMissing, startRedis, type TestRedis } from '../support/redis.js';
 
@@ -169,6 +172,33 @@ describe.skipIf(missing !== null)('gateways registered in Redis', () => {
 
     coreAnswers = true;
     for (const broker of [a!, b!, c]) await waitFor(async () => (await clusterSeenThrough(broker)).brokers.length === 3, { what: `${broker.bootstrap} to list it again`, timeoutMs: 10_000 });
+  });
+
+  it('answers no Kafka request before it has joined: a client that connects meanwhile waits, then sees every gateway', async () => {
+    // Answered as a lone gateway, a Metadata request made a client drop its handles to the others ("Broker handle destroyed").
+    const [a] = await gateways(1);
+    const keyPrefix = `membership-${process.pid}-${prefixCounter}`;
+    const port = await freePort();
+    process.kill(redis.pid!, 'SIGSTOP');
+    let joining: Promise<Broker> | null = null;
+    let raw: RawConnection | null = null;
+    try {
+      // Its listener is bound at once; its join waits on the frozen Redis.
+      joining = startBroker({ core, port, defaultPartitions: 12, cluster: { redisUrl: redis.url, nodeTtlMs: TTL_MS, keyPrefix } });
+      joining.catch(() => {});
+      await waitFor(async () => (raw = await RawConnection.open(port).catch(() => null)) !== null, { what: `the new gateway to listen on ${port}`, timeoutMs: 10_000 });
+      let answered = false;
+      const metadata = raw!.request(ApiKey.Metadata, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false }, 30_000).finally(() => (answered = true));
+      await sleep(1_000);
+      expect(answered, 'a gateway that has not joined answered Metadata').toBe(false);
+      process.kill(redis.pid!, 'SIGCONT');
+      const listed = ((await metadata).brokers as { port: number }[]).map((b) => b.port).sort((x, y) => x - y);
+      expect(listed).toEqual([a!.port, port].sort((x, y) => x - y));
+      running.push(await joining);
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+      (raw as RawConnection | null)?.destroy();
+    }
   });
 
   it('a gateway without Redis is node 0 and alone, as before', async () => {

@@ -37,6 +37,8 @@ export interface RigGateway extends RigProcess {
   port: number;
   bootstrap: string;
   core: number;
+  /** Queen's HTTP API of this gateway ("http://127.0.0.1:port"), when the rig was asked for it. */
+  httpUrl: string | null;
 }
 
 export interface ClusterRig {
@@ -73,6 +75,10 @@ export interface ClusterRigOptions {
   /** How long a killed gateway stays listed; short, so tests see it go quickly. */
   nodeTtlMs?: number;
   defaultPartitions?: number;
+  /** Serve Queen's HTTP API on every gateway too (a free port each); default off. */
+  http?: boolean;
+  /** A Redis the caller started (the fault campaign's, in a network namespace); default one of the rig's own. */
+  redis?: TestRedis;
 }
 
 function rigProcess(name: string, args: () => string[], ready: string): RigProcess {
@@ -122,7 +128,7 @@ function rigProcess(name: string, args: () => string[], ready: string): RigProce
 export async function startClusterRig(options: ClusterRigOptions): Promise<ClusterRig> {
   const gatewayCores = options.gatewayCores ?? [0, 1, 0];
   const coreCount = options.cores ?? Math.max(...gatewayCores) + 1;
-  const redis = await startRedis();
+  const redis = options.redis ?? (await startRedis());
   const keyPrefix = `rig-${options.database.schema}`;
   const started: RigProcess[] = [];
   const stop = async () => {
@@ -165,6 +171,7 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
     const gateways: RigGateway[] = [];
     for (const [i, coreIndex] of gatewayCores.entries()) {
       const port = await freePort();
+      const httpPort = options.http ? await freePort() : null;
       const proc = rigProcess(
         `gateway ${i}`,
         () => [
@@ -172,7 +179,7 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
           '--core', `127.0.0.1:${rpcPorts[coreIndex]}`,
           '--host', '127.0.0.1',
           '--port', String(port),
-          '--no-http',
+          ...(httpPort === null ? ['--no-http'] : ['--http-port', String(httpPort)]),
           '--redis-url', redis.url,
           '--redis-key-prefix', keyPrefix,
           '--node-ttl-ms', String(options.nodeTtlMs ?? 1_500),
@@ -182,7 +189,7 @@ export async function startClusterRig(options: ClusterRigOptions): Promise<Clust
         ],
         'ready',
       );
-      const gateway: RigGateway = Object.assign(proc, { port, bootstrap: `127.0.0.1:${port}`, core: coreIndex });
+      const gateway: RigGateway = Object.assign(proc, { port, bootstrap: `127.0.0.1:${port}`, core: coreIndex, httpUrl: httpPort === null ? null : `http://127.0.0.1:${httpPort}` });
       started.push(gateway);
       gateways.push(gateway);
     }

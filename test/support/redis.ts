@@ -17,6 +17,8 @@ export interface TestRedis {
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
   readonly running: boolean;
+  /** The server's process id while it runs (a fault campaign pauses it with SIGSTOP). */
+  readonly pid: number | undefined;
 }
 
 export function redisServerMissing(): string | null {
@@ -54,6 +56,9 @@ export async function startRedis(): Promise<TestRedis> {
     get running() {
       const c = child as ChildProcess | null;
       return c !== null && c.exitCode === null && c.signalCode === null;
+    },
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
     },
     async stop() {
       const c = child as ChildProcess | null;
