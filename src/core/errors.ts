@@ -55,3 +55,8 @@ export function unknownQueueError(queue: string): CoreError {
 export function unknownPartitionError(queue: string, partitionCount: number, partition: number): CoreError {
   return new CoreError('unknown_partition', `Queue "${queue}" has partitions 0 to ${partitionCount - 1}; there is no partition ${partition}.`);
 }
+
+/** A whole call naming a partition, by name, that its queue lacks. */
+export function unknownPartitionNameError(queue: string, name: string): CoreError {
+  return new CoreError('unknown_partition', `Queue "${queue}" has no partition named "${name}".`);
+}

@@ -9,6 +9,10 @@ import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './gro
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
+import { decideAck } from './native/ack.js';
+import { checkCreateQueues, pushCreatingQueues } from './native/create-queues.js';
+import { decidePush, preparePush } from './native/push.js';
+import { decideTransaction, prepareTransaction } from './native/transaction.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
 import { checkInitProducer, decideIdempotentInit } from './rules/init-producer.js';
@@ -285,13 +289,13 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     return engine.kv.once({ ns, key, lifetime: validateLifetime(req.lifetime) });
   }
 
-  // ─── Native push, consume, transaction ─────────────────────────────────────
-  // push and transaction are planned, and so checked, by the engine
-  // (rules/dedup.ts, rules/transaction.ts): their plan needs the queue's
-  // partitions and the engine's clock.
+  // ─── Native push, consume, transaction (./native) ──────────────────────────
 
   async push(req: Parameters<Core['push']>[0]) {
-    return this.open().native.push(req);
+    const engine = this.open();
+    const native = engine.native;
+    const fixed = (queues: string[]) => native.fixedPartitions(queues);
+    return pushCreatingQueues(this, checkCreateQueues(req?.createQueues), req?.items, async () => native.push(await preparePush(req, native.now(), fixed), decidePush));
   }
 
   async pop(req: Parameters<Core['pop']>[0], options?: CallOptions) {
@@ -304,7 +308,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const engine = this.open();
     validateQueueName(req?.queue);
     checkAckRequest(req);
-    return engine.native.ack(req);
+    return engine.native.ack(req, decideAck);
   }
 
   async renewLease(req: Parameters<Core['renewLease']>[0]) {
@@ -314,7 +318,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async transaction(req: Parameters<Core['transaction']>[0]) {
-    return this.open().native.transaction(req);
+    const engine = this.open();
+    const native = engine.native;
+    const fixed = (queues: string[]) => native.fixedPartitions(queues);
+    return pushCreatingQueues(this, checkCreateQueues(req?.createQueues), req?.operations, async () =>
+      native.transaction(await prepareTransaction(req, native.now(), fixed), decideTransaction),
+    );
   }
 
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────

@@ -33,7 +33,6 @@ import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
 import { idempotencyMarker } from '../idempotency.js';
-import { withQueuesCreated } from '../pushes.js';
 import { LIFETIME_PROPERTIES, NAME, PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
 
 type AckOperation = { type: 'ack'; status?: QueenAckStatus; consumerGroup?: string | null; leaseId?: string | null; error?: string | null } & AckTarget;
@@ -196,10 +195,9 @@ async function transact(core: Core, metrics: HttpMetrics, request: FastifyReques
   // An Idempotency-Key's ledger entry commits with the effect, or not at all.
   const marker = idempotencyMarker(request);
   if (marker) ops.push(marker);
-  const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
   let outcome;
   try {
-    outcome = await withQueuesCreated(core, pushes, () => core.transaction({ operations: ops }));
+    outcome = await core.transaction({ operations: ops, createQueues: true });
   } catch (e) {
     if (e instanceof Error && 'code' in e) e.message = renameIndexes(e.message, origins);
     throw e;
