@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { AckRequest, CallOptions, Lease, PartitionInfo, PopResult, PushResult, RenewLeaseRequest, TransactionResult, UnreadableRange } from '../../core.js';
 import { unknownPartitionNameError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
-import { deliveredWithGaps, inWindowBuffer, isLeaseLive, popVisibleUntil, unknownLeaseError, type LeaseState } from '../../rules/leases.js';
-import { PopCollector } from '../../rules/native-records.js';
+import { isLeaseLive, unknownLeaseError, type LeaseState } from '../../rules/leases.js';
+import { popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckTarget, AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, DedupSince, PushCall, PushState, PushWrites } from '../../native/push.js';
@@ -94,16 +93,16 @@ export class MemoryNative {
     const candidates = partitionName === undefined ? queue.partitions : [queue.byName.get(partitionName)!];
     const unreadable: UnreadableRange[] = [];
     for (const partition of candidates) {
-      const held = partition.leases.get(group);
-      if (held && isLeaseLive(held, now)) continue;
-      if (held) this.dropLease(partition, group);
       const log = partition.log;
-      const position = Math.max(this.store.groupOffset(group, queue.name, partition.index)?.offset ?? 0, log.logStartOffset);
+      const held = partition.leases.get(group);
+      const start = popPosition(held, this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null, log.logStartOffset, log.highWatermark, now);
+      if (start.dropExpired) this.dropLease(partition, group);
+      const position = start.position;
+      if (position === null) continue;
       const lastStable = this.store.kafkaTxns.lastStableOffset(partition, log.highWatermark);
-      if (position >= lastStable) continue;
-      if (inWindowBuffer(queue.config.windowBufferMs, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
+      if (!popReady(position, lastStable, queue.config, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
       const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
-      const collected = new PopCollector(position, batch, where, storedBatchLimit(this.store.appendLimits), popVisibleUntil(queue.config.delayedProcessingMs, now));
+      const collected = popCollector(where, position, batch, storedBatchLimit(this.store.appendLimits), queue.config, now);
       for (const stored of log.batchesFrom(position)) {
         if (stored.baseOffset >= lastStable) break;
         if (!collected.take(stored, (producerId) => this.store.kafkaTxns.isAborted(partition, producerId, stored.baseOffset))) break;
@@ -114,16 +113,8 @@ export class MemoryNative {
       }
       const { messages } = collected;
       if (messages.length === 0) continue;
-      const lease: LeaseState & { acked: Set<number>; delivered: number[] | null } = {
-        id: randomUUID(),
-        owner,
-        deadline: now + (leaseMs ?? queue.config.leaseMs),
-        fromOffset: collected.position,
-        toOffset: messages[messages.length - 1]!.offset + 1,
-        acked: new Set(),
-        delivered: deliveredWithGaps(messages.map((m) => m.offset)),
-      };
-      partition.leases.set(group, lease);
+      const lease = popLease(collected, owner, leaseMs, queue.config, now);
+      partition.leases.set(group, { ...lease, acked: new Set(), delivered: lease.delivered && [...lease.delivered] });
       this.store.leaseIndex.set(lease.id, { queue: queue.name, partition: partition.index, group });
       return { messages, lease: this.leaseOf(queue, partition, group, lease), ...(unreadable.length > 0 ? { unreadable } : {}) };
     }

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { AckRequest, CallOptions, KvEntry, Lease, PartitionInfo, PopResult, PushResult, QueueInfo, RenewLeaseRequest, TransactionResult, UnreadableRange } from '../../core.js';
 import { unknownPartitionNameError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
-import { deliveredWithGaps, inWindowBuffer, isLeaseLive, popVisibleUntil, unknownLeaseError } from '../../rules/leases.js';
-import { PopCollector } from '../../rules/native-records.js';
+import { isLeaseLive, unknownLeaseError } from '../../rules/leases.js';
+import type { PopCollector } from '../../rules/native-records.js';
+import { needsNewestAppend, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckTarget, AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, DedupSince, PushCall, PushPartition, PushReads, PushState, PushWrites } from '../../native/push.js';
@@ -158,36 +158,34 @@ export class PostgresNative {
         const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
         if (!lock?.locked) continue;
         const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
-        if (held && isLeaseLive(held, now)) continue;
-        if (held) await tx.run('delete-lease', [partition.id, group]);
-        const committed = await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
-        const position = Math.max(committed?.committed ?? 0, partition.log_start_offset);
-        if (position >= partition.next_offset) continue;
+        const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
+        const start = popPosition(held, committed?.committed ?? null, partition.log_start_offset, partition.next_offset, now);
+        if (start.dropExpired) await tx.run('delete-lease', [partition.id, group]);
+        const position = start.position;
+        if (position === null) continue;
         // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
         const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
-        if (position >= lastStable) continue;
-        if ((queue.config.windowBufferMs ?? 0) > 0) {
-          const newest = await tx.one<{ appended_at: number }>('newest-append', [partition.id]);
-          if (inWindowBuffer(queue.config.windowBufferMs, newest ? Number(newest.appended_at) : null, now)) continue;
-        }
-        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, popVisibleUntil(queue.config.delayedProcessingMs ?? 0, now));
+        const newest = needsNewestAppend(queue.config) ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
+        if (!popReady(position, lastStable, queue.config, newest ? Number(newest.appended_at) : null, now)) continue;
+        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now);
         if (collected.unreadable.length > 0) {
           unreadable.push(...collected.unreadable);
           await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
         }
         const { messages } = collected;
         if (messages.length === 0) continue;
-        const lease: Lease = { id: randomUUID(), queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: now + (leaseMs ?? queue.config.leaseMs) };
-        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, collected.position, messages[messages.length - 1]!.offset + 1, deliveredWithGaps(messages.map((m) => m.offset))]);
+        const stored = popLease(collected, owner, leaseMs, queue.config, now);
+        const lease: Lease = { id: stored.id, queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: stored.deadline };
+        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, stored.fromOffset, stored.toOffset, stored.delivered]);
         return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
       }
       return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, visibleUntil: number): Promise<PopCollector> {
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, now: number): Promise<PopCollector> {
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
-    const collected = new PopCollector(position, batch, where, storedBatchLimit(this.store.options.appendLimits), visibleUntil);
+    const collected = popCollector(where, position, batch, storedBatchLimit(this.store.options.appendLimits), queue.config, now);
     const aborted = await this.store.kafkaTxns.abortedFrom(tx, partition.id, position);
     let from = position;
     for (;;) {
