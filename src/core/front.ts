@@ -71,6 +71,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.consumerGroups = this.groups.consumerGroups;
   }
 
+  /** The partitions of the Kafka topics among these queues, for routing native pushes. */
+  private readonly fixedPartitions = (queues: string[]) => this.engine.native.fixedPartitions(queues);
+
   /** The engine, while the core is open. */
   private open(): E {
     if (this.closed) throw new CoreError('closed', 'The core is closed; open a new one.');
@@ -292,10 +295,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   // ─── Native push, consume, transaction (./native) ──────────────────────────
 
   async push(req: Parameters<Core['push']>[0]) {
-    const engine = this.open();
-    const native = engine.native;
-    const fixed = (queues: string[]) => native.fixedPartitions(queues);
-    return pushCreatingQueues(this, checkCreateQueues(req?.createQueues), req?.items, async () => native.push(await preparePush(req, native.now(), fixed), decidePush));
+    const native = this.open().native;
+    const push = async () => {
+      const call = preparePush(req, native.now(), this.fixedPartitions);
+      return native.push(call instanceof Promise ? await call : call, decidePush);
+    };
+    return checkCreateQueues(req?.createQueues) ? pushCreatingQueues(this, req.items, push) : push();
   }
 
   async pop(req: Parameters<Core['pop']>[0], options?: CallOptions) {
@@ -318,12 +323,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async transaction(req: Parameters<Core['transaction']>[0]) {
-    const engine = this.open();
-    const native = engine.native;
-    const fixed = (queues: string[]) => native.fixedPartitions(queues);
-    return pushCreatingQueues(this, checkCreateQueues(req?.createQueues), req?.operations, async () =>
-      native.transaction(await prepareTransaction(req, native.now(), fixed), decideTransaction),
-    );
+    const native = this.open().native;
+    const transact = async () => {
+      const call = prepareTransaction(req, native.now(), this.fixedPartitions);
+      return native.transaction(call instanceof Promise ? await call : call, decideTransaction);
+    };
+    return checkCreateQueues(req?.createQueues) ? pushCreatingQueues(this, req.operations, transact) : transact();
   }
 
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────

@@ -4,7 +4,8 @@
  * transactionId so the dedup lookup runs), pop then ack (batches of 10, each
  * message acked; preloaded in pushes of ten), and the native transaction that acks one popped message and
  * pushes its successor (consume-transform-produce). Messages per second,
- * from one caller and (push only) eight.
+ * from one caller and (push only) eight, and the CPU time this process
+ * spent per message (for PostgreSQL, without the server's).
  */
 import type { Core } from '../../src/core/core.js';
 
@@ -66,7 +67,8 @@ const CASES: NativeCase[] = [
   { name: 'txn ack+push', callers: 1, preload: 2_000, step: transform },
 ];
 
-async function measure(engine: NativeEngine, c: NativeCase, seconds: number): Promise<number> {
+/** Messages per second, and this process's CPU time per message (less swayed by a loaded machine than the rate). */
+async function measure(engine: NativeEngine, c: NativeCase, seconds: number): Promise<{ rate: number; cpuMicros: number }> {
   const core = await engine.open();
   const queue = `native-${process.pid}-${Date.now().toString(36)}`;
   const config = { dedupWindowSeconds: 600, retentionMs: -1 };
@@ -75,6 +77,7 @@ async function measure(engine: NativeEngine, c: NativeCase, seconds: number): Pr
   // In pushes of ten, so a pop decodes batches of ten, as from a steady producer.
   for (let loaded = 0; loaded < c.preload; loaded += 10) await push(core, queue, Math.min(10, c.preload - loaded));
   let handled = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -88,20 +91,22 @@ async function measure(engine: NativeEngine, c: NativeCase, seconds: number): Pr
     }),
   );
   const rate = handled / ((performance.now() - started) / 1000);
+  const used = process.cpuUsage(cpu);
+  const cpuMicros = (used.user + used.system) / handled;
   await core.deleteQueue({ name: queue });
   await core.deleteQueue({ name: `${queue}-out` });
   await core.close();
-  return rate;
+  return { rate, cpuMicros };
 }
 
 export async function benchNative(engines: NativeEngine[], seconds: number): Promise<void> {
   const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
   console.log(`\nnative calls, ${seconds}s per case, 200-byte JSON payloads, one partition, dedup window 600 s`);
-  console.log(['engine', 'case', 'callers', 'messages/s'].map((h) => h.padStart(14)).join(''));
+  console.log(['engine', 'case', 'callers', 'messages/s', 'CPU µs/msg'].map((h) => h.padStart(14)).join(''));
   for (const engine of engines) {
     for (const c of CASES) {
-      const rate = await measure(engine, c, seconds);
-      console.log([engine.name, c.name, String(c.callers), fmt(rate)].map((s) => s.padStart(14)).join(''));
+      const { rate, cpuMicros } = await measure(engine, c, seconds);
+      console.log([engine.name, c.name, String(c.callers), fmt(rate), fmt(cpuMicros)].map((s) => s.padStart(14)).join(''));
     }
   }
 }

@@ -22,9 +22,8 @@ export function checkCreateQueues(value: unknown): boolean {
   return value === true;
 }
 
-/** Runs `push`; with `create`, creates the queues `items` (push items or transaction operations) name and runs it again when one was missing. */
-export async function pushCreatingQueues<T>(queues: Queues, create: boolean, items: unknown, push: () => Promise<T>): Promise<T> {
-  if (!create) return push();
+/** Runs `push`; when a queue `items` (push items or transaction operations) name was missing, creates the missing ones and runs it again. */
+export async function pushCreatingQueues<T>(queues: Queues, items: unknown, push: () => Promise<T>): Promise<T> {
   try {
     return await push();
   } catch (e) {

@@ -100,17 +100,21 @@ export type DecidePush = <P>(call: PushCall, state: PushState<P>) => { items: Pu
 /** The partitions a push into a Kafka topic is routed over (rules/push-routing.ts), read from the engine. */
 export type FixedPartitions = (queues: string[]) => Promise<Map<string, readonly PartitionInfo[]>> | Map<string, readonly PartitionInfo[]>;
 
-/** Routes the items (or transaction operations) of a request into its topics' partitions. */
-export async function routePushes<T>(items: T, fixedPartitions: FixedPartitions): Promise<T> {
+/**
+ * Routes the items (or transaction operations) of a request into its topics'
+ * partitions, then `then` plans them; at once when the engine answers at once.
+ */
+export function routePushes<T, R>(items: T, fixedPartitions: FixedPartitions, then: (routed: T) => R): R | Promise<R> {
   const names = queuesToRoute(items);
-  const partitions = names.length === 0 ? new Map<string, readonly PartitionInfo[]>() : await fixedPartitions(names);
-  return routePushItems(items, (name) => partitions.get(name));
+  if (names.length === 0) return then(items);
+  const partitions = fixedPartitions(names);
+  const route = (found: Map<string, readonly PartitionInfo[]>) => then(routePushItems(items, (name) => found.get(name)));
+  return partitions instanceof Promise ? partitions.then(route) : route(partitions);
 }
 
 /** The core's half before the engine: route and check the items, mint their ids, name what must be read. */
-export async function preparePush(req: PushRequest, now: number, fixedPartitions: FixedPartitions): Promise<PushCall> {
-  const plan = planPush(await routePushes(req?.items, fixedPartitions), now);
-  return pushCall(plan, now);
+export function preparePush(req: PushRequest, now: number, fixedPartitions: FixedPartitions): PushCall | Promise<PushCall> {
+  return routePushes(req?.items, fixedPartitions, (items) => pushCall(planPush(items, now), now));
 }
 
 export function pushCall(plan: PushPlan, now: number): PushCall {

@@ -44,8 +44,11 @@ export interface TransactionWrites<P> extends PushWrites<P> {
 export type DecideTransaction = <P>(call: TransactionCall, state: TransactionState<P>) => { result: TransactionResult; writes: TransactionWrites<P> | null };
 
 /** The core's half before the engine: route and check every operation, mint the pushes' ids, name what must be read. */
-export async function prepareTransaction(req: TransactionRequest, now: number, fixedPartitions: FixedPartitions): Promise<TransactionCall> {
-  const plan = planTransaction({ ...req, operations: await routePushes(req?.operations, fixedPartitions) }, now);
+export function prepareTransaction(req: TransactionRequest, now: number, fixedPartitions: FixedPartitions): TransactionCall | Promise<TransactionCall> {
+  return routePushes(req?.operations, fixedPartitions, (operations) => transactionCall(planTransaction({ ...req, operations }, now), now));
+}
+
+function transactionCall(plan: TransactionPlan, now: number): TransactionCall {
   const push = pushCall(plan.push, now);
   return {
     now,
@@ -81,12 +84,12 @@ export const decideTransaction: DecideTransaction = <P>(call: TransactionCall, s
   const writes: TransactionWrites<P> = { batches: [], dedup: [], acks: [], kv: kvWrites };
   decidePushWrites(plan.push, state, writes).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
   // Acks in operation order, each seeing what the earlier ones of the same group and partition did.
-  const current = new Map<string, AckView<P>>();
+  const current = plan.acks.length > 1 ? new Map<string, AckView<P>>() : null;
   plan.acks.forEach(({ opIndex, ack }, i) => {
-    const key = JSON.stringify([ack.queue, ack.partition, ack.consumerGroup]);
-    const view = current.get(key) ?? views[i]!;
+    const key = current && JSON.stringify([ack.queue, ack.partition, ack.consumerGroup]);
+    const view = (key && current!.get(key)) || views[i]!;
     const { acked, write } = applyAck(view, ack, now);
-    current.set(key, afterAck(view, write));
+    if (key) current!.set(key, afterAck(view, write));
     if (write) writes.acks.push(write);
     results[opIndex] = { acked };
   });

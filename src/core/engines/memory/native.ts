@@ -4,9 +4,10 @@ import { storedBatchLimit } from '../../rules/batches.js';
 import { isLeaseLive, unknownLeaseError, type LeaseState } from '../../rules/leases.js';
 import { popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
-import type { AckTarget, AckWrite, DecideAck } from '../../native/ack.js';
-import type { DecidePush, DedupSince, PushCall, PushState, PushWrites } from '../../native/push.js';
-import type { DecideTransaction, TransactionCall, TransactionState } from '../../native/transaction.js';
+import type { AckWrite, DecideAck } from '../../native/ack.js';
+import type { DecidePush, PushCall, PushWrites } from '../../native/push.js';
+import type { DecideTransaction, TransactionCall } from '../../native/transaction.js';
+import { MemoryNativeState } from './native-state.js';
 import { partitionKey, queueKey } from './wakeups.js';
 import type { CheckedPop } from '../../engine.js';
 import type { MemoryStore, PartitionState, QueueState } from './store.js';
@@ -34,33 +35,9 @@ export class MemoryNative {
   }
 
   push(call: PushCall, decide: DecidePush): PushResult {
-    const { items, writes } = decide(call, this.pushState(call.now, call.dedupSince));
+    const { items, writes } = decide(call, new MemoryNativeState(this.store, call.now, call.dedupSince));
     this.writePush(writes);
     return { items };
-  }
-
-  /** The store as a push decides over it: read as asked, a missing partition added when the core asks for it. */
-  private pushState(now: number, dedupSince: DedupSince): PushState<PartitionState> {
-    const store = this.store;
-    return {
-      now,
-      queue: (name) => store.queues.get(name) ?? null,
-      hit: (queue, partition, transactionId) => {
-        const q = store.queues.get(queue)!;
-        const found = q.byName.get(partition)?.dedup.get(transactionId);
-        const since = dedupSince(q.config);
-        return found && since !== null && found.storedAt > since ? { messageId: found.messageId, offset: found.offset } : null;
-      },
-      partition: (queue, name) => {
-        const q = store.queues.get(queue)!;
-        const handle = q.byName.get(name) ?? store.addPartition(q, name);
-        return { handle, index: handle.index, nextOffset: handle.log.highWatermark };
-      },
-      room: (pushBytes, kv) => {
-        const growth = pushBytes + Math.max(0, store.kvGrowth(kv.map(({ ns, key, entry }) => ({ slot: kvSlot(ns, key), entry }))));
-        if (growth > 0) store.checkRoom(growth);
-      },
-    };
   }
 
   private writePush(writes: PushWrites<PartitionState>): void {
@@ -133,19 +110,9 @@ export class MemoryNative {
   }
 
   ack(req: AckRequest, decide: DecideAck): { acked: boolean } {
-    const { acked, write } = decide(req, { now: this.store.clock(), target: (q, p, g) => this.ackTarget(q, p, g) });
+    const { acked, write } = decide(req, new MemoryNativeState(this.store, this.store.clock(), null));
     if (write) this.writeAck(write);
     return { acked };
-  }
-
-  private ackTarget(queueName: string, name: string, group: string): AckTarget<PartitionState> {
-    const queue = this.store.queues.get(queueName);
-    if (!queue) return { missing: 'unknown_queue' };
-    const partition = queue.byName.get(name);
-    if (!partition) return { missing: 'unknown_partition' };
-    const lease = partition.leases.get(group);
-    const committed = this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null;
-    return { partition, queue: queue.name, index: partition.index, committed, lease: lease ? { ...lease, acked: [...lease.acked] } : null };
   }
 
   private writeAck(write: AckWrite<PartitionState>): void {
@@ -176,12 +143,7 @@ export class MemoryNative {
   // ─── Native transaction ────────────────────────────────────────────────────
 
   transaction(call: TransactionCall, decide: DecideTransaction): TransactionResult {
-    const state: TransactionState<PartitionState> = {
-      ...this.pushState(call.now, call.dedupSince),
-      ack: (q, p, g) => this.ackTarget(q, p, g),
-      kv: (ns, key) => this.store.kv.get(kvSlot(ns, key)) ?? null,
-    };
-    const { result, writes } = decide(call, state);
+    const { result, writes } = decide(call, new MemoryNativeState(this.store, call.now, call.dedupSince));
     if (!writes) return result;
     // Decided whole: apply it all, with no await in between.
     this.writePush(writes);
