@@ -540,6 +540,8 @@ export interface PushItem {
 
 export interface PushRequest {
   items: PushItem[];
+  /** Create a queue that does not exist, with the partition its first item names, instead of refusing the push (Queen's HTTP push). */
+  createQueues?: boolean;
 }
 
 export interface PushItemResult {
@@ -655,6 +657,8 @@ export type TransactionOperation =
 
 export interface TransactionRequest {
   operations: TransactionOperation[];
+  /** As a push's: a pushed-to queue that does not exist is created. */
+  createQueues?: boolean;
 }
 
 export type TransactionResult =

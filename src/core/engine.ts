@@ -1,17 +1,26 @@
 import type { CoordinationStore } from './coordination/leases.js';
 import type {
+  AckRequest,
+  CallOptions,
   CommitOffsetsRequest,
   CommittedOffset,
   Core,
   InitProducerResult,
   ListTransactionsRequest,
   Lifetime,
+  PartitionInfo,
   PartitionRef,
+  PopResult,
+  PushResult,
   QueueConfig,
   TransactionDescription,
+  TransactionResult,
 } from './core.js';
 import type { TxnDecision, TxnUnitRequest, TxnView } from './kafka-transactions/unit.js';
 import type { AppendCall, DecideAppends } from './log/append.js';
+import type { DecidePush, PushCall } from './native/push.js';
+import type { DecideAck } from './native/ack.js';
+import type { DecideTransaction, TransactionCall } from './native/transaction.js';
 import type { IdempotentInit } from './rules/init-producer.js';
 import type { StoredTransaction } from './rules/kafka-transactions.js';
 import type { ProducerWindow } from './rules/producer-window.js';
@@ -36,9 +45,9 @@ import type { SharePartitionKey, SharePartitionState } from './groups/share/part
  * engine opens, over the state the engine loaded for it; the engine then
  * stores what was decided. What only storage can answer (does the queue
  * exist, is the lease still held, is the id stored) stays with the engine.
- * Push and the native transaction are still planned, and so checked, by the
- * engine through rules/dedup.ts and rules/transaction.ts, because their plan
- * needs the queue's partitions and the engine's clock.
+ * Queen's native push, ack and transaction are decided the same way
+ * (./native/): the core plans and checks them before the engine sees them,
+ * and decides inside the unit the engine opens over what it loaded.
  *
  * A call may answer at once or with a promise: the memory engine answers at
  * once, so that each call is atomic without a lock.
@@ -157,12 +166,27 @@ export interface EngineKv {
   once: EngineCall<Core['once']>;
 }
 
+/**
+ * Queen's native calls' storage; the core decides push, ack and the native
+ * transaction (../native/push.ts, ack.ts, transaction.ts).
+ */
 export interface EngineNative {
-  push: EngineCall<Core['push']>;
-  pop(req: CheckedPop, options?: import('./core.js').CallOptions): Awaitable<import('./core.js').PopResult>;
-  ack: EngineCall<Core['ack']>;
+  /** The engine's clock: pushed messages' ids and timestamps, and the leases' deadlines. */
+  now(): number;
+  /** The partitions of those of these queues whose partition count is fixed (Kafka topics), for routing pushes. */
+  fixedPartitions(queues: string[]): Awaitable<Map<string, readonly PartitionInfo[]>>;
+  /**
+   * A push as one atomic unit: load what `call.reads` names (PostgreSQL: the
+   * partitions locked in id order, their dedup entries inside the window),
+   * let `decide` decide, store its writes in the same unit, wake the poppers.
+   */
+  push(call: PushCall, decide: DecidePush): Awaitable<PushResult>;
+  pop(req: CheckedPop, options?: CallOptions): Awaitable<PopResult>;
+  /** An ack as one unit: the group's lease and position under the consumer lock, `decide`'s answer, its write stored. */
+  ack(req: AckRequest, decide: DecideAck): Awaitable<{ acked: boolean }>;
   renewLease: EngineCall<Core['renewLease']>;
-  transaction: EngineCall<Core['transaction']>;
+  /** A native transaction as one unit, as `push` (and with the consumer and KV locks its reads name). */
+  transaction(call: TransactionCall, decide: DecideTransaction): Awaitable<TransactionResult>;
 }
 
 export interface EngineAccess {

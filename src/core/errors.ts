@@ -55,3 +55,18 @@ export function unknownQueueError(queue: string): CoreError {
 export function unknownPartitionError(queue: string, partitionCount: number, partition: number): CoreError {
   return new CoreError('unknown_partition', `Queue "${queue}" has partitions 0 to ${partitionCount - 1}; there is no partition ${partition}.`);
 }
+
+/** A whole call naming a partition, by name, that its queue lacks. */
+export function unknownPartitionNameError(queue: string, name: string): CoreError {
+  return new CoreError('unknown_partition', `Queue "${queue}" has no partition named "${name}".`);
+}
+
+/** A queue created under a name already taken, without ifNotExists. */
+export function queueExistsError(queue: string): CoreError {
+  return new CoreError('queue_exists', `Queue "${queue}" already exists; use ifNotExists to accept it as it is.`);
+}
+
+/** DeleteRecords asked to delete past a partition's high watermark. */
+export function pastHighWatermarkError(beforeOffset: number, highWatermark: number, queue: string, partition: number): CoreError {
+  return new CoreError('invalid_argument', `beforeOffset ${beforeOffset} is past the high watermark ${highWatermark} of ${queue}/${partition}.`);
+}

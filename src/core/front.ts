@@ -12,6 +12,10 @@ import { ShareGroups } from './groups/share/service.js';
 import type { ShareGroupApi, ShareGroupError } from './groups/share/types.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
+import { decideAck } from './native/ack.js';
+import { checkCreateQueues, pushCreatingQueues } from './native/create-queues.js';
+import { decidePush, preparePush } from './native/push.js';
+import { decideTransaction, prepareTransaction } from './native/transaction.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
 import { checkInitProducer, decideIdempotentInit } from './rules/init-producer.js';
@@ -76,6 +80,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group);
     this.shares = new ShareGroupCalls(this.shareGroups, own, () => this.topicMetadata(), otherKind);
   }
+
+  /** The partitions of the Kafka topics among these queues, for routing native pushes. */
+  private readonly fixedPartitions = (queues: string[]) => this.engine.native.fixedPartitions(queues);
 
   /** The engine, while the core is open. */
   private open(): E {
@@ -298,13 +305,15 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     return engine.kv.once({ ns, key, lifetime: validateLifetime(req.lifetime) });
   }
 
-  // ─── Native push, consume, transaction ─────────────────────────────────────
-  // push and transaction are planned, and so checked, by the engine
-  // (rules/dedup.ts, rules/transaction.ts): their plan needs the queue's
-  // partitions and the engine's clock.
+  // ─── Native push, consume, transaction (./native) ──────────────────────────
 
   async push(req: Parameters<Core['push']>[0]) {
-    return this.open().native.push(req);
+    const native = this.open().native;
+    const push = async () => {
+      const call = preparePush(req, native.now(), this.fixedPartitions);
+      return native.push(call instanceof Promise ? await call : call, decidePush);
+    };
+    return checkCreateQueues(req?.createQueues) ? pushCreatingQueues(this, req.items, push) : push();
   }
 
   async pop(req: Parameters<Core['pop']>[0], options?: CallOptions) {
@@ -317,7 +326,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const engine = this.open();
     validateQueueName(req?.queue);
     checkAckRequest(req);
-    return engine.native.ack(req);
+    return engine.native.ack(req, decideAck);
   }
 
   async renewLease(req: Parameters<Core['renewLease']>[0]) {
@@ -327,7 +336,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async transaction(req: Parameters<Core['transaction']>[0]) {
-    return this.open().native.transaction(req);
+    const native = this.open().native;
+    const transact = async () => {
+      const call = prepareTransaction(req, native.now(), this.fixedPartitions);
+      return native.transaction(call instanceof Promise ? await call : call, decideTransaction);
+    };
+    return checkCreateQueues(req?.createQueues) ? pushCreatingQueues(this, req.operations, transact) : transact();
   }
 
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────

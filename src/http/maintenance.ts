@@ -21,7 +21,6 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Core, PushItem, TransactionOperation } from '../core/core.js';
-import { withQueuesCreated } from './pushes.js';
 
 export const MAINTENANCE_BUFFER_QUEUE = '__queen_maintenance_buffer';
 const DRAIN_GROUP = '__queen_maintenance_drain';
@@ -81,7 +80,7 @@ export class Maintenance {
       ...(item.traceId === undefined ? {} : { traceId: item.traceId }),
     }));
     const target = [{ queue: MAINTENANCE_BUFFER_QUEUE, partition: 'Default' }];
-    await withQueuesCreated(this.core, target, () => this.core.push({ items: buffered.map((b) => ({ ...target[0]!, payload: b })) }));
+    await this.core.push({ items: buffered.map((b) => ({ ...target[0]!, payload: b })), createQueues: true });
     this.startDraining();
     return buffered.map((b) => ({ status: 'buffered', queue: b.queue, partition: b.partition, transactionId: b.transactionId }));
   }
@@ -147,7 +146,7 @@ export class Maintenance {
       ...items.map((item) => ({ op: 'push' as const, ifStored: 'answer' as const, ...item })),
       ...popped.messages.map((m) => ({ op: 'ack' as const, required: true, queue: m.queue, partition: m.partition, consumerGroup: DRAIN_GROUP, offset: m.offset, status: 'completed' as const, leaseId: popped.lease!.id })),
     ];
-    const outcome = await withQueuesCreated(this.core, items, () => this.core.transaction({ operations }));
+    const outcome = await this.core.transaction({ operations, createQueues: true });
     if (!outcome.success) throw new Error(`moving ${items.length} buffered messages rolled back (${outcome.reason}): ${outcome.message}`);
     return items.length;
   }

@@ -7,13 +7,14 @@
  * Engines are rows of ENGINES; each case runs for BENCH_SECONDS. A ceiling
  * (for PostgreSQL: the same rows written by a bare loop with the same driver)
  * is a `ceiling` entry beside its engine, and the table prints the engine's
- * ratio to it from the same run.
+ * ratio to it from the same run. Then Queen's native calls (./native-cases.ts).
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { memoryFront, postgresFront } from '../support/fronts.js';
 import type { Core } from '../../src/core/core.js';
 import pg from 'pg';
 import { findTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { benchNative, type NativeEngine } from './native-cases.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);
 const RECORD_BYTES = 200;
@@ -98,6 +99,7 @@ function rawPostgresTarget(database: TestDatabase, appenders: () => number): App
 let currentAppenders = 1;
 const found = await findTestDatabase().catch((e: Error) => ({ database: null, skipReason: e.message }));
 const postgresEngines: BenchEngine[] = [];
+const nativeEngines: NativeEngine[] = [{ name: 'memory', open: async () => memoryFront({ maintenanceIntervalMs: 0 }) }];
 if (found.database) {
   const database = found.database;
   const postgresCore = (groupCommit: boolean) => () =>
@@ -107,6 +109,7 @@ if (found.database) {
     { name: 'postgres', engine: coreTarget(postgresCore(true)), ceiling },
     { name: 'pg no-group', engine: coreTarget(postgresCore(false)), ceiling },
   );
+  nativeEngines.push({ name: 'postgres', open: postgresCore(true) });
 } else {
   console.log(`postgres rows skipped: ${found.skipReason}`);
 }
@@ -168,6 +171,8 @@ for (const { name, engine, ceiling } of ENGINES) {
     }
   }
 }
+
+await benchNative(nativeEngines, SECONDS);
 
 // Drops the bench's schemas (and stops a throwaway cluster).
 if (found.database) await found.database.release();

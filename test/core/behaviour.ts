@@ -5,6 +5,7 @@ import { crc32c } from '../../protocol/records/crc32c.js';
 import type { AclBinding, Core, PushItem, QueueConfig } from '../../src/core/core.js';
 import { describeConsumerGroups } from './behaviour-consumer-groups.js';
 import { describeCopies } from './behaviour-copies.js';
+import { describeNative } from './behaviour-native.js';
 
 /**
  * The core's behaviour, written once and run against every engine (and, later,
@@ -1213,6 +1214,7 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
     });
 
     describeConsumerGroups({ core: () => core, newQueue: (partitions) => newQueue({}, partitions) });
+    describeNative({ core: () => core, newQueue: () => newQueue(), uniqueName });
     describeCopies({ core: () => core, newQueue: (partitions) => newQueue({}, partitions), reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
   });
 }

@@ -59,6 +59,11 @@ export function requireCurrentLease(lease: Pick<LeaseState, 'id' | 'deadline'> |
   }
 }
 
+/** A lease renewal of a lease that is not held. */
+export function unknownLeaseError(leaseId: unknown): CoreError {
+  return new CoreError('unknown_lease', `Lease ${String(leaseId)} is not held: it expired, was released or never existed. Pop again to get a new lease.`);
+}
+
 /** Queen's window buffer: a partition that received records within the window is left alone for now. */
 export function inWindowBuffer(windowBufferMs: number, newestAppendMs: number | null, nowMs: number): boolean {
   return windowBufferMs > 0 && newestAppendMs !== null && newestAppendMs > nowMs - windowBufferMs;

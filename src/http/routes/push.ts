@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/push: Queen's push. Each item names its queue, optionally a
  * partition (default "Default") and a transactionId, and carries a JSON
- * payload; a queue or partition that does not exist yet is created (../pushes.ts).
+ * payload; a queue or partition that does not exist yet is created (the
+ * core's createQueues option, src/core/native/create-queues.ts).
  * The answer is HTTP 201 with Queen's bare array, one result per item in
  * order: `queued`, or `duplicate` with the original message_id (and offset)
  * when the partition already stores the id inside the queue's dedup window
@@ -23,7 +24,6 @@ import { overCapacity } from '../capacity.js';
 import { sealPayloads } from '../queue-policies.js';
 import type { HttpApiContext } from '../context.js';
 import { idempotencyMarker } from '../idempotency.js';
-import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
 import { PUSH_ITEMS_OR_NONE, toPushItems, type HttpPushItem } from '../schemas.js';
 
 export function registerPushRoutes({ app, core, metrics, maintenance, payloads }: HttpApiContext): void {
@@ -52,9 +52,9 @@ export function registerPushRoutes({ app, core, metrics, maintenance, payloads }
 
 async function pushWithLedger(core: Core, request: FastifyRequest, items: PushItem[]): Promise<PushItemResult[]> {
   const marker = idempotencyMarker(request);
-  if (!marker) return (await pushCreatingQueues(core, items)).items;
+  if (!marker) return (await core.push({ items, createQueues: true })).items;
   const operations = [...items.map((item) => ({ op: 'push' as const, ifStored: 'answer' as const, ...item })), marker];
-  const outcome = await withQueuesCreated(core, items, () => core.transaction({ operations }));
+  const outcome = await core.transaction({ operations, createQueues: true });
   // Nothing in it can roll back: stored ids are answered, and the marker's put has no precondition.
   if (!outcome.success) throw new Error(`A push transaction rolled back for ${outcome.reason}: ${outcome.message}`);
   return outcome.results.slice(0, items.length) as PushItemResult[];

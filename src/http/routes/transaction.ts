@@ -33,7 +33,6 @@ import type { HttpApiContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
 import { idempotencyMarker } from '../idempotency.js';
-import { withQueuesCreated } from '../pushes.js';
 import type { PayloadCipher } from '../payload-cipher.js';
 import { sealPayloads } from '../queue-policies.js';
 import { LIFETIME_PROPERTIES, NAME, PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
@@ -198,10 +197,9 @@ async function transact(core: Core, metrics: HttpMetrics, payloads: PayloadCiphe
   // An Idempotency-Key's ledger entry commits with the effect, or not at all.
   const marker = idempotencyMarker(request);
   if (marker) ops.push(marker);
-  const pushes = ops.flatMap((op) => (op.op === 'push' ? [op] : []));
   let outcome;
   try {
-    outcome = await withQueuesCreated(core, pushes, () => core.transaction({ operations: ops }));
+    outcome = await core.transaction({ operations: ops, createQueues: true });
   } catch (e) {
     if (e instanceof Error && 'code' in e) e.message = renameIndexes(e.message, origins);
     throw e;

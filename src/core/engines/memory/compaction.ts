@@ -1,10 +1,12 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
-import { compactBatch, earlierHorizon, mapBatch, planCompaction, type AbortedCheck, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import type { AbortedCheck, CompactionStats } from '../../rules/compaction.js';
+import { CompactionPass } from '../../log/compaction.js';
 import type { PartitionLog, StoredBatch } from './partition-log.js';
 
 /**
- * The memory engine's compactor (rules/compaction.ts says what it does). A
+ * The memory engine's compactor (rules/compaction.ts says what it does;
+ * ../../log/compaction.ts decides each pass). A
  * pass reads a snapshot of the cleanable range, yielding to the event loop
  * every few batches so appends and reads go on meanwhile, and swaps the
  * compacted range in with one synchronous step (PartitionLog.replaceBefore):
@@ -37,45 +39,34 @@ class Slicer {
   }
 }
 
-/** Compacts the partition when it is due; adds what it did to `stats`. */
+/** Compacts the partition when it is due (../../log/compaction.ts); adds what it did to `stats`. */
 export async function compactPartition(partition: CompactablePartition, now: number, maxBytes: number, stats: CompactionStats): Promise<void> {
   const { log, settings } = partition;
-  const plan = planCompaction(log.batches.slice(), log.cleanedTo, partition.lastStableOffset, settings, now, log.tombstoneHorizon);
-  if (!plan) return;
-  let end = plan.end;
-  const { range, dirty } = plan;
+  const pass = CompactionPass.due(
+    { spans: log.batches.slice(), cleanedTo: log.cleanedTo, lastStableOffset: partition.lastStableOffset, settings, tombstoneHorizon: log.tombstoneHorizon, isAborted: partition.isAborted },
+    now,
+    maxBytes,
+    stats,
+  );
+  if (!pass) return;
 
   const slicer = new Slicer();
-  const latest: LatestOffsets = new Map();
-  for (const batch of dirty) {
-    if (!mapBatch(latest, batch.bytes, batch.baseOffset, maxBytes, partition.isAborted)) {
-      end = batch.baseOffset;
-      break;
-    }
+  for (const batch of pass.plan.dirty) {
+    if (!pass.map(batch.bytes, batch.baseOffset)) break;
     await slicer.done(batch);
   }
 
   const replacement: StoredBatch[] = [];
-  let horizon: number | null = null;
-  for (const batch of range) {
-    if (batch.baseOffset >= end) break;
-    stats.recordsScanned += batch.bytes.readInt32BE(BatchPos.RecordCount);
-    const outcome = compactBatch(batch.bytes, batch.baseOffset, latest, settings.deleteRetentionMs, now, maxBytes, partition.isAborted);
-    if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
+  for (const batch of pass.plan.range) {
+    if (batch.baseOffset >= pass.end) break;
+    const outcome = pass.judge(batch.bytes, batch.baseOffset);
     if (outcome.kind === 'keep') replacement.push(batch);
-    else if (outcome.kind === 'drop') {
-      stats.batchesRemoved++;
-      stats.recordsRemoved += outcome.records;
-    } else {
-      replacement.push({ ...batch, bytes: outcome.bytes, size: outcome.bytes.length, maxTimestamp: outcome.maxTimestamp });
-      stats.batchesRewritten++;
-      stats.recordsRemoved += outcome.removed;
-    }
+    else if (outcome.kind === 'rewrite') replacement.push({ ...batch, bytes: outcome.bytes, size: outcome.bytes.length, maxTimestamp: outcome.maxTimestamp });
     await slicer.done(batch);
   }
   if (!partition.isCurrent()) return;
-  log.replaceBefore(end, replacement);
-  log.cleanedTo = Math.max(log.cleanedTo, end);
-  log.tombstoneHorizon = horizon;
-  stats.partitions++;
+  log.replaceBefore(pass.end, replacement);
+  log.cleanedTo = Math.max(log.cleanedTo, pass.end);
+  log.tombstoneHorizon = pass.horizon;
+  pass.finish();
 }

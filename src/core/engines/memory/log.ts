@@ -1,5 +1,5 @@
 import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, PartitionSize, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { pastHighWatermarkError } from '../../errors.js';
 import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
 import type { AppendCall, AppendPartition, AppendState, AppendWrites, DecideAppends, MissingPartition } from '../../log/append.js';
 import type { ProducerTransaction } from '../../rules/kafka-transactions.js';
@@ -128,7 +128,7 @@ export class MemoryLog {
     const before = req.beforeOffset;
     const target = before === -1 ? log.highWatermark : before;
     if (target > log.highWatermark) {
-      throw new CoreError('invalid_argument', `beforeOffset ${target} is past the high watermark ${log.highWatermark} of ${req.queue}/${req.partition}.`);
+      throw pastHighWatermarkError(target, log.highWatermark, req.queue, req.partition);
     }
     log.truncateBefore(target);
     return { queue: req.queue, partition: req.partition, lowWatermark: log.logStartOffset };

@@ -3,7 +3,7 @@ import type {
   AlterQueueRequest,
   QueueInfo,
 } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, queueExistsError } from '../../errors.js';
 import { mergeQueueConfig } from '../../rules/config.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { partitionKey, queueKey } from './wakeups.js';
@@ -18,7 +18,7 @@ export class MemoryQueues {
     const existing = this.store.queues.get(name);
     if (existing) {
       if (ifNotExists) return this.store.info(existing);
-      throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
+      throw queueExistsError(name);
     }
     const queue: QueueState = { name, id: mintQueueId(), config, createdAt: this.store.clock(), partitions: [], byName: new Map() };
     for (const partitionName of partitionNames) this.store.addPartition(queue, partitionName);

@@ -1,11 +1,12 @@
-import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
 import { isAbortedBatch } from '../../rules/kafka-transactions.js';
-import { compactBatch, earlierHorizon, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import type { BatchSpan, CompactionStats } from '../../rules/compaction.js';
+import { CompactionPass } from '../../log/compaction.js';
 import { Statements, type Database } from './database.js';
 
 /**
- * The PostgreSQL engine's compactor (rules/compaction.ts says what it does).
+ * The PostgreSQL engine's compactor (rules/compaction.ts says what it does;
+ * ../../log/compaction.ts decides each pass).
  * A pass reads its range outside any transaction and writes it back a page
  * at a time, each page in one transaction (sql/compaction.sql,
  * compaction-write): a reader, under MVCC, sees each page before or after
@@ -75,41 +76,30 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     lastOffset: Number(r.last_offset),
   }));
   const isAborted = (producerId: number, baseOffset: number) => isAbortedBatch(abortedRanges, producerId, baseOffset);
-  const plan = planCompaction(spans, partition.cleaned_to, lastStableOffset, partition.settings, now, partition.tombstone_horizon);
-  if (!plan) return;
-  let end = plan.end;
+  const pass = CompactionPass.due(
+    { spans, cleanedTo: partition.cleaned_to, lastStableOffset, settings: partition.settings, tombstoneHorizon: partition.tombstone_horizon, isAborted },
+    now,
+    maxBytes,
+    stats,
+  );
+  if (!pass) return;
 
-  const latest: LatestOffsets = new Map();
-  mapping: for (let from = plan.dirty[0]?.baseOffset ?? end; from < end; ) {
-    const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
-    for (const row of rows) {
-      if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes, isAborted)) {
-        end = row.base_offset;
-        break mapping;
-      }
-    }
+  mapping: for (let from = pass.plan.dirty[0]?.baseOffset ?? pass.end; from < pass.end; ) {
+    const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, pass.end, PAGE_ROWS]);
+    for (const row of rows) if (!pass.map(row.bytes, row.base_offset)) break mapping;
     if (rows.length < PAGE_ROWS) break;
     from = rows[rows.length - 1]!.base_offset + 1;
   }
 
-  let horizon: number | null = null;
-  for (let from = plan.range[0]!.baseOffset; ; ) {
+  const end = pass.end;
+  for (let from = pass.plan.range[0]!.baseOffset; ; ) {
     const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
     const rewritten: { baseOffset: number; bytes: Buffer; maxTimestamp: number }[] = [];
     const dropped: number[] = [];
     for (const row of rows) {
-      stats.recordsScanned += row.bytes.readInt32BE(BatchPos.RecordCount);
-      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes, isAborted);
-      if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
-      if (outcome.kind === 'drop') {
-        dropped.push(row.base_offset);
-        stats.batchesRemoved++;
-        stats.recordsRemoved += outcome.records;
-      } else if (outcome.kind === 'rewrite') {
-        rewritten.push({ baseOffset: row.base_offset, bytes: outcome.bytes, maxTimestamp: outcome.maxTimestamp });
-        stats.batchesRewritten++;
-        stats.recordsRemoved += outcome.removed;
-      }
+      const outcome = pass.judge(row.bytes, row.base_offset);
+      if (outcome.kind === 'drop') dropped.push(row.base_offset);
+      else if (outcome.kind === 'rewrite') rewritten.push({ baseOffset: row.base_offset, bytes: outcome.bytes, maxTimestamp: outcome.maxTimestamp });
     }
     const last = rows.length < PAGE_ROWS;
     if (rewritten.length > 0 || dropped.length > 0 || last) {
@@ -122,12 +112,12 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
           rewritten.map((r) => r.maxTimestamp),
           dropped,
           last ? end : -1,
-          horizon,
+          pass.horizon,
         ]),
       );
     }
     if (last) break;
     from = rows[rows.length - 1]!.base_offset + 1;
   }
-  stats.partitions++;
+  pass.finish();
 }

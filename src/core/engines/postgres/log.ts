@@ -1,7 +1,7 @@
 import type { AppendResult, CallOptions, DeleteRecordsRequest, DeleteRecordsResult, OffsetForTimestampRequest, OffsetForTimestampResult, PartitionOffsets, PartitionRef, PartitionSize, ReadError, ReadPartitionResult, ReadRequest, ReadResult } from '../../core.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP } from '../../core.js';
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
-import { CoreError } from '../../errors.js';
+import { pastHighWatermarkError } from '../../errors.js';
 import { recordAtOrAfter } from '../../rules/timestamps.js';
 import { emptyPartitionRead, emptyRead, readIsReady } from '../../log/read.js';
 import type { AppendCall, AppendPartition, AppendState, DecideAppends } from '../../log/append.js';
@@ -216,7 +216,7 @@ export class PostgresLog {
       const locked = (await tx.one<PartitionRow>('lock-partition', [row.id]))!;
       const target = before === -1 ? locked.next_offset : before;
       if (target > locked.next_offset) {
-        throw new CoreError('invalid_argument', `beforeOffset ${target} is past the high watermark ${locked.next_offset} of ${req.queue}/${req.partition}.`);
+        throw pastHighWatermarkError(target, locked.next_offset, req.queue, req.partition);
       }
       if (target <= locked.log_start_offset) return locked.log_start_offset;
       await tx.run('truncate-log', [row.id, target]);

@@ -3,7 +3,7 @@ import type {
   AlterQueueRequest,
   QueueInfo,
 } from '../../core.js';
-import { CoreError } from '../../errors.js';
+import { CoreError, queueExistsError } from '../../errors.js';
 import { mergeQueueConfig } from '../../rules/config.js';
 import { mintQueueId } from '../../rules/uuidv7.js';
 import { partitionKey, queueKey } from './wakeups.js';
@@ -22,7 +22,7 @@ export class PostgresQueues {
       return true;
     });
     if (!created && !ifNotExists) {
-      throw new CoreError('queue_exists', `Queue "${name}" already exists; use ifNotExists to accept it as it is.`);
+      throw queueExistsError(name);
     }
     return (await this.describe({ name }))!;
   }

@@ -1,0 +1,98 @@
+import type { KvEntry, TransactionRequest, TransactionResult } from '../core.js';
+import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, planTransaction, transactionPushResult, type TransactionPlan } from '../rules/transaction.js';
+import { afterAck, ackHolds, applyAck, resolveAck, type AckTarget, type AckView, type AckWrite } from './ack.js';
+import { checkPushTargets, decidePushWrites, pushCall, routePushes, storedHit, type DedupSince, type FixedPartitions, type KvWrite, type PushReads, type PushState, type PushWrites } from './push.js';
+
+/**
+ * Queen's native transaction, decided once for every engine: pushes, acks
+ * and KV operations, all or nothing, judged in the order rules/transaction.ts
+ * sets out. The core plans the operations before the engine is asked for
+ * anything but the topics' partitions; the engine opens its atomic unit and
+ * loads what `reads` names (PostgreSQL takes the consumer locks, then the
+ * partitions', then the KV rows', each in one global order so two
+ * transactions cannot deadlock); `decideTransaction` decides over it and
+ * answers the result with what to write, or a rollback with nothing; the
+ * engine stores the writes in the same unit and wakes the poppers.
+ */
+
+export interface TransactionReads {
+  push: PushReads;
+  acks: { queue: string; partition: string; group: string }[];
+  kv: { ns: string; key: string }[];
+}
+
+export interface TransactionCall {
+  now: number;
+  plan: TransactionPlan;
+  dedupSince: DedupSince;
+  readonly reads: TransactionReads;
+}
+
+export interface TransactionState<P> extends PushState<P> {
+  /** The group's lease and position on the partition, held under the consumer lock. */
+  ack(queue: string, partition: string, group: string): AckTarget<P>;
+  /** The entry as stored (expired or not), held under its lock. */
+  kv(ns: string, key: string): KvEntry | null;
+}
+
+/** What a committed transaction writes, in one atomic unit: its pushes, then its acks in operation order, then its KV entries. */
+export interface TransactionWrites<P> extends PushWrites<P> {
+  acks: AckWrite<P>[];
+  kv: KvWrite[];
+}
+
+export type DecideTransaction = <P>(call: TransactionCall, state: TransactionState<P>) => { result: TransactionResult; writes: TransactionWrites<P> | null };
+
+/** The core's half before the engine: route and check every operation, mint the pushes' ids, name what must be read. */
+export function prepareTransaction(req: TransactionRequest, now: number, fixedPartitions: FixedPartitions): TransactionCall | Promise<TransactionCall> {
+  return routePushes(req?.operations, fixedPartitions, (operations) => transactionCall(planTransaction({ ...req, operations }, now), now));
+}
+
+function transactionCall(plan: TransactionPlan, now: number): TransactionCall {
+  const push = pushCall(plan.push, now);
+  return {
+    now,
+    plan,
+    dedupSince: push.dedupSince,
+    get reads() {
+      return {
+        push: push.reads,
+        acks: plan.acks.map(({ ack }) => ({ queue: ack.queue, partition: ack.partition, group: ack.consumerGroup })),
+        kv: plan.kv.map(({ op }) => ({ ns: op.ns, key: op.key })),
+      };
+    },
+  };
+}
+
+/** Decides a transaction over `state`; see the head of this file. */
+export const decideTransaction: DecideTransaction = <P>(call: TransactionCall, state: TransactionState<P>) => {
+  const { plan, now } = call;
+  const pushBytes = checkPushTargets(plan.push, state);
+  const views = plan.acks.map(({ ack }) => resolveAck(state.ack(ack.queue, ack.partition, ack.consumerGroup), ack, now));
+  const rollback = (result: TransactionResult) => ({ result, writes: null });
+  const duplicate = firstStoredDuplicate(plan, (item) => storedHit(state, item));
+  if (duplicate) return rollback(duplicate);
+  const kv = evaluateKvOperations(plan.kv, (ns, key) => state.kv(ns, key), now);
+  if (!kv.ok) return rollback(kv.result);
+  const unheld = firstUnheldAck(plan, (i) => ackHolds(views[i]!, plan.acks[i]!.ack, now));
+  if (unheld) return rollback(unheld);
+  const kvWrites = [...kv.writes.values()];
+  state.room?.(pushBytes, kvWrites);
+
+  // Every check has passed: decide the writes.
+  const results: unknown[] = new Array(plan.operationCount);
+  const writes: TransactionWrites<P> = { batches: [], dedup: [], acks: [], kv: kvWrites };
+  decidePushWrites(plan.push, state, writes).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
+  // Acks in operation order, each seeing what the earlier ones of the same group and partition did.
+  const current = plan.acks.length > 1 ? new Map<string, AckView<P>>() : null;
+  plan.acks.forEach(({ opIndex, ack }, i) => {
+    const key = current && JSON.stringify([ack.queue, ack.partition, ack.consumerGroup]);
+    const view = (key && current!.get(key)) || views[i]!;
+    const { acked, write } = applyAck(view, ack, now);
+    if (key) current!.set(key, afterAck(view, write));
+    if (write) writes.acks.push(write);
+    results[opIndex] = { acked };
+  });
+  for (const [opIndex, result] of kv.results) results[opIndex] = structuredClone(result);
+  return { result: { success: true, results }, writes };
+};
