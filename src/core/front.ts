@@ -207,14 +207,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
     this.open();
     const who = checkTxnProducer(req);
-    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
+    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets), addsGroup: req.addsGroup === true });
   }
 
   async endTxn(req: Parameters<Core['endTxn']>[0]) {
     this.open();
     const who = checkTxnProducer(req);
     if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
-    return this.transactions.endTxn({ ...who, commit: req.commit });
+    return this.transactions.endTxn({ ...who, commit: req.commit, bumpsEpoch: req.bumpsEpoch === true });
   }
 
   async describeTransactions(req: { transactionalIds: string[] }) {

@@ -48,9 +48,14 @@
 //
 // Versions: v0-v2 may carry legacy message sets (magic 0/1); they are
 // converted to one v2 batch each, the only time this file builds records.
-// v3+ must carry v2 batches. v10+ tagged CurrentLeader/NodeEndpoints are only
+// v3+ must carry v2 batches. v11 may answer TRANSACTION_ABORTABLE, v12 adds
+// partitions to transactions (above). v10+ tagged CurrentLeader/NodeEndpoints are only
 // for leader changes and stay absent.
 //
+// - v12 (KIP-890 part 2, transaction version 2): a transactional producer
+//   sends no AddPartitionsToTxn; the partitions it produces to join its
+//   transaction first (../implicit-transaction.ts), and a refusal there is the
+//   partition's answer. Before v12 the partition must have been added.
 // - Transactional batches are appended at once, durable, like any other
 //   (Kafka's model: a read_committed consumer stops at the partition's last
 //   stable offset until EndTxn writes the marker). The core refuses one from
@@ -67,6 +72,7 @@ import type { AppendError, AppendPartition } from '../../core/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
+import { addProducedPartitions } from '../implicit-transaction.js';
 import { topicNameProblem } from '../topics.js';
 import { producePurgatory, topicMetrics } from '../../metrics/kafka.js';
 
@@ -156,7 +162,7 @@ function countAppended(topic: string, carried: { bytes: number; records: number 
 
 export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
-  versions: '0-11',
+  versions: '0-12',
   async handle(request, ctx) {
     const version = ctx.header.apiVersion;
     const acks: number = request.acks;
@@ -198,6 +204,18 @@ export const produce: ApiHandler<typeof Produce> = {
         slots.push({ answers: topicAnswers, index: topicAnswers.length });
         topicAnswers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null)); // replaced below
         appends.push({ queue: topic.name, partition: p.index, records: checked.records });
+      }
+    }
+
+    if (version >= 12 && transactionalId !== null && appends.length > 0) {
+      const refusals = await addProducedPartitions(ctx, transactionalId, appends);
+      for (let i = appends.length - 1; i >= 0; i--) {
+        const refusal = refusals[i];
+        if (!refusal) continue;
+        const slot = slots[i]!;
+        slot.answers[slot.index] = { ...failed(appends[i]!.partition, refusal.errorCode, refusal.errorMessage), logStartOffset: -1 };
+        appends.splice(i, 1);
+        slots.splice(i, 1);
       }
     }
 
