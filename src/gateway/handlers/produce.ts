@@ -48,8 +48,8 @@
 //
 // Versions: v0-v2 may carry legacy message sets (magic 0/1); they are
 // converted to one v2 batch each, the only time this file builds records.
-// v3+ must carry v2 batches. v11 may answer TRANSACTION_ABORTABLE, v12 adds
-// partitions to transactions (above). v10+ tagged CurrentLeader/NodeEndpoints are only
+// v3+ must carry v2 batches. v11 answers TRANSACTION_ABORTABLE (above), v12
+// adds partitions to transactions (above). v10+ tagged CurrentLeader/NodeEndpoints are only
 // for leader changes and stay absent.
 //
 // - v12 (KIP-890 part 2, transaction version 2): a transactional producer
@@ -61,7 +61,9 @@
 //   stable offset until EndTxn writes the marker). The core refuses one from
 //   an older epoch of its transactional id with INVALID_PRODUCER_EPOCH
 //   (fenced), and one for a partition not added to the open transaction with
-//   INVALID_TXN_STATE, as Kafka 3.6+ does.
+//   INVALID_TXN_STATE, as Kafka 3.6+ does; from v11 that is
+//   TRANSACTION_ABORTABLE (KIP-890), as Kafka 4.4 answers it, so the client
+//   aborts the transaction and goes on.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
@@ -228,7 +230,7 @@ export const produce: ApiHandler<typeof Produce> = {
         const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
-          const errorCode = appendErrorCode(r.error);
+          const errorCode = r.error === 'invalid_txn_state' && version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : appendErrorCode(r.error);
           if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
           slot.answers[slot.index] =
             errorCode === NONE

@@ -3,7 +3,8 @@
 // transaction, durable, and writes them to the group's committed offsets
 // (the same offsets the group's consumers and Queen's native readers use)
 // when the transaction commits; an abort drops them. The group must have
-// been added with AddOffsetsToTxn first (else INVALID_TXN_STATE), except at
+// been added with AddOffsetsToTxn first (else INVALID_TXN_STATE, from v4
+// TRANSACTION_ABORTABLE), except at
 // v5 (transaction version 2, KIP-890 part 2), where this call adds the group
 // to the transaction itself, opening one if none is open.
 //
@@ -61,6 +62,8 @@ export const txnOffsetCommit: ApiHandler<typeof TxnOffsetCommit> = {
       });
     } catch (e) {
       errorCode = transactionalErrorOf(e, ctx.header.apiVersion, 5).errorCode;
+      // KIP-890: from v4 a group outside the transaction is TRANSACTION_ABORTABLE, as Kafka 4.4 answers it.
+      if (errorCode === ErrorCode.INVALID_TXN_STATE && ctx.header.apiVersion >= 4) errorCode = ErrorCode.TRANSACTION_ABORTABLE;
     }
     return {
       throttleTimeMs: 0,

@@ -12,7 +12,9 @@
  * AddPartitionsToTxn v3 (what clients before KIP-890's second part send, and
  * what Apache Kafka 4 still serves as transaction version 1 semantics: the
  * producer keeps its epoch across transactions). EndTxn v5, where the broker
- * bumps the epoch at every end, is observed on its own.
+ * bumps the epoch at every end, is observed on its own, and so are Produce
+ * v12 and TxnOffsetCommit v5, which add to the transaction themselves
+ * (transaction version 2, KIP-890 part 2).
  *
  * Producer ids are compared as "the same id as before" or not, never by value.
  */
@@ -463,6 +465,39 @@ const endTxnV5Scenario: Scenario = {
   },
 };
 
+/** Transaction version 2's other half: partitions and groups join the transaction through Produce v12 and TxnOffsetCommit v5 themselves. */
+const implicitJoinScenario: Scenario = {
+  name: 'transactions: Produce v12 and TxnOffsetCommit v5 join the transaction without AddPartitionsToTxn or AddOffsetsToTxn',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const tid = 'diff-txn-tv2';
+    const topic = 'diff-txn-tv2';
+    const group = 'diff-txn-tv2-group';
+    return withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+      await awaitCoordinator(raw, group);
+      const p = await initTransactional(ctx, raw, tid);
+      const out: Record<string, unknown> = {};
+      out.v11WithoutAdd = await produceTransactional(raw, p, topic, 0, 0, ['v11'], 11);
+      out.v12 = await produceTransactional(raw, p, topic, 0, 0, ['tv2-0', 'tv2-1'], 12);
+      out.offsetsV4WithoutAdd = await txnOffsetCommit(raw, p, group, topic, [[0, 3]], 4);
+      out.offsetsV5 = await txnOffsetCommit(raw, p, group, topic, [[0, 3]], 5);
+      out.pending = await offsetFetch(raw, group, topic, true);
+      const committed = await endTxn(raw, p, true, 5);
+      out.commit = committed;
+      const next: ProducerIdentity = { ...p, producerEpoch: committed.producerEpoch as number };
+      out.afterCommit = { offsets: await offsetFetch(raw, group, topic, true), read: await fetchAt(raw, topic, 1, n) };
+      // The next transaction: offsets only, then an abort; they never land.
+      out.nextOffsets = await txnOffsetCommit(raw, next, group, topic, [[0, 9]], 5);
+      out.lateBatch = await produceTransactional(raw, p, topic, 0, 2, ['late'], 12);
+      out.abort = await endTxn(raw, next, false, 5);
+      out.afterAbort = await offsetFetch(raw, group, topic, true);
+      return out;
+    });
+  },
+};
+
 // ─── DescribeTransactions, ListTransactions ─────────────────────────────────
 
 async function describeTxn(raw: RawConnection, ids: string[], n: Normaliser, p?: ProducerIdentity): Promise<unknown[]> {
@@ -827,4 +862,4 @@ const librdkafkaScenario: Scenario = {
   },
 };
 
-export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario, librdkafkaScenario];
+export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, implicitJoinScenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario, librdkafkaScenario];

@@ -139,10 +139,11 @@ describe('Produce v12 and EndTxn v5', () => {
     expect(await readCommitted(name)).toEqual({ values: ['a', 'b', 'd'], markerEpochs: [first + 1, first + 2, first + 3] });
   });
 
-  it('Produce v11 still needs AddPartitionsToTxn (INVALID_TXN_STATE without it)', async () => {
+  it('Produce v11 still needs AddPartitionsToTxn: without it TRANSACTION_ABORTABLE, as Kafka 4.4 answers (INVALID_TXN_STATE before v11)', async () => {
     const name = await topic();
     const p = await initTxn();
-    expect(await produce(p, name, ['early'], [0], 11)).toEqual({ [`${name}/0`]: 'INVALID_TXN_STATE' });
+    expect(await produce(p, name, ['early'], [0], 11)).toEqual({ [`${name}/0`]: 'TRANSACTION_ABORTABLE' });
+    expect(await produce(p, name, ['early'], [0], 10)).toEqual({ [`${name}/0`]: 'INVALID_TXN_STATE' });
   });
 
   it('a partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION; the others are added and written', async () => {
@@ -192,11 +193,12 @@ describe('TxnOffsetCommit v5', () => {
     return Number(response.topics[0].partitions[0].committedOffset);
   }
 
-  it('adds its group to the transaction (opening one) without AddOffsetsToTxn; v4 still needs it', async () => {
+  it('adds its group to the transaction (opening one) without AddOffsetsToTxn; v4 still needs it (TRANSACTION_ABORTABLE without, as Kafka 4.4)', async () => {
     const name = await topic();
     const group = `tv2-group-${++serial}`;
     const p = await initTxn();
-    expect(await commitOffset(p, group, name, 5n, 4)).toBe('INVALID_TXN_STATE');
+    expect(await commitOffset(p, group, name, 5n, 4)).toBe('TRANSACTION_ABORTABLE');
+    expect(await commitOffset(p, group, name, 5n, 3)).toBe('INVALID_TXN_STATE');
     expect(await commitOffset(p, group, name, 5n, 5)).toBe('NONE');
     expect(await produce(p, name, ['r'])).toEqual({ [`${name}/0`]: 'NONE' });
     expect((await endTxn(p, true)).code).toBe('NONE');
