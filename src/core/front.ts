@@ -364,7 +364,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     if ('error' in held) return joinError(held.error, req.memberId);
     // A consumer group with members takes no classic member; an empty one becomes classic (as Kafka converts it).
     if (this.consumerGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
-    this.consumerGroups.drop(req.group);
+    if (this.consumerGroups.isConsumerGroup(req.group)) await this.groups.forgetConsumerGroup(req.group);
     return this.coordinator.join(req, options?.signal);
   }
 
@@ -453,7 +453,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
-      this.consumerGroups.drop(group);
+      await this.groups.forgetConsumerGroup(group);
       await this.coordination.deleteGroup(group);
       await this.groups.release(group);
       results.push({ group, error: null });
@@ -513,7 +513,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     if (this.coordinator.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
     // An empty classic group becomes a consumer group, as Kafka converts it.
     if (this.coordinator.knows(req.group)) this.coordinator.remove(req.group);
-    return this.consumerGroups.heartbeat(req, await this.topicMetadata());
+    const result = this.consumerGroups.heartbeat(req, await this.topicMetadata());
+    // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
+    if (!(await this.groups.saveConsumerGroup(req.group))) return failed('not_coordinator');
+    return result;
   }
 
   async consumerGroupDescribe(req: { groups: string[] }): Promise<{ groups: ConsumerGroupDescription[] }> {
