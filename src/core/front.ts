@@ -7,6 +7,7 @@ import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { storedGroupState } from './groups/consumer/persistence.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
@@ -424,6 +425,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedConsumerGroups()) {
+      if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
+    }
     for (const { group, stored } of await this.coordination.storedGroups()) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
     }

@@ -10,7 +10,8 @@ import { uniqueName } from './behaviour.js';
  * the first, the first stopped (or overtaken past its lease), and the
  * members' next heartbeats, at the epochs they had, answered by the second
  * as if nothing had happened: same epochs, same partitions, commits at the
- * member epoch taken. A stale owner's change is refused (not_coordinator)
+ * member epoch taken; meanwhile the other core lists the group as stored. A
+ * stale owner's change is refused (not_coordinator)
  * and never lands. (The memory engine is one core: there is no move.)
  */
 
@@ -74,6 +75,8 @@ if (found.database === null) {
       const { a, b, aOwned } = await formGroup(first, group, topic);
       const [before] = (await first.consumerGroupDescribe({ groups: [group] })).groups;
       expect(before!.state).toBe('Stable');
+      // The other core lists the group as its coordinator stored it.
+      expect((await second.listGroupStates({})).groups.filter((g) => g.group === group)).toEqual([{ group, protocolType: 'consumer', state: 'Stable', groupType: 'consumer' }]);
       await first.close();
       opened.splice(opened.indexOf(first), 1);
 

@@ -47,6 +47,8 @@ export interface CoordinationStore {
   saveConsumerGroup(group: string, epoch: number, stored: StoredConsumerGroup): Promise<boolean>;
   loadConsumerGroup(group: string): Promise<StoredConsumerGroup | null>;
   deleteConsumerGroup(group: string): Promise<void>;
+  /** Every stored consumer group (for listings of groups other nodes coordinate). */
+  storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]>;
 }
 
 /** One node alone: every lease is its own, and membership lives in its coordinator. */
@@ -80,6 +82,9 @@ export class LocalCoordination implements CoordinationStore {
     return null;
   }
   async deleteConsumerGroup(): Promise<void> {}
+  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
+    return [];
+  }
 }
 
 export function leaseName(kind: LeaseKind, key: string): string {

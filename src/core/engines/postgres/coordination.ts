@@ -133,6 +133,11 @@ export class PostgresCoordination implements CoordinationStore {
   async deleteConsumerGroup(group: string): Promise<void> {
     await this.db.statements.run('consumer-group-state-delete', [group]);
   }
+
+  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
+    const rows = await this.db.statements.run<{ group_name: string; state: StoredConsumerGroup }>('consumer-group-states-all');
+    return rows.map((r) => ({ group: r.group_name, stored: r.state }));
+  }
 }
 
 function notCoordinator(kind: LeaseKind, key: string): CoreError {

@@ -1,6 +1,7 @@
 import type { MemberAssignment } from './assignors.js';
-import type { Group, Member } from './group.js';
+import { groupState, type Group, type Member } from './group.js';
 import type { MemberState } from './reconciliation.js';
+import type { ConsumerGroupState } from './types.js';
 
 /**
  * A consumer group as it is stored (PostgreSQL's consumer_group_states,
@@ -97,4 +98,9 @@ export function restoredConsumerGroup(id: string, stored: StoredConsumerGroup): 
     target: new Map(stored.target.map(([memberId, a]) => [memberId, assignmentOf(a)])),
     subscriptionMetadata: stored.subscriptionMetadata,
   };
+}
+
+/** The state a stored group is in (what ListGroups shows of a group another core coordinates). */
+export function storedGroupState(stored: StoredConsumerGroup): ConsumerGroupState {
+  return groupState(restoredConsumerGroup('', stored));
 }

@@ -57,3 +57,6 @@ SELECT state FROM consumer_group_states WHERE group_name = $1;
 
 -- name: consumer-group-state-delete
 DELETE FROM consumer_group_states WHERE group_name = $1;
+
+-- name: consumer-group-states-all
+SELECT group_name, state FROM consumer_group_states ORDER BY group_name COLLATE "C";
