@@ -182,7 +182,9 @@ export class KafkaTransactionCoordinator {
  * Aborts the transactions open past their timeout, each in its own atomic
  * unit (another core may have ended it meanwhile: its state is looked at
  * again there). Kafka bumps the epoch when it aborts a timed-out
- * transaction, so the abandoned producer is fenced. Answers how many. The
+ * transaction, so the abandoned producer is fenced (a transaction version
+ * 2 producer's abort with its old epoch is answered the new one, as Kafka
+ * does, so it goes on). Answers how many. The
  * engines run it on their maintenance timers.
  */
 export async function abortExpiredTransactions(engine: EngineKafkaTransactions): Promise<number> {
@@ -193,7 +195,8 @@ export async function abortExpiredTransactions(engine: EngineKafkaTransactions):
       const epoch = txn.producerEpoch + 1;
       return {
         answer: true,
-        writes: { end: { commit: false, producerId: txn.producerId, markerEpoch: epoch }, save: { ...txn, producerEpoch: epoch, state: 'CompleteAbort', lastProducerEpoch: -1 }, producerEpoch: true },
+        // The epoch before the bump is kept: the producer's own abort with it (EndTxn v5) is then a retry of this one, as Kafka answers it.
+        writes: { end: { commit: false, producerId: txn.producerId, markerEpoch: epoch }, save: { ...txn, producerEpoch: epoch, state: 'CompleteAbort', lastProducerEpoch: txn.producerEpoch }, producerEpoch: true },
       };
     });
     if (answer) aborted++;

@@ -725,7 +725,41 @@ const timeoutScenario: Scenario = {
         addPartitions: await addPartitions(raw, p, [{ name: topic, partitions: [0] }]),
         endTxn: await endTxn(raw, p, true),
       };
+      // KIP-360: the abandoned producer asking to bump its own epoch.
+      out.bumpWithOldEpoch = initObservation(await initProducerId(raw, tid, { timeoutMs: 1_000, producerId: p.producerId, producerEpoch: p.producerEpoch, retry: false }), p);
       out.reinitialised = initObservation(await initProducerId(raw, tid, { timeoutMs: 1_000 }), p);
+      return out;
+    });
+  },
+};
+
+/** The same with transaction version 2: the transaction opened by Produce v12, and the producer then aborting with the epoch it had (EndTxn v5). */
+const timeoutV2Scenario: Scenario = {
+  name: 'transactions: an abandoned transaction version 2 transaction is aborted after its timeout',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const tid = 'diff-txn-timeout-v2';
+    const topic = 'diff-txn-timeout-v2';
+    return withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+      const p = await initTransactional(ctx, raw, tid, 1_000);
+      const out: Record<string, unknown> = {};
+      out.produced = await produceTransactional(raw, p, topic, 0, 0, ['abandoned-0'], 12);
+      let state = '';
+      for (let i = 0; i < 300 && state !== 'CompleteAbort'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = ((await describeTxn(raw, [tid], n, p))[0] as { state: string }).state;
+      }
+      out.described = await describeTxn(raw, [tid], n, p);
+      out.lateProduce = await produceTransactional(raw, p, topic, 0, 1, ['late'], 12);
+      const aborted = await endTxn(raw, p, false, 5);
+      out.abortWithOldEpoch = aborted;
+      if (aborted.error === 'NONE') {
+        const next: ProducerIdentity = { ...p, producerEpoch: aborted.producerEpoch as number };
+        out.next = { produced: await produceTransactional(raw, next, topic, 0, 0, ['next'], 12), commit: await endTxn(raw, next, true, 5) };
+        out.valuesReadCommitted = committedValues(await fetchAt(raw, topic, 1, n));
+      }
       return out;
     });
   },
@@ -862,4 +896,4 @@ const librdkafkaScenario: Scenario = {
   },
 };
 
-export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, implicitJoinScenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario, librdkafkaScenario];
+export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, implicitJoinScenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, timeoutV2Scenario, kafkajsScenario, librdkafkaScenario];
