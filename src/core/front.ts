@@ -7,6 +7,7 @@ import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { ClassicMembers } from './groups/consumer/classic-members.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
@@ -47,6 +48,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  /** Classic members of consumer groups (KIP-848's migration): their JoinGroup, SyncGroup, Heartbeat and LeaveGroup. */
+  private readonly classicMembers: ClassicMembers;
   private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
@@ -66,6 +69,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
     this.consumerGroups = this.groups.consumerGroups;
+    this.classicMembers = new ClassicMembers(this.consumerGroups);
   }
 
   /** The engine, while the core is open. */
@@ -363,8 +367,11 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
-    // A consumer group with members takes no classic member; an empty one becomes classic (as Kafka converts it).
-    if (this.consumerGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
+    // A consumer group with members takes a classic member as one of its own (KIP-848's migration, as Kafka 4 does); an empty one becomes classic.
+    if (this.consumerGroups.hasMembers(req.group)) {
+      const joined = this.classicMembers.join(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? joined : joinError('not_coordinator', req.memberId);
+    }
     if (this.consumerGroups.isConsumerGroup(req.group)) await this.groups.forgetConsumerGroup(req.group);
     return this.coordinator.join(req, options?.signal);
   }
@@ -372,18 +379,30 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return syncError(held.error);
+    if (this.classicMembers.isClassicMember(req.group, req.memberId)) {
+      const synced = this.classicMembers.sync(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? synced : syncError('not_coordinator');
+    }
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
+    if (this.classicMembers.isClassicMember(req.group, req.memberId)) {
+      const answer = this.classicMembers.heartbeat(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? answer : { error: 'not_coordinator' as const };
+    }
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, members: [] };
+    if (req.members.length > 0 && req.members.every((m) => this.classicMembers.isClassicMember(req.group, m.memberId))) {
+      const left = this.classicMembers.leave(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? left : { error: 'not_coordinator' as const, members: [] };
+    }
     return this.coordinator.leave(req);
   }
 

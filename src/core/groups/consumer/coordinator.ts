@@ -176,6 +176,7 @@ export class ConsumerGroupCoordinator {
       lastAnswered: null,
       sessionTimer: null,
       revocationTimer: null,
+      classic: null,
     };
   }
 
@@ -322,7 +323,7 @@ export class ConsumerGroupCoordinator {
     if (member.sessionTimer) clearTimeout(member.sessionTimer);
     member.sessionTimer = setTimeout(() => {
       if (group.members.get(member.memberId) === member) this.expire(group, member);
-    }, this.options.sessionTimeoutMs);
+    }, member.classic?.sessionTimeoutMs ?? this.options.sessionTimeoutMs);
     member.sessionTimer.unref();
   }
 
@@ -364,6 +365,11 @@ export class ConsumerGroupCoordinator {
     if (!member) return 'unknown_member_id';
     if (memberEpoch !== member.memberEpoch) return 'stale_member_epoch';
     return null;
+  }
+
+  /** A member of the group as this coordinator holds it (./classic-members.ts reads and marks classic members). */
+  member(groupId: string, memberId: string): Member | undefined {
+    return this.groups.get(groupId)?.members.get(memberId);
   }
 
   /** Whether the group is a consumer group (KIP-848) this coordinator knows. */

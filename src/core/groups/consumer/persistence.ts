@@ -34,6 +34,8 @@ export interface StoredConsumerMember {
   assigned: StoredAssignment;
   pendingRevocation: StoredAssignment;
   lastAnswered: string | null;
+  /** A classic member's session timeout, protocol and last given partitions (absent in states stored before classic members). */
+  classic?: { sessionTimeoutMs: number; protocolName: string; synced: StoredAssignment } | null;
 }
 
 export interface StoredConsumerGroup {
@@ -76,6 +78,7 @@ export function storedConsumerGroup(group: Group): StoredConsumerGroup {
       assigned: storedAssignment(m.assigned),
       pendingRevocation: storedAssignment(m.pendingRevocation),
       lastAnswered: m.lastAnswered,
+      classic: m.classic && { sessionTimeoutMs: m.classic.sessionTimeoutMs, protocolName: m.classic.protocolName, synced: storedAssignment(m.classic.synced) },
     })),
   };
 }
@@ -85,7 +88,14 @@ export function restoredConsumerGroup(id: string, stored: StoredConsumerGroup): 
   const members = new Map<string, Member>(
     stored.members.map((m) => [
       m.memberId,
-      { ...m, assigned: assignmentOf(m.assigned), pendingRevocation: assignmentOf(m.pendingRevocation), sessionTimer: null, revocationTimer: null },
+      {
+        ...m,
+        assigned: assignmentOf(m.assigned),
+        pendingRevocation: assignmentOf(m.pendingRevocation),
+        sessionTimer: null,
+        revocationTimer: null,
+        classic: m.classic ? { ...m.classic, synced: assignmentOf(m.classic.synced) } : null,
+      },
     ]),
   );
   return {
