@@ -7,7 +7,7 @@ import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
-import { ClassicMembers } from './groups/consumer/classic-members.js';
+import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
@@ -533,10 +533,18 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     const held = await this.groups.own(req?.group);
     if ('error' in held) return failed(held.error);
-    if (this.coordinator.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
+    const topics = await this.topicMetadata();
+    if (this.coordinator.hasMembers(req.group)) {
+      // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.
+      const upgraded = upgradedClassicGroup(this.coordinator.snapshot(req.group)!, topics);
+      if (upgraded === null) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
+      this.coordinator.remove(req.group);
+      this.consumerGroups.drop(req.group);
+      this.consumerGroups.restore(req.group, upgraded);
+    }
     // An empty classic group becomes a consumer group, as Kafka converts it.
     if (this.coordinator.knows(req.group)) this.coordinator.remove(req.group);
-    const result = this.consumerGroups.heartbeat(req, await this.topicMetadata());
+    const result = this.consumerGroups.heartbeat(req, topics);
     // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
     if (!(await this.groups.saveConsumerGroup(req.group))) return failed('not_coordinator');
     return result;

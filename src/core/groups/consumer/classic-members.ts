@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Reader } from '../../../../protocol/primitives/reader.js';
 import { Writer } from '../../../../protocol/primitives/writer.js';
-import type { GroupError, HeartbeatRequest, JoinGroupRequest, JoinGroupResult, LeaveGroupRequest, LeaveGroupResult, SyncGroupRequest, SyncGroupResult } from '../types.js';
-import type { MemberAssignment } from './assignors.js';
+import type { GroupError, HeartbeatRequest, StoredGroup, JoinGroupRequest, JoinGroupResult, LeaveGroupRequest, LeaveGroupResult, SyncGroupRequest, SyncGroupResult } from '../types.js';
+import { DEFAULT_ASSIGNOR, type MemberAssignment } from './assignors.js';
 import type { ConsumerGroupCoordinator } from './coordinator.js';
 import type { Member } from './group.js';
+import type { StoredConsumerGroup } from './persistence.js';
 import { toTopicPartitions } from './reconciliation.js';
 import type { ConsumerGroupError, ConsumerGroupHeartbeatRequest, TopicMetadata } from './types.js';
 
@@ -27,6 +28,9 @@ import type { ConsumerGroupError, ConsumerGroupHeartbeatRequest, TopicMetadata }
  *   told REBALANCE_IN_PROGRESS and rejoins, so revocation still comes before
  *   assignment.
  * - LeaveGroup: a heartbeat at epoch -1.
+ *
+ * And the other way in: a classic group with members converts to a consumer
+ * group when a member of the consumer protocol joins it (upgradedClassicGroup).
  */
 
 interface Subscription {
@@ -84,6 +88,61 @@ function classicError(error: ConsumerGroupError): GroupError {
       return error;
     default:
       return 'inconsistent_group_protocol';
+  }
+}
+
+/** ConsumerProtocolAssignment, any version: the partitions by topic name. */
+function readAssignment(bytes: Buffer): { topic: string; partitions: number[] }[] {
+  if (bytes.length === 0) return [];
+  const r = new Reader(bytes);
+  r.int16();
+  const topics: { topic: string; partitions: number[] }[] = [];
+  for (let n = r.arrayLength(); n > 0; n--) {
+    const topic = r.string();
+    const partitions: number[] = [];
+    for (let p = r.arrayLength(); p > 0; p--) partitions.push(r.int32());
+    topics.push({ topic, partitions });
+  }
+  return topics;
+}
+
+/**
+ * The online upgrade (KIP-848): a classic group with members, of the
+ * consumer protocol and Stable, handed over to the consumer group
+ * coordinator when a member of the consumer protocol joins it. Each classic
+ * member becomes a classic member of the consumer group at its generation,
+ * keeping its partitions (they are the group's target until the assignor
+ * runs for the joining member). Null when the group cannot convert (another
+ * protocol type, a rebalance under way, metadata that does not read), as
+ * Kafka then refuses the consumer member.
+ */
+export function upgradedClassicGroup(classic: StoredGroup, topics: readonly TopicMetadata[]): StoredConsumerGroup | null {
+  if (classic.protocolType !== 'consumer' || classic.state !== 'Stable' || classic.protocolName === null) return null;
+  const ids = new Map(topics.map((t) => [t.name, t.id]));
+  const stored = (owned: { topic: string; partitions: number[] }[]): [string, number[]][] => owned.filter((t) => ids.has(t.topic)).map((t) => [ids.get(t.topic)!, [...t.partitions].sort((a, b) => a - b)]);
+  try {
+    const members = classic.members.map((m) => {
+      const metadata = m.protocols.find((p) => p.name === classic.protocolName)?.metadata;
+      if (metadata === undefined) throw new Error('no metadata for the chosen protocol');
+      const assigned = stored(readAssignment(Buffer.from(m.assignment, 'base64')));
+      return {
+        memberId: m.memberId, instanceId: m.groupInstanceId, rackId: null, clientId: m.clientId, clientHost: m.clientHost,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs, subscribedTopicNames: [...new Set(readSubscription(Buffer.from(metadata, 'base64')).topics)].sort(),
+        subscribedTopicRegex: null, serverAssignor: null, state: 'stable' as const, memberEpoch: classic.generationId, previousMemberEpoch: classic.generationId - 1,
+        assigned, pendingRevocation: [], lastAnswered: null,
+        classic: { sessionTimeoutMs: m.sessionTimeoutMs, protocolName: classic.protocolName!, synced: assigned },
+      };
+    });
+    return {
+      groupEpoch: classic.generationId,
+      assignmentEpoch: classic.generationId,
+      assignorName: DEFAULT_ASSIGNOR,
+      subscriptionMetadata: '[]',
+      target: members.map((m) => [m.memberId, m.assigned]),
+      members,
+    };
+  } catch {
+    return null;
   }
 }
 
