@@ -137,6 +137,8 @@ export interface StartBrokerOptions {
     bodyLimit?: number;
     healthTimeoutMs?: number;
     maxInFlight?: number;
+    /** 64 hex characters: the key that seals the payloads of queues configured with encryptionEnabled (src/http/payload-cipher.ts). */
+    encryptionKey?: string;
     /** HTTPS with the `tls` files. */
     tls?: boolean;
     /**
@@ -155,6 +157,8 @@ export interface StartBrokerOptions {
     poolSize?: number;
     connectTimeoutMs?: number;
     statementTimeoutMs?: number;
+    /** With a database URL naming several servers: Fetches this many records behind (or more) read from a standby (docs/failover.md). */
+    standbyReadLagRecords?: number;
     /** Redis for cross-node wake-ups (src/core/engines/postgres/redis-wakeups.ts), with its key prefix and the choice of 'redis' (default) or 'notify'. */
     redisUrl?: string;
     redisKeyPrefix?: string;
@@ -293,6 +297,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
         ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
         ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
         ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
+        ...(options.http.encryptionKey === undefined ? {} : { encryptionKey: options.http.encryptionKey }),
         ...(options.http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
         ...(options.http.auth
           ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }

@@ -126,6 +126,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
           healthTimeoutMs: config.healthTimeoutMs,
           maxInFlight: config.httpMaxInFlight,
           tls: config.httpTls,
+          ...(config.encryptionKey === undefined ? {} : { encryptionKey: config.encryptionKey }),
           ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
         }
       : false,

@@ -9,6 +9,9 @@ import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './gro
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
 import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
+import { ShareGroupCalls } from './groups/share/calls.js';
+import { ShareGroups } from './groups/share/service.js';
+import type { ShareGroupApi, ShareGroupError } from './groups/share/types.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
@@ -50,6 +53,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly consumerGroups: ConsumerGroupCoordinator;
   /** Classic members of consumer groups (KIP-848's migration): their JoinGroup, SyncGroup, Heartbeat and LeaveGroup. */
   private readonly classicMembers: ClassicMembers;
+  /** Share groups (KIP-932): membership here, records' locks in the engine. */
+  private readonly shareGroups: ShareGroups;
+  private readonly shares: ShareGroupCalls;
   private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
@@ -70,6 +76,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.coordinator = this.groups.coordinator;
     this.consumerGroups = this.groups.consumerGroups;
     this.classicMembers = new ClassicMembers(this.consumerGroups);
+    this.shareGroups = new ShareGroups(engine, () => this.topicMetadata());
+    const own = async (group: string) => (await this.groups.own(group)) as { error: ShareGroupError } | object;
+    const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group);
+    this.shares = new ShareGroupCalls(this.shareGroups, own, () => this.topicMetadata(), otherKind);
   }
 
   /** The engine, while the core is open. */
@@ -97,7 +107,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async deleteQueue(req: { name: string }) {
     const engine = this.open();
-    return engine.queues.delete({ name: validateQueueName(req?.name) });
+    const name = validateQueueName(req?.name);
+    await engine.queues.delete({ name });
+    // Share groups forget the queue, so a queue created again under its name starts afresh.
+    await this.shareGroups.forgetQueue(name);
   }
 
   async addPartitions(req: Parameters<Core['addPartitions']>[0]) {
@@ -443,6 +456,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
     const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
+    for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     // Groups other cores coordinate, as they last stored them.
     for (const { group, stored } of await this.coordination.storedConsumerGroups()) {
       if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
@@ -465,8 +479,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
-      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group)) {
+      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group) || this.shareGroups.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
+        continue;
+      }
+      if (this.shareGroups.isShareGroup(group) || (await this.shareGroups.hasState(group))) {
+        await this.shareGroups.deleteOffsets(group, null);
+        this.shareGroups.drop(group);
+        results.push({ group, error: null });
         continue;
       }
       if (!withOffsets.has(group) && !this.coordinator.knows(group) && !this.consumerGroups.isConsumerGroup(group)) {
@@ -570,6 +590,18 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     if (!this.consumerGroups.isConsumerGroup(req.group)) return { error: null };
     return { error: this.consumerGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
   }
+
+  // ─── Share groups (./groups/share) ─────────────────────────────────────────
+
+  shareGroupHeartbeat: ShareGroupApi['shareGroupHeartbeat'] = (req) => this.shares.shareGroupHeartbeat(req);
+  shareGroupDescribe: ShareGroupApi['shareGroupDescribe'] = (req) => this.shares.shareGroupDescribe(req);
+  shareFetch = (req: Parameters<ShareGroupApi['shareFetch']>[0], options?: CallOptions) => (this.open(), this.shares.shareFetch(req, options));
+  shareAcknowledge: ShareGroupApi['shareAcknowledge'] = (req) => (this.open(), this.shares.shareAcknowledge(req));
+  describeShareGroupOffsets: ShareGroupApi['describeShareGroupOffsets'] = (req) => this.shares.describeShareGroupOffsets(req);
+  alterShareGroupOffsets: ShareGroupApi['alterShareGroupOffsets'] = (req) => this.shares.alterShareGroupOffsets(req);
+  deleteShareGroupOffsets: ShareGroupApi['deleteShareGroupOffsets'] = (req) => this.shares.deleteShareGroupOffsets(req);
+  describeShareGroupConfig: ShareGroupApi['describeShareGroupConfig'] = (req) => this.shares.describeShareGroupConfig(req);
+  alterShareGroupConfig: ShareGroupApi['alterShareGroupConfig'] = (req) => this.shares.alterShareGroupConfig(req);
 
   /** Every topic as subscriptions are resolved against it: the queues, by name, id and partition count. */
   private async topicMetadata(): Promise<TopicMetadata[]> {

@@ -13,7 +13,8 @@
 // v3+: the tagged SupportedFeatures and FinalizedFeatures lists name the
 // features built here, as Kafka 4.4 names them: `group.version` 0-1,
 // finalized at 1 (KIP-848's consumer group protocol: ConsumerGroupHeartbeat
-// and ConsumerGroupDescribe), and `transaction.version` 0-2, finalized at
+// and ConsumerGroupDescribe), `share.version` 0-2, finalized at 2 (KIP-932's
+// share groups), and `transaction.version` 0-2, finalized at
 // --transaction-version (default 2, as a new Kafka 4 cluster; 2 is KIP-890
 // part 2: Produce v12, TxnOffsetCommit v5 and EndTxn v5 with an epoch bump per
 // transaction). Kafka leaves a feature finalized at level 0 out of the
@@ -43,6 +44,7 @@ const DEFAULT_TRANSACTION_VERSION = 2;
 function featuresOf(settings: HandlerContext['settings']): Feature[] {
   return [
     { name: 'group.version', minVersion: 0, maxVersion: 1, finalized: 1 },
+    { name: 'share.version', minVersion: 0, maxVersion: 2, finalized: 2 },
     { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalized: settings.transactionVersion ?? DEFAULT_TRANSACTION_VERSION },
   ];
 }

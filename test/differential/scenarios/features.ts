@@ -1,6 +1,6 @@
 /**
  * ApiVersions' feature levels (v3 and v4), compared for the features the
- * gateway serves: `group.version` (KIP-848) and `transaction.version`
+ * gateway serves: `group.version` (KIP-848), `share.version` (KIP-932) and `transaction.version`
  * (KIP-890 part 2), supported and finalized, as Kafka 4.4 answers with its
  * defaults. The features that describe a KRaft cluster's own metadata
  * (metadata.version, kraft.version, eligible.leader.replicas.version) and
@@ -12,7 +12,7 @@ import type { Message } from '../../../protocol/codec/compile.js';
 import type { Scenario } from '../harness.js';
 import { withRaw } from '../observe.js';
 
-const SERVED = new Set(['group.version', 'transaction.version']);
+const SERVED = new Set(['group.version', 'share.version', 'transaction.version']);
 
 const byName = (list: Message[] | undefined) => (list ?? []).filter((f) => SERVED.has(f.name as string)).sort((a, b) => String(a.name).localeCompare(String(b.name)));
 
