@@ -23,7 +23,8 @@
  * - `limits`: the server's limits (maxFrameBytes, maxConnections,
  *   maxConnectionsPerIp, idleTimeoutMs, frameTimeoutMs,
  *   maxInFlightPerConnection, maxBufferedBytes), `fetchMaxBytes`,
- *   `maxFetchSessions`, `nodeId` (default 0), `clusterId`, `shutdownGraceMs`.
+ *   `maxFetchSessions`, `nodeId` (default 0), `clusterId`, `shutdownGraceMs`,
+ *   `transactionVersion` (the transaction.version level finalized, default 2).
  * - `database`: the PostgreSQL pool's poolSize, connectTimeoutMs and
  *   statementTimeoutMs; `memoryMaxBytes`: the memory engine's size limit.
  * - `core`: an already-open Core to serve instead of opening one; `stop()`
@@ -105,6 +106,8 @@ export interface StartBrokerOptions {
   limits?: Partial<ServerLimits>;
   fetchMaxBytes?: number;
   maxFetchSessions?: number;
+  /** The transaction.version feature level ApiVersions finalizes: 2 (default, as Kafka 4) lets clients use KIP-890 part 2. */
+  transactionVersion?: number;
   nodeId?: number;
   clusterId?: string;
   /** How long stop() lets in-flight requests finish. Default 5000 ms. */
@@ -240,6 +243,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     defaultPartitions: options.defaultPartitions ?? 1,
     fetchMaxBytes: options.fetchMaxBytes ?? 55 * 1024 * 1024,
     maxFetchSessions: options.maxFetchSessions ?? 1000,
+    transactionVersion: options.transactionVersion ?? 2,
   };
   let tls: TlsCredentials | undefined;
   let sasl: BuiltSasl | undefined;

@@ -8,7 +8,7 @@ export const Produce = {
     apiKey: 0,
     kind: 'request',
     name: 'ProduceRequest',
-    validVersions: '0-11',
+    validVersions: '0-12',
     flexibleVersions: '9+',
     fields: [
       f('TransactionalId', 'string', '3+', { nullableVersions: '3+', default: null }),
@@ -27,7 +27,7 @@ export const Produce = {
     apiKey: 0,
     kind: 'response',
     name: 'ProduceResponse',
-    validVersions: '0-11',
+    validVersions: '0-12',
     flexibleVersions: '9+',
     fields: [
       f('Responses', '[]TopicProduceResponse', '0+', {}, [

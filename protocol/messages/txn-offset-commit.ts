@@ -8,7 +8,7 @@ export const TxnOffsetCommit = {
     apiKey: 28,
     kind: 'request',
     name: 'TxnOffsetCommitRequest',
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       f('TransactionalId', 'string', '0+'),
@@ -33,7 +33,7 @@ export const TxnOffsetCommit = {
     apiKey: 28,
     kind: 'response',
     name: 'TxnOffsetCommitResponse',
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       f('ThrottleTimeMs', 'int32', '0+'),

@@ -106,6 +106,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     },
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
+    transactionVersion: config.transactionVersion,
     authorization: {
       enabled: config.authorizer,
       superUsers: (config.superUsers ?? '').split(';').map((u) => u.trim()).filter((u) => u !== ''),

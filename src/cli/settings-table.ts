@@ -40,6 +40,7 @@ export const SETTINGS = [
   { flag: 'max-buffered-bytes', kind: { type: 'int', min: 1024, max: MAX_BYTES }, default: 256 * MIB, help: 'request bytes held at once across all connections; past it, connections stop reading until room is made (at least --max-frame-bytes)' },
   { flag: 'fetch-max-bytes', kind: { type: 'int', min: 1024, max: INT32_MAX }, default: 55 * MIB, help: 'largest Fetch response, whatever a client asks' },
   { flag: 'max-fetch-sessions', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 1000, help: 'incremental fetch sessions kept (0 = none)' },
+  { flag: 'transaction-version', kind: { type: 'int', min: 0, max: 2 }, default: 2, help: "the transaction.version feature level ApiVersions finalizes, as Kafka 4's: 2 lets clients use KIP-890 part 2 (an epoch bump per transaction, partitions added by Produce), 0 or 1 keeps them on AddPartitionsToTxn and one epoch across transactions" },
   { flag: 'shutdown-grace-ms', kind: { type: 'int', min: 0, max: INT32_MAX }, default: 5000, help: 'on SIGTERM/SIGINT, how long in-flight requests may finish' },
   { flag: 'group-initial-rebalance-delay-ms', kind: { type: 'int', min: 0, max: 300_000 }, default: 3000, help: "how long a new group's first rebalance waits for more members (Kafka's group.initial.rebalance.delay.ms)" },
   { flag: 'group-min-session-timeout-ms', kind: { type: 'int', min: 1, max: INT32_MAX }, default: 6000, help: 'shortest session timeout a consumer may ask for' },

@@ -406,10 +406,14 @@ export interface TxnOffsetCommitRequest extends TxnProducer {
   group: string;
   /** Pending with the transaction; written to the group's committed offsets at commit, dropped at abort. */
   offsets: CommittedOffset[];
+  /** KIP-890 part 2 (TxnOffsetCommit v5+): the group joins the transaction here, opening one if none is, as AddOffsetsToTxn would. */
+  addsGroup?: boolean;
 }
 
 export interface EndTxnRequest extends TxnProducer {
   commit: boolean;
+  /** KIP-890 part 2 (EndTxn v5+): the epoch is bumped at this end; the markers carry the new epoch, which the answer gives. */
+  bumpsEpoch?: boolean;
 }
 
 export interface TransactionDescription {

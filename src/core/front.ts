@@ -7,6 +7,8 @@ import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
+import { storedGroupState } from './groups/consumer/persistence.js';
 import { ShareGroupCalls } from './groups/share/calls.js';
 import { ShareGroups } from './groups/share/service.js';
 import type { ShareGroupApi, ShareGroupError } from './groups/share/types.js';
@@ -53,6 +55,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  /** Classic members of consumer groups (KIP-848's migration): their JoinGroup, SyncGroup, Heartbeat and LeaveGroup. */
+  private readonly classicMembers: ClassicMembers;
   /** Share groups (KIP-932): membership here, records' locks in the engine. */
   private readonly shareGroups: ShareGroups;
   private readonly shares: ShareGroupCalls;
@@ -75,6 +79,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
     this.consumerGroups = this.groups.consumerGroups;
+    this.classicMembers = new ClassicMembers(this.consumerGroups);
     this.shareGroups = new ShareGroups(engine, () => this.topicMetadata());
     const own = async (group: string) => (await this.groups.own(group)) as { error: ShareGroupError } | object;
     const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group);
@@ -227,14 +232,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async txnOffsetCommit(req: Parameters<Core['txnOffsetCommit']>[0]) {
     this.open();
     const who = checkTxnProducer(req);
-    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets) });
+    return this.transactions.txnOffsetCommit({ ...who, group: checkTxnGroup(req.group), offsets: checkCommittedOffsets(req.offsets), addsGroup: req.addsGroup === true });
   }
 
   async endTxn(req: Parameters<Core['endTxn']>[0]) {
     this.open();
     const who = checkTxnProducer(req);
     if (typeof req.commit !== 'boolean') throw new CoreError('invalid_argument', 'commit must be true or false.');
-    return this.transactions.endTxn({ ...who, commit: req.commit });
+    return this.transactions.endTxn({ ...who, commit: req.commit, bumpsEpoch: req.bumpsEpoch === true });
   }
 
   async describeTransactions(req: { transactionalIds: string[] }) {
@@ -389,27 +394,42 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
-    // A consumer group with members takes no classic member; an empty one becomes classic (as Kafka converts it).
-    if (this.consumerGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
-    this.consumerGroups.drop(req.group);
+    // A consumer group with members takes a classic member as one of its own (KIP-848's migration, as Kafka 4 does); an empty one becomes classic.
+    if (this.consumerGroups.hasMembers(req.group)) {
+      const joined = this.classicMembers.join(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? joined : joinError('not_coordinator', req.memberId);
+    }
+    if (this.consumerGroups.isConsumerGroup(req.group)) await this.groups.forgetConsumerGroup(req.group);
     return this.coordinator.join(req, options?.signal);
   }
 
   async syncGroup(req: Parameters<Core['syncGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return syncError(held.error);
+    if (this.classicMembers.isClassicMember(req.group, req.memberId)) {
+      const synced = this.classicMembers.sync(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? synced : syncError('not_coordinator');
+    }
     return this.coordinator.sync(req, options?.signal);
   }
 
   async heartbeat(req: Parameters<Core['heartbeat']>[0]) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
+    if (this.classicMembers.isClassicMember(req.group, req.memberId)) {
+      const answer = this.classicMembers.heartbeat(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? answer : { error: 'not_coordinator' as const };
+    }
     return this.coordinator.heartbeat(req);
   }
 
   async leaveGroup(req: Parameters<Core['leaveGroup']>[0]) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error, members: [] };
+    if (req.members.length > 0 && req.members.every((m) => this.classicMembers.isClassicMember(req.group, m.memberId))) {
+      const left = this.classicMembers.leave(req, await this.topicMetadata());
+      return (await this.groups.saveConsumerGroup(req.group)) ? left : { error: 'not_coordinator' as const, members: [] };
+    }
     return this.coordinator.leave(req);
   }
 
@@ -452,6 +472,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedConsumerGroups()) {
+      if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
+    }
     for (const { group, stored } of await this.coordination.storedGroups()) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
     }
@@ -487,7 +510,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
-      this.consumerGroups.drop(group);
+      await this.groups.forgetConsumerGroup(group);
       await this.coordination.deleteGroup(group);
       await this.groups.release(group);
       results.push({ group, error: null });
@@ -544,10 +567,21 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     const held = await this.groups.own(req?.group);
     if ('error' in held) return failed(held.error);
-    if (this.coordinator.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
+    const topics = await this.topicMetadata();
+    if (this.coordinator.hasMembers(req.group)) {
+      // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.
+      const upgraded = upgradedClassicGroup(this.coordinator.snapshot(req.group)!, topics);
+      if (upgraded === null) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
+      this.coordinator.remove(req.group);
+      this.consumerGroups.drop(req.group);
+      this.consumerGroups.restore(req.group, upgraded);
+    }
     // An empty classic group becomes a consumer group, as Kafka converts it.
     if (this.coordinator.knows(req.group)) this.coordinator.remove(req.group);
-    return this.consumerGroups.heartbeat(req, await this.topicMetadata());
+    const result = this.consumerGroups.heartbeat(req, topics);
+    // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
+    if (!(await this.groups.saveConsumerGroup(req.group))) return failed('not_coordinator');
+    return result;
   }
 
   async consumerGroupDescribe(req: { groups: string[] }): Promise<{ groups: ConsumerGroupDescription[] }> {

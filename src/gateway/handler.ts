@@ -39,6 +39,8 @@ export interface GatewaySettings {
   fetchMaxBytes: number;
   /** Fetch sessions kept per gateway (KIP-227). */
   maxFetchSessions: number;
+  /** The transaction.version level ApiVersions finalizes (0-2; 2, the default as in Kafka 4, is KIP-890 part 2). */
+  transactionVersion?: number;
   /** The live gateways of the cluster (src/cluster/membership.ts); absent for a gateway alone. */
   cluster?: ClusterView;
 }

@@ -175,14 +175,6 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     why: 'the core ends a transaction in one atomic step, so there is no in-between state to wait out',
   },
   {
-    scenario: 'transactions: EndTxn v5 bumps the epoch at every end',
-    paths: ['commit.producerEpoch', 'oldEpochAfterCommit.**', 'nextProduced.**', 'abort.producerEpoch', 'readCommitted.**'],
-    behaviour: 'transaction.version 2 (KIP-890 part 2: an epoch bump per transaction, AddPartitionsToTxn implied by Produce)',
-    kafka: 'Kafka 4 finalizes it and clients use it',
-    gateway: 'not advertised (ApiVersions lists no features): clients use the classic transaction protocol',
-    why: "the classic protocol is what every client speaks; KIP-890's second part is not built",
-  },
-  {
     scenario: 'transactions: a zombie producer is fenced, request version by version',
     paths: ['successor.producerEpoch'],
     ...ONE_EPOCH_BUMP,

@@ -6,7 +6,9 @@
  *   when the node whose core coordinates it is SIGKILLed, the lease moves to
  *   the other core within the session timeout and the members carry on with
  *   their membership (no rebalance), their committed offsets kept and no
- *   record read twice (every commit was acknowledged before the kill).
+ *   record read twice (every commit was acknowledged before the kill); the
+ *   same for a KIP-848 group (librdkafka, group.protocol=consumer), whose
+ *   group and member epochs the new coordinator holds unchanged.
  * - An owner frozen (SIGSTOP) past its lease deadline, then thawed, has the
  *   member's commit it received while frozen refused with NOT_COORDINATOR
  *   (what clients answer by finding the coordinator again), and nothing it
@@ -84,14 +86,33 @@ describe.skipIf(skipReason !== null)(`coordinator leases across processes${skipR
     }
   }
 
-  it('moves a group to the surviving core when its coordinator\'s node is SIGKILLed: members keep their membership and offsets, nothing read twice', async () => {
+  /** A KIP-848 group's stored state (migration 010): its group epoch and each member's epoch. */
+  async function storedConsumerGroup(group: string): Promise<{ groupEpoch: number; members: { memberId: string; memberEpoch: number }[] } | null> {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT state FROM "${schema}".consumer_group_states WHERE group_name = $1`, [group]);
+      return (rows[0]?.state as { groupEpoch: number; members: { memberId: string; memberEpoch: number }[] } | undefined) ?? null;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** What says the group was not rebuilt: the classic generation, or the KIP-848 group epoch and member epochs. */
+  async function membershipOf(group: string, protocol: 'classic' | 'consumer'): Promise<unknown> {
+    if (protocol === 'classic') return (await storedGroup(group))?.generationId;
+    const stored = await storedConsumerGroup(group);
+    return stored && { groupEpoch: stored.groupEpoch, members: stored.members.map((m) => `${m.memberId}@${m.memberEpoch}`).sort() };
+  }
+
+  it.each(['classic', 'consumer'] as const)('moves a %s group to the surviving core when its coordinator\'s node is SIGKILLed: members keep their membership and offsets, nothing read twice', async (groupProtocol) => {
     const [a, b] = await startCluster(2);
     const topic = `moves-${randomBytes(4).toString('hex')}`;
     await createTopic(a!.bootstrap, topic, PARTITIONS);
     const group = `group-${randomBytes(4).toString('hex')}`;
     members = await spawnMembers([
-      { bootstrap: a!.bootstrap, group, topic, name: 'on-a', sessionTimeoutMs: SESSION_MS, commit: 'sync' },
-      { bootstrap: b!.bootstrap, group, topic, name: 'on-b', sessionTimeoutMs: SESSION_MS, commit: 'sync' },
+      { bootstrap: a!.bootstrap, group, topic, name: 'on-a', sessionTimeoutMs: SESSION_MS, commit: 'sync', groupProtocol },
+      { bootstrap: b!.bootstrap, group, topic, name: 'on-b', sessionTimeoutMs: SESSION_MS, commit: 'sync', groupProtocol },
     ]);
     const views = members.members;
     await waitForCover(views, PARTITIONS, 'the group over both nodes', 60_000);
@@ -106,7 +127,8 @@ describe.skipIf(skipReason !== null)(`coordinator leases across processes${skipR
     const owner = await coordinatorOf(nodes, group);
     const survivor = owner === a ? b! : a!;
     const assignedBefore = views.map((m) => m.events.filter((e) => e.kind === 'assigned').length);
-    const generationBefore = (await storedGroup(group))!.generationId;
+    const membershipBefore = await membershipOf(group, groupProtocol);
+    expect(membershipBefore, 'the group is stored').toBeTruthy();
 
     await owner.kill();
     nodes = nodes.filter((n) => n !== owner);
@@ -118,7 +140,7 @@ describe.skipIf(skipReason !== null)(`coordinator leases across processes${skipR
     const doubled = [...sequenceCounts('first', read), ...sequenceCounts('second', read)].filter(([, n]) => n > 1);
     expect(doubled, 'records read twice').toEqual([]);
     expect(views.map((m) => m.events.filter((e) => e.kind === 'assigned').length), 'rebalances after the move').toEqual(assignedBefore);
-    expect((await storedGroup(group))!.generationId, 'the generation the new coordinator holds').toBe(generationBefore);
+    expect(await membershipOf(group, groupProtocol), 'the membership the new coordinator holds').toEqual(membershipBefore);
   }, 240_000);
 
   it('refuses with NOT_COORDINATOR the commit a frozen owner took in while another core took its lease, and writes nothing of it', async () => {

@@ -3,7 +3,11 @@
  * (@confluentinc/kafka-javascript), on every engine: the coordinator assigns
  * server-side, members reconcile through ConsumerGroupHeartbeat. Two members
  * share a topic, one leaves and its partitions move, the group restarts from
- * its committed offsets. kafkajs' admin client (classic APIs only) sees the
+ * its committed offsets. A member of the classic protocol joins such a group
+ * (KIP-848's migration), eager or cooperative, and shares its partitions;
+ * a classic group with a member becomes a consumer group when a KIP-848
+ * member joins it (the online upgrade).
+ * kafkajs' admin client (classic APIs only) sees the
  * group as Kafka 4.4 shows a consumer group to them: listed with protocol type
  * "consumer", described "Dead" by DescribeGroups.
  */
@@ -89,6 +93,54 @@ for (const engine of engines) {
       expectExactlyOnceInOrder(topic, 240, allRecords([a, b]));
       await closeMember(b);
     });
+
+    it.each(['range', 'cooperative-sticky'] as const)('a classic member (%s) joins the KIP-848 group, shares the partitions, leaves, and every record is read once', async (assignor) => {
+      const topic = uniqueTopic('kip848-classic');
+      const group = `${topic}-g`;
+      await createTopic(gateway.bootstrap, topic, PARTITIONS);
+      const a = await member({ group, topic, name: 'a' });
+      await waitForCover([a], PARTITIONS, 'a alone');
+      await produceSequenced(gateway.bootstrap, topic, topic, 0, 80, PARTITIONS);
+      await waitForAllRecords(topic, 80, [a]);
+
+      // KIP-848's migration: a member of the classic protocol in a consumer group, as Kafka 4 takes it.
+      const classic = await startMember({ bootstrap: gateway.bootstrap, group, topic, name: 'classic', groupProtocol: 'classic', assignor });
+      running.push(classic);
+      await waitForCover([a, classic], PARTITIONS, 'a and the classic member', 60_000);
+      expectDisjointCompleteAssignment([a, classic], PARTITIONS);
+      expect([a.assigned.size, classic.assigned.size], describeAssignments([a, classic])).toEqual([2, 2]);
+      await produceSequenced(gateway.bootstrap, topic, topic, 80, 80, PARTITIONS);
+      await waitForAllRecords(topic, 160, [a, classic]);
+
+      await closeMember(classic);
+      await waitForCover([a], PARTITIONS, 'a after the classic member left');
+      await produceSequenced(gateway.bootstrap, topic, topic, 160, 80, PARTITIONS);
+      await waitForAllRecords(topic, 240, [a, classic]);
+      expectExactlyOnceInOrder(topic, 240, allRecords([a, classic]));
+      await closeMember(a);
+    }, 120_000);
+
+    it('a classic group with members becomes a consumer group when a KIP-848 member joins it (online upgrade); every record is read once', async () => {
+      const topic = uniqueTopic('kip848-upgrade');
+      const group = `${topic}-g`;
+      await createTopic(gateway.bootstrap, topic, PARTITIONS);
+      const classic = await startMember({ bootstrap: gateway.bootstrap, group, topic, name: 'classic', groupProtocol: 'classic' });
+      running.push(classic);
+      await waitForCover([classic], PARTITIONS, 'the classic member alone', 60_000);
+      await produceSequenced(gateway.bootstrap, topic, topic, 0, 80, PARTITIONS);
+      await waitForAllRecords(topic, 80, [classic]);
+      expect((await admin.describeGroups([group])).groups[0]?.state, 'a classic group first').toBe('Stable');
+
+      const b = await member({ group, topic, name: 'b' });
+      await waitForCover([classic, b], PARTITIONS, 'the classic member and the KIP-848 member', 60_000);
+      expect([classic.assigned.size, b.assigned.size], describeAssignments([classic, b])).toEqual([2, 2]);
+      expect((await admin.listGroups()).groups.find((g) => g.groupId === group)?.protocolType, 'a consumer group now').toBe('consumer');
+      await produceSequenced(gateway.bootstrap, topic, topic, 80, 80, PARTITIONS);
+      await waitForAllRecords(topic, 160, [classic, b]);
+      expectExactlyOnceInOrder(topic, 160, allRecords([classic, b]));
+      await closeMember(classic);
+      await closeMember(b);
+    }, 120_000);
 
     it('a group that restarts resumes from its committed offsets: nothing committed is read again', async () => {
       const topic = uniqueTopic('kip848-restart');

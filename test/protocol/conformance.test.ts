@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { apis } from '../../protocol/messages/index.js';
 import { ApiKey } from '../../protocol/api-keys.js';
 import { parseVersions, type FieldDef, type MessageDef } from '../../protocol/schema/definition.js';
-import { loadSpec, specDirectory, specsAvailable, type SpecField, type SpecMessage } from './support/kafka-spec.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { loadJarSpec, loadSpec, SAME_FIELDS_AS_BEFORE, specDirectory, specsAvailable, type SpecField, type SpecMessage } from './support/kafka-spec.js';
 import { servedRange } from './support/served.js';
 
 /**
@@ -13,12 +16,12 @@ import { servedRange } from './support/served.js';
 
 /** The versions issue 2 asks the gateway to serve. */
 const SERVED: Record<string, string> = {
-  Produce: '0-11', Fetch: '4-17', ListOffsets: '0-10', Metadata: '0-12',
+  Produce: '0-12', Fetch: '4-17', ListOffsets: '0-10', Metadata: '0-12',
   OffsetCommit: '0-9', OffsetFetch: '0-9', FindCoordinator: '0-6', JoinGroup: '0-9',
   Heartbeat: '0-4', LeaveGroup: '0-5', SyncGroup: '0-5', DescribeGroups: '0-5',
   ListGroups: '0-5', SaslHandshake: '0-1', ApiVersions: '0-4', CreateTopics: '0-7',
   DeleteTopics: '0-6', DeleteRecords: '0-2', InitProducerId: '0-5', OffsetForLeaderEpoch: '0-4',
-  AddPartitionsToTxn: '0-5', AddOffsetsToTxn: '0-4', EndTxn: '0-5', TxnOffsetCommit: '0-4',
+  AddPartitionsToTxn: '0-5', AddOffsetsToTxn: '0-4', EndTxn: '0-5', TxnOffsetCommit: '0-5',
   DescribeAcls: '0-3', CreateAcls: '0-3', DeleteAcls: '0-3', DescribeConfigs: '0-4',
   AlterConfigs: '0-2', SaslAuthenticate: '0-2', CreatePartitions: '0-3', DeleteGroups: '0-2',
   IncrementalAlterConfigs: '0-1', AlterPartitionReassignments: '0', ListPartitionReassignments: '0',
@@ -161,6 +164,19 @@ suite(title, () => {
     expect(mutate((f) => { f[7]!.tag = 1; })).toHaveLength(1);
     expect(mutate((f) => { f[7]!.fields![0]!.default = 0; })).toHaveLength(1);
     expect(mutate((f) => { f.reverse(); })).toHaveLength(1);
+  });
+
+  // The Maven cache the Java suites fill (test/java-client); absent on a machine that never ran them.
+  const clientsDir = join(homedir(), '.m2', 'repository', 'org', 'apache', 'kafka', 'kafka-clients');
+  const clientsJar = existsSync(clientsDir) ? readdirSync(clientsDir).filter((v) => v.startsWith('4.')).sort().map((v) => join(clientsDir, v, `kafka-clients-${v}.jar`)).filter(existsSync).pop() : undefined;
+  it.skipIf(clientsJar === undefined)('the versions newer than the specs are in kafka-clients 4.x, with the fields of the version before', () => {
+    for (const [name, version] of Object.entries(SAME_FIELDS_AS_BEFORE)) {
+      const jar = loadJarSpec(clientsJar!, name);
+      expect(parseVersions(jar.validVersions)!.max, name).toBeGreaterThanOrEqual(version);
+      const fieldsAt = (fields: readonly SpecField[], v: number): string[] =>
+        fields.filter((f) => { const r = parseVersions(f.versions); return r !== null && r.min <= v && v <= r.max; }).flatMap((f) => [f.name, ...fieldsAt(f.fields ?? [], v)]);
+      expect(fieldsAt(jar.fields, version), name).toEqual(fieldsAt(jar.fields, version - 1));
+    }
   });
 
   describe.each(apis.map((api) => [api.name, api] as const))('%s', (_name, api) => {

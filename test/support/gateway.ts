@@ -36,6 +36,8 @@ export interface GatewayOptions {
   groups?: Partial<CoordinatorOptions>;
   /** KIP-848 consumer group settings (in-process only); suites usually shorten the heartbeat interval. */
   consumerGroups?: Partial<ConsumerCoordinatorOptions>;
+  /** The transaction.version level ApiVersions finalizes (--transaction-version); default 2. */
+  transactionVersion?: number;
 }
 
 export interface LogEntry {
@@ -110,6 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(options.advertisedPort === undefined ? {} : { advertisedHost: '127.0.0.1', advertisedPort: options.advertisedPort }),
     autoCreateTopics: options.autoCreateTopics ?? false,
     ...(options.defaultPartitions === undefined ? {} : { defaultPartitions: options.defaultPartitions }),
+    ...(options.transactionVersion === undefined ? {} : { transactionVersion: options.transactionVersion }),
     ...(engine.engine === 'memory' ? { engine: 'memory' } : { engine: 'postgres', url: engine.url, schema: engine.schema }),
     logger,
     shutdownGraceMs: 2_000,
@@ -157,6 +160,7 @@ function cliArguments(options: GatewayOptions, port: number, clusterId: string):
   if (options.advertisedPort !== undefined) args.push('--advertised-host', '127.0.0.1', '--advertised-port', String(options.advertisedPort));
   args.push(options.autoCreateTopics ? '--auto-create-topics' : '--no-auto-create-topics');
   if (options.defaultPartitions !== undefined) args.push('--default-partitions', String(options.defaultPartitions));
+  if (options.transactionVersion !== undefined) args.push('--transaction-version', String(options.transactionVersion));
   const groups = options.groups ?? {};
   if (groups.initialRebalanceDelayMs !== undefined) args.push('--group-initial-rebalance-delay-ms', String(groups.initialRebalanceDelayMs));
   if (groups.minSessionTimeoutMs !== undefined) args.push('--group-min-session-timeout-ms', String(groups.minSessionTimeoutMs));

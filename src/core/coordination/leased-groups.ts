@@ -26,19 +26,23 @@ export type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator
  */
 export class LeasedGroups {
   readonly coordinator: GroupCoordinator;
-  /** KIP-848 consumer groups, beside the classic ones under the same leases (their membership is not stored: members rejoin). */
+  /** KIP-848 consumer groups, beside the classic ones under the same leases and stored the same way (saveConsumerGroup). */
   readonly consumerGroups: ConsumerGroupCoordinator;
   private readonly leases: GroupLeases;
+  /** Per consumer group: the state last stored (JSON), so an unchanged group is not stored again. */
+  private readonly consumerStored = new Map<string, string>();
+  /** Per consumer group: the last store asked for, so stores go one after another. */
+  private readonly consumerStoring = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly coordination: CoordinationStore,
-    shared: boolean,
+    private readonly shared: boolean,
     options: Partial<CoordinatorOptions>,
     consumerOptions: Partial<ConsumerCoordinatorOptions> = {},
   ) {
     const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
     this.coordinator = new GroupCoordinator(options, store);
-    this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions);
+    this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.saveConsumerGroup(group));
     this.leases = new GroupLeases(coordination, {
       active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups()],
       lost: (group) => this.dropGroup(group),
@@ -48,6 +52,43 @@ export class LeasedGroups {
   private dropGroup(group: string): void {
     this.coordinator.drop(group);
     this.consumerGroups.drop(group);
+    this.consumerStored.delete(group);
+  }
+
+  /**
+   * Stores the consumer group as the coordinator holds it now, under its
+   * lease, after the stores before it; a group unchanged since its last store
+   * is not written again. Answers false when another node holds the group now
+   * (the group is then dropped here, and its members are told NOT_COORDINATOR).
+   */
+  saveConsumerGroup(group: string): Promise<boolean> {
+    if (!this.shared) return Promise.resolve(true);
+    const saving = (this.consumerStoring.get(group) ?? Promise.resolve(true)).then(async () => {
+      const stored = this.consumerGroups.snapshot(group);
+      const json = stored === null ? null : JSON.stringify(stored);
+      if (stored === null || json === this.consumerStored.get(group)) return true;
+      const epoch = this.leases.epochOf(group);
+      const owned = epoch !== null && (await this.coordination.saveConsumerGroup(group, epoch, stored).catch(() => false));
+      if (!owned) {
+        if (epoch !== null) this.lost(group);
+        return false;
+      }
+      this.consumerStored.set(group, json!);
+      return true;
+    });
+    this.consumerStoring.set(group, saving);
+    // The chain's end is forgotten once reached, so a quiet group holds nothing here.
+    void saving.then(() => {
+      if (this.consumerStoring.get(group) === saving) this.consumerStoring.delete(group);
+    });
+    return saving;
+  }
+
+  /** The group is no consumer group any more (an empty one became classic, or was deleted): its stored state goes. */
+  async forgetConsumerGroup(group: string): Promise<void> {
+    this.consumerGroups.drop(group);
+    this.consumerStored.delete(group);
+    if (this.shared) await this.coordination.deleteConsumerGroup(group);
   }
 
   private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
@@ -68,16 +109,27 @@ export class LeasedGroups {
     if (typeof group !== 'string' || group === '') return { epoch: 0 };
     let hold;
     try {
-      hold = await this.leases.hold(group, reachable, async () => {
-        const stored = await this.coordination.loadGroup(group);
-        if (stored) this.coordinator.restore(group, stored);
-      });
+      hold = await this.leases.hold(group, reachable, () => this.load(group));
     } catch (e) {
       // The store is away: a retriable answer, as Kafka's coordinator gives while it loads a group.
       if (isCoreError(e) && (e.code === 'unavailable' || e.code === 'closed')) return { error: 'coordinator_not_available' };
       throw e;
     }
     return hold.held ? { epoch: hold.epoch } : { error: 'not_coordinator', owner: hold.owner };
+  }
+
+  /**
+   * Loads a group this node newly holds: a consumer group with members wins
+   * over a classic group's stored state (a group has one protocol at a
+   * time); otherwise the classic one is restored, and an empty consumer group
+   * only when there is no classic one.
+   */
+  private async load(group: string): Promise<void> {
+    const [classic, consumer] = await Promise.all([this.coordination.loadGroup(group), this.coordination.loadConsumerGroup(group)]);
+    if (consumer && (consumer.members.length > 0 || !classic)) {
+      this.consumerGroups.restore(group, consumer);
+      this.consumerStored.set(group, JSON.stringify(consumer));
+    } else if (classic) this.coordinator.restore(group, classic);
   }
 
   /** A write found the group's lease another node's: forget the lease and drop the group, so its members find the owner. */

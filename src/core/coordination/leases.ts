@@ -1,3 +1,4 @@
+import type { StoredConsumerGroup } from '../groups/consumer/persistence.js';
 import type { StoredGroup } from '../groups/types.js';
 
 /**
@@ -42,6 +43,12 @@ export interface CoordinationStore {
   deleteGroup(group: string): Promise<void>;
   /** Every stored group (for listings of groups other nodes coordinate). */
   storedGroups(): Promise<{ group: string; stored: StoredGroup }[]>;
+  /** Stores a KIP-848 consumer group's state if this node still holds its lease at `epoch`; false when it does not. */
+  saveConsumerGroup(group: string, epoch: number, stored: StoredConsumerGroup): Promise<boolean>;
+  loadConsumerGroup(group: string): Promise<StoredConsumerGroup | null>;
+  deleteConsumerGroup(group: string): Promise<void>;
+  /** Every stored consumer group (for listings of groups other nodes coordinate). */
+  storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]>;
 }
 
 /** One node alone: every lease is its own, and membership lives in its coordinator. */
@@ -66,6 +73,16 @@ export class LocalCoordination implements CoordinationStore {
   }
   async deleteGroup(): Promise<void> {}
   async storedGroups(): Promise<{ group: string; stored: StoredGroup }[]> {
+    return [];
+  }
+  async saveConsumerGroup(): Promise<boolean> {
+    return true;
+  }
+  async loadConsumerGroup(): Promise<StoredConsumerGroup | null> {
+    return null;
+  }
+  async deleteConsumerGroup(): Promise<void> {}
+  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
     return [];
   }
 }

@@ -1,7 +1,7 @@
 import { checkCommit } from './commits.js';
 import { GroupJoins } from './join.js';
 import { answerHeldCalls, DEFAULT_COORDINATOR_OPTIONS, hasLiveMembers, joinError, type CoordinatorOptions } from './model.js';
-import { restoreInto, type GroupStore } from './persistence.js';
+import { restoreInto, storedForm, type GroupStore } from './persistence.js';
 import { groupSubscriptions } from './protocols.js';
 import { GroupStateMachine } from './state-machine.js';
 import { GroupCalls } from './sync.js';
@@ -109,6 +109,12 @@ export class GroupCoordinator {
     group.state = 'Dead';
     this.machine.timers.stopGroup(group);
     this.machine.groups.delete(groupId);
+  }
+
+  /** The group as it would be stored (a group converting to a consumer group hands its members over from it). */
+  snapshot(groupId: string): StoredGroup | null {
+    const group = this.machine.groups.get(groupId);
+    return group ? storedForm(group) : null;
   }
 
   knows(groupId: string): boolean {

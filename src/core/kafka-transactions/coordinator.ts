@@ -15,6 +15,7 @@ import { CoreError, unknownPartitionError, unknownQueueError } from '../errors.j
 import type { TxnView, TxnWrites } from './unit.js';
 import {
   checkTimeout,
+  decideBumpingEnd,
   decideEnd,
   decideTransactionalInit,
   endedState,
@@ -108,14 +109,20 @@ export class KafkaTransactionCoordinator {
         throw found.missing === 'unknown_queue' ? unknownQueueError(o.queue) : unknownPartitionError(o.queue, found.partitionCount, o.partition);
       });
       const txn = requireCurrentProducer(view.stored, req);
-      if (txn.state !== 'Ongoing' || !view.holdsGroup) {
-        throw new CoreError('invalid_txn_state', `Group "${group}" is not in an open transaction of "${req.transactionalId}"; call AddOffsetsToTxn (sendOffsetsToTransaction) first.`);
+      const joined = txn.state === 'Ongoing' && view.holdsGroup;
+      const puts: TxnWrites = offsets.length === 0 ? {} : { putOffsets: offsets };
+      if (joined) return { answer: undefined, writes: puts };
+      if (req.addsGroup === true) {
+        // KIP-890 part 2: the offsets themselves add the group (and open the transaction), without AddOffsetsToTxn.
+        requireAddable(txn);
+        return { answer: undefined, writes: { ...this.open(txn, view.now), addGroup: true, ...puts } };
       }
-      return { answer: undefined, writes: offsets.length === 0 ? {} : { putOffsets: offsets } };
+      throw new CoreError('invalid_txn_state', `Group "${group}" is not in an open transaction of "${req.transactionalId}"; call AddOffsetsToTxn (sendOffsetsToTransaction) first.`);
     });
   }
 
   async endTxn(req: EndTxnRequest): Promise<InitProducerResult> {
+    if (req.bumpsEpoch === true) return this.endBumpingEpoch(req);
     const { answer } = await this.engine.transact({ transactionalId: req.transactionalId, coordinator: true }, (view) => {
       const txn = requireCurrentProducer(view.stored, req);
       const answer = { producerId: txn.producerId, producerEpoch: txn.producerEpoch };
@@ -124,6 +131,26 @@ export class KafkaTransactionCoordinator {
       return { answer, writes: { end: { commit: req.commit, producerId: txn.producerId, markerEpoch: txn.producerEpoch }, save: { ...txn, state: endedState(req.commit) } } };
     });
     return answer;
+  }
+
+  /** EndTxn v5+ (transaction.version 2): the end moves the producer to its next epoch (../rules/kafka-transactions.ts decideBumpingEnd). */
+  private async endBumpingEpoch(req: EndTxnRequest): Promise<InitProducerResult> {
+    const { answer, saved } = await this.engine.transact<InitProducerResult | null>({ transactionalId: req.transactionalId, coordinator: true }, ({ stored }) => {
+      const decision = decideBumpingEnd(stored, req);
+      const txn = stored!;
+      if (decision.kind === 'retry') return { answer: { producerId: txn.producerId, producerEpoch: txn.producerEpoch }, writes: {} };
+      const newProducer = decision.nextEpoch === 'new_producer';
+      const producerEpoch = newProducer ? NEW_PRODUCER_EPOCH : (decision.nextEpoch as number);
+      const writes: TxnWrites = {
+        newProducer,
+        save: { ...txn, producerId: newProducer ? TO_ALLOCATE : txn.producerId, producerEpoch, state: endedState(req.commit), lastProducerEpoch: newProducer ? -1 : txn.producerEpoch },
+        producerEpoch: true,
+      };
+      // The markers carry the epoch after the bump, so the ended transaction's late batches are fenced.
+      if (decision.markers) writes.end = { commit: req.commit, producerId: txn.producerId, markerEpoch: txn.producerEpoch + 1 };
+      return { answer: null, writes };
+    });
+    return answer ?? { producerId: saved!.producerId, producerEpoch: saved!.producerEpoch };
   }
 
   async list(req: ListTransactionsRequest): Promise<{ transactionalId: string; producerId: number; state: KafkaTxnState }[]> {
@@ -155,7 +182,9 @@ export class KafkaTransactionCoordinator {
  * Aborts the transactions open past their timeout, each in its own atomic
  * unit (another core may have ended it meanwhile: its state is looked at
  * again there). Kafka bumps the epoch when it aborts a timed-out
- * transaction, so the abandoned producer is fenced. Answers how many. The
+ * transaction, so the abandoned producer is fenced (a transaction version
+ * 2 producer's abort with its old epoch is answered the new one, as Kafka
+ * does, so it goes on). Answers how many. The
  * engines run it on their maintenance timers.
  */
 export async function abortExpiredTransactions(engine: EngineKafkaTransactions): Promise<number> {
@@ -166,7 +195,8 @@ export async function abortExpiredTransactions(engine: EngineKafkaTransactions):
       const epoch = txn.producerEpoch + 1;
       return {
         answer: true,
-        writes: { end: { commit: false, producerId: txn.producerId, markerEpoch: epoch }, save: { ...txn, producerEpoch: epoch, state: 'CompleteAbort', lastProducerEpoch: -1 }, producerEpoch: true },
+        // The epoch before the bump is kept: the producer's own abort with it (EndTxn v5) is then a retry of this one, as Kafka answers it.
+        writes: { end: { commit: false, producerId: txn.producerId, markerEpoch: epoch }, save: { ...txn, producerEpoch: epoch, state: 'CompleteAbort', lastProducerEpoch: txn.producerEpoch }, producerEpoch: true },
       };
     });
     if (answer) aborted++;

@@ -157,6 +157,39 @@ export function decideEnd(txn: StoredTransaction, commit: boolean): 'end' | 'ret
   );
 }
 
+export type BumpingEndDecision =
+  /** A retry of an end already done: the identity it answered. */
+  | { kind: 'retry' }
+  /** End (markers only when a transaction is open) and move to the next epoch, or to a new producer id when the epoch is spent. */
+  | { kind: 'end'; markers: boolean; nextEpoch: number | 'new_producer' };
+
+/**
+ * EndTxn v5+ (KIP-890 part 2, transaction.version 2): every end bumps the
+ * epoch, the markers carry the new one and the producer goes on with it, so
+ * a late batch of the ended transaction is fenced. A retry comes with the
+ * epoch before the bump (kept as lastProducerEpoch) and gets the same
+ * answer. An abort with nothing open still bumps (the producer may have sent
+ * batches that never reached a partition); a commit with nothing open, or
+ * a retry the other way round, is INVALID_TXN_STATE.
+ */
+export function decideBumpingEnd(txn: StoredTransaction | null, req: TxnProducer & { commit: boolean }): BumpingEndDecision {
+  if (txn && txn.producerId === req.producerId && txn.lastProducerEpoch >= 0 && req.producerEpoch === txn.lastProducerEpoch && txn.producerEpoch === req.producerEpoch + 1) {
+    if (txn.state === endedState(req.commit)) return { kind: 'retry' };
+    throw new CoreError(
+      'invalid_txn_state',
+      `Transactional id "${txn.transactionalId}" ended its last transaction the other way (${txn.state}); it cannot be ${req.commit ? 'committed' : 'aborted'} now.`,
+    );
+  }
+  const current = requireCurrentProducer(txn, req);
+  const nextEpoch = current.producerEpoch + 1 >= MAX_PRODUCER_EPOCH ? 'new_producer' : current.producerEpoch + 1;
+  if (current.state === 'Ongoing') return { kind: 'end', markers: true, nextEpoch };
+  if (!req.commit) return { kind: 'end', markers: false, nextEpoch };
+  throw new CoreError(
+    'invalid_txn_state',
+    `Transactional id "${current.transactionalId}" has no open transaction to commit (its state is ${current.state}).`,
+  );
+}
+
 export function endedState(commit: boolean): KafkaTxnState {
   return commit ? 'CompleteCommit' : 'CompleteAbort';
 }

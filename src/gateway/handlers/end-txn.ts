@@ -8,9 +8,13 @@
 // is a retry and succeeds; with nothing open it answers INVALID_TXN_STATE.
 //
 // Versions: PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2, as Kafka
-// answers. v5 (KIP-890) answers the producer id and epoch; the epoch is not
-// bumped per transaction, because this gateway does not advertise
-// transaction.version 2.
+// answers. v5 is transaction version 2 (KIP-890 part 2), chosen by the
+// request's version as Kafka's coordinator does: every end bumps the epoch,
+// the markers carry the new one, and the answer gives the producer id and
+// epoch to go on with (a new producer id when the epoch is spent). A retry
+// with the epoch before the bump gets the same answer; an abort with nothing
+// open still bumps the epoch. Clients send v5 only when ApiVersions finalizes
+// transaction.version 2 (--transaction-version).
 //
 // ACLs: WRITE on the transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 import { EndTxn } from '../../../protocol/messages/index.js';
@@ -32,6 +36,7 @@ export const endTxn: ApiHandler<typeof EndTxn> = {
         producerId: Number(request.producerId),
         producerEpoch: request.producerEpoch,
         commit: request.committed,
+        bumpsEpoch: ctx.header.apiVersion >= 5,
       });
       return { throttleTimeMs: 0, errorCode: NONE, producerId, producerEpoch };
     } catch (e) {

@@ -48,15 +48,22 @@
 //
 // Versions: v0-v2 may carry legacy message sets (magic 0/1); they are
 // converted to one v2 batch each, the only time this file builds records.
-// v3+ must carry v2 batches. v10+ tagged CurrentLeader/NodeEndpoints are only
+// v3+ must carry v2 batches. v11 answers TRANSACTION_ABORTABLE (above), v12
+// adds partitions to transactions (above). v10+ tagged CurrentLeader/NodeEndpoints are only
 // for leader changes and stay absent.
 //
+// - v12 (KIP-890 part 2, transaction version 2): a transactional producer
+//   sends no AddPartitionsToTxn; the partitions it produces to join its
+//   transaction first (../implicit-transaction.ts), and a refusal there is the
+//   partition's answer. Before v12 the partition must have been added.
 // - Transactional batches are appended at once, durable, like any other
 //   (Kafka's model: a read_committed consumer stops at the partition's last
 //   stable offset until EndTxn writes the marker). The core refuses one from
 //   an older epoch of its transactional id with INVALID_PRODUCER_EPOCH
 //   (fenced), and one for a partition not added to the open transaction with
-//   INVALID_TXN_STATE, as Kafka 3.6+ does.
+//   INVALID_TXN_STATE, as Kafka 3.6+ does; from v11 that is
+//   TRANSACTION_ABORTABLE (KIP-890), as Kafka 4.4 answers it, so the client
+//   aborts the transaction and goes on.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
 import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
@@ -67,6 +74,7 @@ import type { AppendError, AppendPartition } from '../../core/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
+import { addProducedPartitions } from '../implicit-transaction.js';
 import { topicNameProblem } from '../topics.js';
 import { producePurgatory, topicMetrics } from '../../metrics/kafka.js';
 
@@ -156,7 +164,7 @@ function countAppended(topic: string, carried: { bytes: number; records: number 
 
 export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
-  versions: '0-11',
+  versions: '0-12',
   async handle(request, ctx) {
     const version = ctx.header.apiVersion;
     const acks: number = request.acks;
@@ -201,6 +209,18 @@ export const produce: ApiHandler<typeof Produce> = {
       }
     }
 
+    if (version >= 12 && transactionalId !== null && appends.length > 0) {
+      const refusals = await addProducedPartitions(ctx, transactionalId, appends);
+      for (let i = appends.length - 1; i >= 0; i--) {
+        const refusal = refusals[i];
+        if (!refusal) continue;
+        const slot = slots[i]!;
+        slot.answers[slot.index] = { ...failed(appends[i]!.partition, refusal.errorCode, refusal.errorMessage), logStartOffset: -1 };
+        appends.splice(i, 1);
+        slots.splice(i, 1);
+      }
+    }
+
     if (appends.length > 0) {
       // Read before the core takes the batches over: what each carries, for the topic's meters.
       const carried = appends.map((a) => ({ bytes: a.records.length, records: a.records.length > BatchPos.RecordCount + 4 ? a.records.readInt32BE(BatchPos.RecordCount) : 0 }));
@@ -210,7 +230,7 @@ export const produce: ApiHandler<typeof Produce> = {
         const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
         result.partitions.forEach((r, i) => {
           const slot = slots[i]!;
-          const errorCode = appendErrorCode(r.error);
+          const errorCode = r.error === 'invalid_txn_state' && version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : appendErrorCode(r.error);
           if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
           slot.answers[slot.index] =
             errorCode === NONE

@@ -3,16 +3,19 @@
 // transaction, durable, and writes them to the group's committed offsets
 // (the same offsets the group's consumers and Queen's native readers use)
 // when the transaction commits; an abort drops them. The group must have
-// been added with AddOffsetsToTxn first (else INVALID_TXN_STATE).
+// been added with AddOffsetsToTxn first (else INVALID_TXN_STATE, from v4
+// TRANSACTION_ABORTABLE), except at
+// v5 (transaction version 2, KIP-890 part 2), where this call adds the group
+// to the transaction itself, opening one if none is open.
 //
 // Choices: v3+'s generation and member id (KIP-447) are not checked against
 // the group's generation: a fenced producer is already refused by its epoch.
 // Every partition answers the same code: the call is taken or refused whole.
 //
-// Versions: a fenced producer gets INVALID_PRODUCER_EPOCH at every version
-// served (0-4), as Apache Kafka 4 answers it: the group coordinator checks the
-// epoch, and only KIP-890's v5 carries PRODUCER_FENCED (the differential
-// suite's zombie scenario shows both).
+// Versions: a fenced producer gets INVALID_PRODUCER_EPOCH at v0-v4, as Apache
+// Kafka 4 answers it: the group coordinator checks the epoch, and only
+// KIP-890's v5 carries PRODUCER_FENCED (the differential suite's zombie
+// scenario shows both).
 //
 // ACLs, as Kafka's: WRITE on the transactional id (else every partition
 // answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED), READ on the group (else
@@ -28,7 +31,7 @@ import { transactionalErrorOf } from '../transactional-errors.js';
 
 export const txnOffsetCommit: ApiHandler<typeof TxnOffsetCommit> = {
   api: TxnOffsetCommit,
-  versions: '0-4',
+  versions: '0-5',
   async handle(request, ctx) {
     const topics = request.topics;
     const answerAll = (code: (topic: string) => number) => ({
@@ -55,9 +58,12 @@ export const txnOffsetCommit: ApiHandler<typeof TxnOffsetCommit> = {
             metadata: p.committedMetadata,
           })),
         ),
+        addsGroup: ctx.header.apiVersion >= 5,
       });
     } catch (e) {
       errorCode = transactionalErrorOf(e, ctx.header.apiVersion, 5).errorCode;
+      // KIP-890: from v4 a group outside the transaction is TRANSACTION_ABORTABLE, as Kafka 4.4 answers it.
+      if (errorCode === ErrorCode.INVALID_TXN_STATE && ctx.header.apiVersion >= 4) errorCode = ErrorCode.TRANSACTION_ABORTABLE;
     }
     return {
       throttleTimeMs: 0,

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildBatch, decodeBatch, decodeControlRecord, ControlRecordType } from '../../../protocol/records/record-batch.js';
 import { CoreError } from '../../../src/core/errors.js';
+import { MAX_PRODUCER_EPOCH } from '../../../src/core/rules/init-producer.js';
 import {
   abortedInRange,
   checkTimeout,
   checkTransactionalBatches,
   checkTransactionStates,
   checkTxnProducer,
+  decideBumpingEnd,
   decideEnd,
   decideTransactionalInit,
   hasExpired,
@@ -126,5 +128,27 @@ describe('Kafka transaction coordinator rules', () => {
     expect(checkTransactionStates(undefined)).toEqual([]);
     expect(checkTransactionStates(['Ongoing', 'CompleteAbort'])).toEqual(['Ongoing', 'CompleteAbort']);
     expect(() => checkTransactionStates(['Open'])).toThrow(/Unknown transaction state "Open"; use one of Empty, Ongoing/);
+  });
+});
+
+describe('EndTxn v5 (transaction version 2): every end bumps the epoch', () => {
+  const ended = (state: StoredTransaction['state']): StoredTransaction => ({ ...txn, producerEpoch: 4, lastProducerEpoch: 3, state });
+
+  it('ends an open transaction with markers at the next epoch, or moves to a new producer id when the epoch is spent', () => {
+    expect(decideBumpingEnd(txn, { ...who, commit: true })).toEqual({ kind: 'end', markers: true, nextEpoch: 4 });
+    const spent = { ...txn, producerEpoch: MAX_PRODUCER_EPOCH - 1 };
+    expect(decideBumpingEnd(spent, { ...who, producerEpoch: MAX_PRODUCER_EPOCH - 1, commit: false })).toEqual({ kind: 'end', markers: true, nextEpoch: 'new_producer' });
+  });
+
+  it('takes a retry with the epoch before the bump, refuses it the other way round, and fences any older epoch', () => {
+    expect(decideBumpingEnd(ended('CompleteCommit'), { ...who, commit: true })).toEqual({ kind: 'retry' });
+    expect(codeOf(() => decideBumpingEnd(ended('CompleteCommit'), { ...who, commit: false }))).toBe('invalid_txn_state');
+    expect(codeOf(() => decideBumpingEnd(ended('CompleteCommit'), { ...who, producerEpoch: 2, commit: true }))).toBe('producer_fenced');
+  });
+
+  it('bumps on an abort with nothing open (no markers) and refuses a commit with nothing open', () => {
+    const idle = { ...txn, state: 'CompleteCommit' as const };
+    expect(decideBumpingEnd(idle, { ...who, commit: false })).toEqual({ kind: 'end', markers: false, nextEpoch: 4 });
+    expect(codeOf(() => decideBumpingEnd({ ...txn, state: 'Empty' }, { ...who, commit: true }))).toBe('invalid_txn_state');
   });
 });

@@ -4,7 +4,8 @@
  * (revocation before assignment: the first gives partitions up at its old
  * epoch, the second gets them after), the errors Kafka answers with their
  * sentences, and the group as ConsumerGroupDescribe, ListGroups (v5, with
- * type) and DescribeGroups see it.
+ * type) and DescribeGroups see it; and a member of the classic protocol
+ * joining a consumer group (KIP-848's migration).
  *
  * Member ids are the client's (v1, KIP-1082): fixed UUIDs, so the same on
  * both. Epochs are observed relative to the first member's first one (that
@@ -16,6 +17,7 @@ import type { Message } from '../../../protocol/codec/compile.js';
 import type { RawConnection } from '../../support/raw-connection.js';
 import { code, type Normaliser, type Scenario } from '../harness.js';
 import { awaitCoordinator, awaitLed, createTopicRaw, openRaw } from '../observe.js';
+import { assignment, decodeAssignment, subscription } from '../../support/consumer-protocol.js';
 
 const MEMBER_A = '0000000a-0000-4000-8000-000000000001';
 const MEMBER_B = '0000000b-0000-4000-8000-000000000002';
@@ -153,4 +155,112 @@ const twoMembers: Scenario = {
   },
 };
 
-export const CONSUMER_GROUP_SCENARIOS: Scenario[] = [twoMembers];
+/** A member of the classic protocol joining a consumer group that has a member (KIP-848's migration, Kafka 4's default policy). */
+const classicMember: Scenario = {
+  name: 'consumer group (KIP-848): a classic member joins, is given partitions once released, and leaves',
+  async run(ctx) {
+    const topic = 'diff-kip848-classic';
+    const group = 'diff-kip848-classic-group';
+    const raw = await openRaw(ctx);
+    try {
+      const created = await createTopicRaw(raw, topic, 4);
+      if (created.errorCode !== 0) throw new Error(`creating ${topic} on ${ctx.target.name} answered ${code(created.errorCode)}`);
+      await awaitLed(raw, topic, 4);
+      await awaitCoordinator(raw, group);
+      const steps: Record<string, unknown> = {};
+      const a1 = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, 0, { subscribedTopicNames: [topic] }), (a) => !RETRIABLE.has(a.errorCode));
+      const aAll = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, a1.memberEpoch, { topicPartitions: owned(a1) }), (a) => a.assignment === null || owned(a).length > 0);
+      const aOwned = owned(aAll).length > 0 ? owned(aAll) : owned(a1);
+      const join = (memberId: string) =>
+        raw.request(ApiKey.JoinGroup, 9, { groupId: group, sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 30_000, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(topic) }, { name: 'cooperative-sticky', metadata: subscription(topic) }], reason: null });
+      const joinView = (j: Message) => ({ error: code(j.errorCode), generationIsAMemberEpoch: j.generationId > 0, protocolType: j.protocolType, protocolName: j.protocolName, leader: j.leader, members: j.members, skipAssignment: j.skipAssignment });
+      const first = await join('');
+      steps.firstJoin = { ...joinView(first), memberIdGiven: (first.memberId as string).length > 0 };
+      const joined = await join(first.memberId as string);
+      steps.join = joinView(joined);
+      const memberId = first.memberId as string;
+      const sync = (generationId: number) => raw.request(ApiKey.SyncGroup, 5, { groupId: group, generationId, memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+      const synced = await sync(joined.generationId as number);
+      steps.syncWhileHeld = { error: code(synced.errorCode), protocolName: synced.protocolName, assignment: decodeAssignment(synced.assignment) };
+      steps.wrongGeneration = code((await raw.request(ApiKey.Heartbeat, 4, { groupId: group, generationId: (joined.generationId as number) + 7, memberId, groupInstanceId: null })).errorCode);
+      // The consumer member gives partitions up; the classic member is then told to rejoin, and gets them.
+      const aRevoke = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_A, aAll.memberEpoch, { topicPartitions: aOwned }), (a) => a.assignment !== null && owned(a).length < 4);
+      await heartbeat(raw, heartbeatRequest(group, MEMBER_A, aRevoke.memberEpoch, { topicPartitions: owned(aRevoke) }));
+      let hb = -1;
+      for (let i = 0; i < 60 && hb !== 27; i++) {
+        hb = (await raw.request(ApiKey.Heartbeat, 4, { groupId: group, generationId: joined.generationId, memberId, groupInstanceId: null })).errorCode as number;
+        if (hb !== 27) await new Promise((r) => setTimeout(r, 250));
+      }
+      steps.toldToRejoin = code(hb);
+      const rejoined = await join(memberId);
+      steps.rejoin = joinView(rejoined);
+      const given = await sync(rejoined.generationId as number);
+      const partitions = decodeAssignment(given.assignment);
+      steps.given = { error: code(given.errorCode), partitions: partitions !== null && partitions !== '<empty>' ? Object.values(partitions.partitions).flat().length : partitions };
+      steps.steady = code((await raw.request(ApiKey.Heartbeat, 4, { groupId: group, generationId: rejoined.generationId, memberId, groupInstanceId: null })).errorCode);
+      const left = await raw.request(ApiKey.LeaveGroup, 5, { groupId: group, members: [{ memberId, groupInstanceId: null, reason: null }] });
+      steps.leave = { error: code(left.errorCode), members: (left.members as Message[]).map((m) => code(m.errorCode)) };
+      steps.aLeaves = code((await heartbeat(raw, heartbeatRequest(group, MEMBER_A, -1))).errorCode);
+      return steps;
+    } finally {
+      raw.destroy();
+    }
+  },
+};
+
+/** The online upgrade: a Stable classic group with a member becomes a consumer group when a consumer-protocol member joins it. */
+const onlineUpgrade: Scenario = {
+  name: 'consumer group (KIP-848): a classic group with a member is upgraded when a consumer member joins',
+  async run(ctx) {
+    const topic = 'diff-kip848-upgrade';
+    const group = 'diff-kip848-upgrade-group';
+    const raw = await openRaw(ctx);
+    try {
+      const created = await createTopicRaw(raw, topic, 4);
+      if (created.errorCode !== 0) throw new Error(`creating ${topic} on ${ctx.target.name} answered ${code(created.errorCode)}`);
+      await awaitLed(raw, topic, 4);
+      await awaitCoordinator(raw, group);
+      const steps: Record<string, unknown> = {};
+      const join = (memberId: string) =>
+        raw.request(ApiKey.JoinGroup, 9, { groupId: group, sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 30_000, memberId, groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: subscription(topic) }], reason: null });
+      // Kafka may still be loading the group's coordinator partition: the join is sent again, as clients do.
+      let first = await join('');
+      for (let i = 0; i < 60 && RETRIABLE.has(first.errorCode as number); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        first = await join('');
+      }
+      const memberId = first.memberId as string;
+      const joined = await join(memberId);
+      steps.classicLeads = { error: code(joined.errorCode), leader: joined.leader === memberId };
+      const sync = (generationId: number, assignments: Message[]) => raw.request(ApiKey.SyncGroup, 5, { groupId: group, generationId, memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments });
+      const synced = await sync(joined.generationId as number, [{ memberId, assignment: assignment(topic, [0, 1, 2, 3]) }]);
+      steps.classicSynced = { error: code(synced.errorCode), assignment: decodeAssignment(synced.assignment) };
+      const b1 = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_B, 0, { subscribedTopicNames: [topic] }), (a) => !RETRIABLE.has(a.errorCode));
+      steps.consumerJoins = { error: code(b1.errorCode), partitions: owned(b1).reduce((n, t) => n + t.partitions.length, 0) };
+      const listed = await raw.request(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: [] });
+      steps.listed = (listed.groups as Message[]).filter((g) => g.groupId === group).map((g) => ({ protocolType: g.protocolType, type: g.groupType }));
+      let hb = -1;
+      for (let i = 0; i < 60 && hb !== 27; i++) {
+        hb = (await raw.request(ApiKey.Heartbeat, 4, { groupId: group, generationId: joined.generationId, memberId, groupInstanceId: null })).errorCode as number;
+        if (hb !== 27) await new Promise((r) => setTimeout(r, 250));
+      }
+      steps.classicToldToRejoin = code(hb);
+      // An eager member gives everything up and rejoins.
+      const rejoined = await join(memberId);
+      steps.classicRejoins = { error: code(rejoined.errorCode), leader: rejoined.leader, members: rejoined.members };
+      const given = await sync(rejoined.generationId as number, []);
+      const mine = decodeAssignment(given.assignment);
+      steps.classicGiven = { error: code(given.errorCode), partitions: mine !== null && mine !== '<empty>' ? Object.values(mine.partitions).flat().length : mine };
+      const bGets = await heartbeatUntil(raw, () => heartbeatRequest(group, MEMBER_B, b1.memberEpoch, { topicPartitions: owned(b1) }), (a) => owned(a).length > 0);
+      steps.consumerGets = owned(bGets).reduce((n, t) => n + t.partitions.length, 0);
+      const left = await raw.request(ApiKey.LeaveGroup, 5, { groupId: group, members: [{ memberId, groupInstanceId: null, reason: null }] });
+      steps.classicLeaves = code(left.errorCode);
+      steps.consumerLeaves = code((await heartbeat(raw, heartbeatRequest(group, MEMBER_B, -1))).errorCode);
+      return steps;
+    } finally {
+      raw.destroy();
+    }
+  },
+};
+
+export const CONSUMER_GROUP_SCENARIOS: Scenario[] = [twoMembers, classicMember, onlineUpgrade];

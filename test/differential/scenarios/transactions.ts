@@ -12,7 +12,9 @@
  * AddPartitionsToTxn v3 (what clients before KIP-890's second part send, and
  * what Apache Kafka 4 still serves as transaction version 1 semantics: the
  * producer keeps its epoch across transactions). EndTxn v5, where the broker
- * bumps the epoch at every end, is observed on its own.
+ * bumps the epoch at every end, is observed on its own, and so are Produce
+ * v12 and TxnOffsetCommit v5, which add to the transaction themselves
+ * (transaction version 2, KIP-890 part 2).
  *
  * Producer ids are compared as "the same id as before" or not, never by value.
  */
@@ -463,6 +465,39 @@ const endTxnV5Scenario: Scenario = {
   },
 };
 
+/** Transaction version 2's other half: partitions and groups join the transaction through Produce v12 and TxnOffsetCommit v5 themselves. */
+const implicitJoinScenario: Scenario = {
+  name: 'transactions: Produce v12 and TxnOffsetCommit v5 join the transaction without AddPartitionsToTxn or AddOffsetsToTxn',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const tid = 'diff-txn-tv2';
+    const topic = 'diff-txn-tv2';
+    const group = 'diff-txn-tv2-group';
+    return withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+      await awaitCoordinator(raw, group);
+      const p = await initTransactional(ctx, raw, tid);
+      const out: Record<string, unknown> = {};
+      out.v11WithoutAdd = await produceTransactional(raw, p, topic, 0, 0, ['v11'], 11);
+      out.v12 = await produceTransactional(raw, p, topic, 0, 0, ['tv2-0', 'tv2-1'], 12);
+      out.offsetsV4WithoutAdd = await txnOffsetCommit(raw, p, group, topic, [[0, 3]], 4);
+      out.offsetsV5 = await txnOffsetCommit(raw, p, group, topic, [[0, 3]], 5);
+      out.pending = await offsetFetch(raw, group, topic, true);
+      const committed = await endTxn(raw, p, true, 5);
+      out.commit = committed;
+      const next: ProducerIdentity = { ...p, producerEpoch: committed.producerEpoch as number };
+      out.afterCommit = { offsets: await offsetFetch(raw, group, topic, true), read: await fetchAt(raw, topic, 1, n) };
+      // The next transaction: offsets only, then an abort; they never land.
+      out.nextOffsets = await txnOffsetCommit(raw, next, group, topic, [[0, 9]], 5);
+      out.lateBatch = await produceTransactional(raw, p, topic, 0, 2, ['late'], 12);
+      out.abort = await endTxn(raw, next, false, 5);
+      out.afterAbort = await offsetFetch(raw, group, topic, true);
+      return out;
+    });
+  },
+};
+
 // ─── DescribeTransactions, ListTransactions ─────────────────────────────────
 
 async function describeTxn(raw: RawConnection, ids: string[], n: Normaliser, p?: ProducerIdentity): Promise<unknown[]> {
@@ -690,7 +725,41 @@ const timeoutScenario: Scenario = {
         addPartitions: await addPartitions(raw, p, [{ name: topic, partitions: [0] }]),
         endTxn: await endTxn(raw, p, true),
       };
+      // KIP-360: the abandoned producer asking to bump its own epoch.
+      out.bumpWithOldEpoch = initObservation(await initProducerId(raw, tid, { timeoutMs: 1_000, producerId: p.producerId, producerEpoch: p.producerEpoch, retry: false }), p);
       out.reinitialised = initObservation(await initProducerId(raw, tid, { timeoutMs: 1_000 }), p);
+      return out;
+    });
+  },
+};
+
+/** The same with transaction version 2: the transaction opened by Produce v12, and the producer then aborting with the epoch it had (EndTxn v5). */
+const timeoutV2Scenario: Scenario = {
+  name: 'transactions: an abandoned transaction version 2 transaction is aborted after its timeout',
+  async run(ctx) {
+    const n = ctx.normalise;
+    const tid = 'diff-txn-timeout-v2';
+    const topic = 'diff-txn-timeout-v2';
+    return withRaw(ctx, async (raw) => {
+      await createTopic(ctx, raw, topic);
+      await awaitTxnCoordinator(raw, tid, n);
+      const p = await initTransactional(ctx, raw, tid, 1_000);
+      const out: Record<string, unknown> = {};
+      out.produced = await produceTransactional(raw, p, topic, 0, 0, ['abandoned-0'], 12);
+      let state = '';
+      for (let i = 0; i < 300 && state !== 'CompleteAbort'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = ((await describeTxn(raw, [tid], n, p))[0] as { state: string }).state;
+      }
+      out.described = await describeTxn(raw, [tid], n, p);
+      out.lateProduce = await produceTransactional(raw, p, topic, 0, 1, ['late'], 12);
+      const aborted = await endTxn(raw, p, false, 5);
+      out.abortWithOldEpoch = aborted;
+      if (aborted.error === 'NONE') {
+        const next: ProducerIdentity = { ...p, producerEpoch: aborted.producerEpoch as number };
+        out.next = { produced: await produceTransactional(raw, next, topic, 0, 0, ['next'], 12), commit: await endTxn(raw, next, true, 5) };
+        out.valuesReadCommitted = committedValues(await fetchAt(raw, topic, 1, n));
+      }
       return out;
     });
   },
@@ -827,4 +896,4 @@ const librdkafkaScenario: Scenario = {
   },
 };
 
-export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, kafkajsScenario, librdkafkaScenario];
+export const TRANSACTION_SCENARIOS: Scenario[] = [initScenario, zombieScenario, stateScenario, endTxnV5Scenario, implicitJoinScenario, describeScenario, isolationScenario, offsetsScenario, timeoutScenario, timeoutV2Scenario, kafkajsScenario, librdkafkaScenario];

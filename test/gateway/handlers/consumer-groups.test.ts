@@ -91,8 +91,11 @@ describe("a consumer group through the group's other APIs", () => {
     expect(named((await gw.answer(ApiKey.JoinGroup, 3, join)).errorCode)).toBe('NONE');
     const notConsumer = await describeConsumerGroup(classic);
     expect([named(notConsumer.errorCode), notConsumer.errorMessage]).toEqual(['GROUP_ID_NOT_FOUND', `Group ${classic} is not a consumer group.`]);
-    // And a consumer group with members takes no classic member.
-    expect(named((await gw.answer(ApiKey.JoinGroup, 3, { ...join, groupId: group })).errorCode)).toBe('INCONSISTENT_GROUP_PROTOCOL');
+    // A consumer group with members takes a classic member as one of its own (KIP-848's migration), with no leader: the coordinator assigns.
+    const joined = await gw.answer(ApiKey.JoinGroup, 3, { ...join, groupId: group });
+    expect([named(joined.errorCode), joined.leader, joined.members, joined.protocolName]).toEqual(['NONE', '', [], 'range']);
+    // Of another protocol type it is refused.
+    expect(named((await gw.answer(ApiKey.JoinGroup, 3, { ...join, groupId: group, protocolType: 'connect' })).errorCode)).toBe('INCONSISTENT_GROUP_PROTOCOL');
   });
 
   it('ListGroups v5 lists it as type "consumer" with its state, and filters by type and state', async () => {

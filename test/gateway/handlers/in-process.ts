@@ -33,7 +33,7 @@ export interface InProcessOptions {
   authorization?: Partial<AuthorizationSettings>;
 }
 
-/** What `serve` starts with when given no flags: node 0, auto-create on, one partition, 55 MiB fetches, 1000 sessions. */
+/** What `serve` starts with when given no flags: node 0, auto-create on, one partition, 55 MiB fetches, 1000 sessions, transaction version 2. */
 function defaultSettings(): GatewaySettings {
   return {
     clusterId: 'in-process-cluster',
@@ -42,6 +42,7 @@ function defaultSettings(): GatewaySettings {
     defaultPartitions: 1,
     fetchMaxBytes: 55 * 1024 * 1024,
     maxFetchSessions: 1000,
+    transactionVersion: 2,
     // The core is in this process, as with `serve`.
   };
 }

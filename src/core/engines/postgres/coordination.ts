@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import { leaseName, type CoordinationStore, type LeaseKind, type LeaseTake } from '../../coordination/leases.js';
+import type { StoredConsumerGroup } from '../../groups/consumer/persistence.js';
 import type { StoredGroup } from '../../groups/types.js';
 import type { Database, Statements } from './database.js';
 
 /**
  * Coordinator leases and stored group membership in PostgreSQL
- * (sql/coordination.sql, migration 008). Every core on the database and
+ * (sql/coordination.sql, migrations 008 and 010). Every core on the database and
  * schema competes for the same rows; a lease changes hands only through
  * `lease-take`, which bumps its epoch, and every coordinator write locks the
  * lease row (FOR SHARE) and compares owner and epoch in the write's own
@@ -87,11 +88,16 @@ export class PostgresCoordination implements CoordinationStore {
     await this.db.statements.run('lease-release', [kind, key, this.nodeId, epoch]);
   }
 
-  async saveGroup(group: string, epoch: number, stored: StoredGroup): Promise<boolean> {
+  saveGroup(group: string, epoch: number, stored: StoredGroup): Promise<boolean> {
+    return this.storeUnderLease('group-state-store', group, epoch, stored);
+  }
+
+  /** Stores a group's state with `statement` if this node holds the group's lease at `epoch`; false when it does not. */
+  private async storeUnderLease(statement: string, group: string, epoch: number, stored: unknown): Promise<boolean> {
     try {
       await this.db.transaction(async (tx) => {
         await this.checkFence(tx, { kind: 'group', key: group, owner: this.nodeId, epoch });
-        await tx.run('group-state-store', [group, JSON.stringify(stored), this.clock()]);
+        await tx.run(statement, [group, JSON.stringify(stored), this.clock()]);
       });
       return true;
     } catch (e) {
@@ -111,6 +117,25 @@ export class PostgresCoordination implements CoordinationStore {
 
   async storedGroups(): Promise<{ group: string; stored: StoredGroup }[]> {
     const rows = await this.db.statements.run<{ group_name: string; state: StoredGroup }>('group-states-all');
+    return rows.map((r) => ({ group: r.group_name, stored: r.state }));
+  }
+
+  // A KIP-848 consumer group's state (migration 010), fenced by the same lease as a classic group's.
+  saveConsumerGroup(group: string, epoch: number, stored: StoredConsumerGroup): Promise<boolean> {
+    return this.storeUnderLease('consumer-group-state-store', group, epoch, stored);
+  }
+
+  async loadConsumerGroup(group: string): Promise<StoredConsumerGroup | null> {
+    const row = await this.db.statements.one<{ state: StoredConsumerGroup }>('consumer-group-state-load', [group]);
+    return row?.state ?? null;
+  }
+
+  async deleteConsumerGroup(group: string): Promise<void> {
+    await this.db.statements.run('consumer-group-state-delete', [group]);
+  }
+
+  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
+    const rows = await this.db.statements.run<{ group_name: string; state: StoredConsumerGroup }>('consumer-group-states-all');
     return rows.map((r) => ({ group: r.group_name, stored: r.state }));
   }
 }

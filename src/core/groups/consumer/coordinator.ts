@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ASSIGNORS, DEFAULT_ASSIGNOR } from './assignors.js';
 import { describeGroup, groupState, type Group, type Member } from './group.js';
+import { restoredConsumerGroup, storedConsumerGroup, type StoredConsumerGroup } from './persistence.js';
 import { reconcile, toTopicPartitions, type MemberProgress } from './reconciliation.js';
 import { subscribedTopics } from './subscriptions.js';
 import { checkHeartbeat } from './validation.js';
@@ -35,8 +36,11 @@ import {
  * epoch -2 keeps its assignment for its session timeout; coming back under
  * the same instance id it takes it over.
  *
- * Membership lives in this process's memory only: after a coordinator move
- * members are told UNKNOWN_MEMBER_ID and rejoin (docs/consumer-groups.md).
+ * The coordinator decides in memory; the core stores each change of a group
+ * (snapshot, ./persistence.ts) under the group's lease before it answers, and
+ * a core that takes the group over restores it, so members carry on at their
+ * epochs (docs/consumer-groups.md). A change no heartbeat asked for (a
+ * session or rebalance timeout removing a member) is reported to `changed`.
  */
 
 export interface ConsumerCoordinatorOptions {
@@ -65,8 +69,29 @@ export class ConsumerGroupCoordinator {
   private readonly groups = new Map<string, Group>();
   private readonly options: ConsumerCoordinatorOptions;
 
-  constructor(options: Partial<ConsumerCoordinatorOptions> = {}) {
+  constructor(
+    options: Partial<ConsumerCoordinatorOptions> = {},
+    /** A group changed on a timer (a member removed): the core stores it. */
+    private readonly changed: (groupId: string) => void = () => {},
+  ) {
     this.options = { ...DEFAULT_CONSUMER_COORDINATOR_OPTIONS, ...options };
+  }
+
+  /** The group as it is stored, or null when this coordinator does not hold it. */
+  snapshot(groupId: string): StoredConsumerGroup | null {
+    const group = this.groups.get(groupId);
+    return group ? storedConsumerGroup(group) : null;
+  }
+
+  /** Takes over a stored group (this node newly holds its lease): members keep their epochs and assignments, their sessions start now. */
+  restore(groupId: string, stored: StoredConsumerGroup): void {
+    if (this.groups.has(groupId)) return;
+    const group = restoredConsumerGroup(groupId, stored);
+    this.groups.set(groupId, group);
+    for (const member of group.members.values()) {
+      this.touchSession(group, member);
+      this.watchRevocation(group, member, 'stable');
+    }
   }
 
   /**
@@ -151,6 +176,7 @@ export class ConsumerGroupCoordinator {
       lastAnswered: null,
       sessionTimer: null,
       revocationTimer: null,
+      classic: null,
     };
   }
 
@@ -277,6 +303,12 @@ export class ConsumerGroupCoordinator {
     return answer;
   }
 
+  /** A member removed on a timer: the group changed without a heartbeat to store it. */
+  private expire(group: Group, member: Member): void {
+    this.removeMember(group, member);
+    this.changed(group.id);
+  }
+
   private removeMember(group: Group, member: Member): void {
     this.stopTimers(member);
     group.members.delete(member.memberId);
@@ -290,8 +322,8 @@ export class ConsumerGroupCoordinator {
   private touchSession(group: Group, member: Member): void {
     if (member.sessionTimer) clearTimeout(member.sessionTimer);
     member.sessionTimer = setTimeout(() => {
-      if (group.members.get(member.memberId) === member) this.removeMember(group, member);
-    }, this.options.sessionTimeoutMs);
+      if (group.members.get(member.memberId) === member) this.expire(group, member);
+    }, member.classic?.sessionTimeoutMs ?? this.options.sessionTimeoutMs);
     member.sessionTimer.unref();
   }
 
@@ -306,7 +338,7 @@ export class ConsumerGroupCoordinator {
     const epoch = member.memberEpoch;
     member.revocationTimer = setTimeout(() => {
       member.revocationTimer = null;
-      if (group.members.get(member.memberId) === member && member.state === 'unrevoked_partitions' && member.memberEpoch === epoch) this.removeMember(group, member);
+      if (group.members.get(member.memberId) === member && member.state === 'unrevoked_partitions' && member.memberEpoch === epoch) this.expire(group, member);
     }, member.rebalanceTimeoutMs);
     member.revocationTimer.unref();
   }
@@ -333,6 +365,11 @@ export class ConsumerGroupCoordinator {
     if (!member) return 'unknown_member_id';
     if (memberEpoch !== member.memberEpoch) return 'stale_member_epoch';
     return null;
+  }
+
+  /** A member of the group as this coordinator holds it (./classic-members.ts reads and marks classic members). */
+  member(groupId: string, memberId: string): Member | undefined {
+    return this.groups.get(groupId)?.members.get(memberId);
   }
 
   /** Whether the group is a consumer group (KIP-848) this coordinator knows. */

@@ -18,6 +18,16 @@ export interface Member extends MemberProgress {
   lastAnswered: string | null;
   sessionTimer: NodeJS.Timeout | null;
   revocationTimer: NodeJS.Timeout | null;
+  /** Set for a member that speaks the classic protocol (./classic-members.ts); null for a ConsumerGroupHeartbeat member. */
+  classic: ClassicMembership | null;
+}
+
+/** What the coordinator keeps of a classic member (./classic-members.ts). */
+export interface ClassicMembership {
+  sessionTimeoutMs: number;
+  protocolName: string;
+  /** What it was last given in SyncGroup (or reported owning at its last join): what it may still consume. */
+  synced: MemberAssignment;
 }
 
 export interface Group {

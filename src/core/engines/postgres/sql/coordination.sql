@@ -47,3 +47,16 @@ DELETE FROM group_states WHERE group_name = $1;
 
 -- name: group-states-all
 SELECT group_name, state FROM group_states ORDER BY group_name COLLATE "C";
+
+-- name: consumer-group-state-store
+INSERT INTO consumer_group_states (group_name, state, stored_at) VALUES ($1, $2, $3)
+ON CONFLICT (group_name) DO UPDATE SET state = excluded.state, stored_at = excluded.stored_at;
+
+-- name: consumer-group-state-load
+SELECT state FROM consumer_group_states WHERE group_name = $1;
+
+-- name: consumer-group-state-delete
+DELETE FROM consumer_group_states WHERE group_name = $1;
+
+-- name: consumer-group-states-all
+SELECT group_name, state FROM consumer_group_states ORDER BY group_name COLLATE "C";
