@@ -33,7 +33,6 @@ const EXCEPTIONS: Record<string, string> = {
   'src/core/engines/postgres/native.ts': REWORKED,
   'src/core/engines/postgres/database.ts': REWORKED,
   'src/gateway/handlers/api-versions.ts': REWORKED,
-  'src/gateway/connection.ts': NOT_YET,
   'src/rpc/client.ts': NOT_YET,
   'src/index.ts': NOT_YET,
   'src/gateway/handlers/fetch.ts': NOT_YET,
