@@ -33,8 +33,6 @@ const EXCEPTIONS: Record<string, string> = {
   'src/core/engines/postgres/native.ts': REWORKED,
   'src/core/engines/postgres/database.ts': REWORKED,
   'src/gateway/handlers/api-versions.ts': REWORKED,
-  'src/index.ts': NOT_YET,
-  'protocol/records/compression.ts': NOT_YET,
   'src/core/engines/postgres/compaction.ts': NOT_YET,
   'src/http/acks.ts': NOT_YET,
   'src/cli/main.ts': NOT_YET,
