@@ -1,7 +1,7 @@
 import { BatchPos } from '../../../../protocol/records/batch-header.js';
 import type { CompactionSettings } from '../../core.js';
 import { isAbortedBatch } from '../../rules/kafka-transactions.js';
-import { compactBatch, earlierHorizon, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets } from '../../rules/compaction.js';
+import { compactBatch, earlierHorizon, mapBatch, planCompaction, type BatchSpan, type CompactionStats, type LatestOffsets, type AbortedCheck } from '../../rules/compaction.js';
 import { Statements, type Database } from './database.js';
 
 /**
@@ -74,32 +74,49 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
     firstOffset: Number(r.first_offset),
     lastOffset: Number(r.last_offset),
   }));
-  const isAborted = (producerId: number, baseOffset: number) => isAbortedBatch(abortedRanges, producerId, baseOffset);
   const plan = planCompaction(spans, partition.cleaned_to, lastStableOffset, partition.settings, now, partition.tombstone_horizon);
   if (!plan) return;
-  let end = plan.end;
+  const pass: Pass = { db, partition, now, maxBytes, stats, isAborted: (producerId, baseOffset) => isAbortedBatch(abortedRanges, producerId, baseOffset) };
+  const { latest, end } = await mapLatest(pass, plan.dirty[0]?.baseOffset ?? plan.end, plan.end);
+  await rewritePages(pass, plan.range[0]!.baseOffset, end, latest);
+  stats.partitions++;
+}
 
+/** One compaction pass over one partition: what its steps share. */
+interface Pass {
+  db: Database;
+  partition: CompactedPartitionRow;
+  now: number;
+  maxBytes: number;
+  stats: CompactionStats;
+  isAborted: AbortedCheck;
+}
+
+/** The latest offset of every key in the dirty batches; the pass ends early, at the batch that did not fit in memory. */
+async function mapLatest(pass: Pass, start: number, planEnd: number): Promise<{ latest: LatestOffsets; end: number }> {
   const latest: LatestOffsets = new Map();
-  mapping: for (let from = plan.dirty[0]?.baseOffset ?? end; from < end; ) {
-    const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
+  for (let from = start; from < planEnd; ) {
+    const rows = await pass.db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [pass.partition.id, from, planEnd, PAGE_ROWS]);
     for (const row of rows) {
-      if (!mapBatch(latest, row.bytes, row.base_offset, maxBytes, isAborted)) {
-        end = row.base_offset;
-        break mapping;
-      }
+      if (!mapBatch(latest, row.bytes, row.base_offset, pass.maxBytes, pass.isAborted)) return { latest, end: row.base_offset };
     }
     if (rows.length < PAGE_ROWS) break;
     from = rows[rows.length - 1]!.base_offset + 1;
   }
+  return { latest, end: planEnd };
+}
 
+/** Rewrites [start, end) a page at a time, each page in one transaction; the last page moves the checkpoint. */
+async function rewritePages(pass: Pass, start: number, end: number, latest: LatestOffsets): Promise<void> {
+  const { db, partition, stats } = pass;
   let horizon: number | null = null;
-  for (let from = plan.range[0]!.baseOffset; ; ) {
+  for (let from = start; ; ) {
     const rows = await db.statements.run<{ base_offset: number; bytes: Buffer }>('compaction-batches', [partition.id, from, end, PAGE_ROWS]);
     const rewritten: { baseOffset: number; bytes: Buffer; maxTimestamp: number }[] = [];
     const dropped: number[] = [];
     for (const row of rows) {
       stats.recordsScanned += row.bytes.readInt32BE(BatchPos.RecordCount);
-      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, now, maxBytes, isAborted);
+      const outcome = compactBatch(row.bytes, row.base_offset, latest, partition.settings.deleteRetentionMs, pass.now, pass.maxBytes, pass.isAborted);
       if (outcome.kind !== 'drop') horizon = earlierHorizon(horizon, outcome.horizon);
       if (outcome.kind === 'drop') {
         dropped.push(row.base_offset);
@@ -126,8 +143,7 @@ async function compactPartition(db: Database, partition: CompactedPartitionRow, 
         ]),
       );
     }
-    if (last) break;
+    if (last) return;
     from = rows[rows.length - 1]!.base_offset + 1;
   }
-  stats.partitions++;
 }
