@@ -134,6 +134,8 @@ export interface StartBrokerOptions {
     bodyLimit?: number;
     healthTimeoutMs?: number;
     maxInFlight?: number;
+    /** 64 hex characters: the key that seals the payloads of queues configured with encryptionEnabled (src/http/payload-cipher.ts). */
+    encryptionKey?: string;
     /** HTTPS with the `tls` files. */
     tls?: boolean;
     /**
@@ -290,6 +292,7 @@ async function openListeners(parts: BrokerParts): Promise<void> {
 function startHttp(parts: BrokerParts, http: Exclude<StartBrokerOptions['http'], false | undefined>): Promise<HttpServer> {
   const { options, core, log, tls, sasl, ownCore } = parts;
   const gateway = parts.gateway!;
+  if (http.tls && !tls) throw new Error('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.');
   return startHttpServer({
     core,
     log,
@@ -300,7 +303,8 @@ function startHttp(parts: BrokerParts, http: Exclude<StartBrokerOptions['http'],
     ...(http.bodyLimit === undefined ? {} : { bodyLimit: http.bodyLimit }),
     ...(http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: http.healthTimeoutMs }),
     ...(http.maxInFlight === undefined ? {} : { maxInFlight: http.maxInFlight }),
-    ...(http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
+    ...(http.encryptionKey === undefined ? {} : { encryptionKey: http.encryptionKey }),
+    ...(http.tls ? { tls } : {}),
     ...(http.auth ? { access: { tokensFile: http.auth.tokensFile, checkPassword: http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } } : {}),
     console: operatorView(parts.settings, parts.listeners, ownCore),
   });
@@ -374,10 +378,6 @@ function engineName(options: StartBrokerOptions, externalCore: Core | null): str
   if (externalCore === null) return options.engine ?? 'memory';
   const address = (externalCore as { address?: string }).address;
   return address === undefined ? 'external core' : `core at ${address}`;
-}
-
-function fail(message: string): never {
-  throw new Error(message);
 }
 
 function openEngine(options: StartBrokerOptions, log: Logger): Promise<Core> {

@@ -13,7 +13,7 @@ import { EVERY_FLAG, readBridgeSettings, resolveConfig, settingsOf, type Command
 
 const MASK = '********';
 /** Settings whose whole value is a secret. */
-const SECRET_SETTINGS = new Set(['rpc-secret']);
+const SECRET_SETTINGS = new Set(['rpc-secret', 'encryption-key']);
 /** librdkafka options (--source-option, --target-option) whose value is a secret. */
 const SECRET_OPTION = /password|secret|jaas|token|\.pem$|oauthbearer\.config/i;
 

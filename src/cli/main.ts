@@ -134,6 +134,7 @@ function httpOptions(config: ServeConfig): StartBrokerOptions['http'] {
     healthTimeoutMs: config.healthTimeoutMs,
     maxInFlight: config.httpMaxInFlight,
     tls: config.httpTls,
+    ...(config.encryptionKey === undefined ? {} : { encryptionKey: config.encryptionKey }),
     ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
   };
 }

@@ -7,6 +7,7 @@
 import { parseRpcAddress } from '../rpc/address.js';
 import { joinAdvertised, parseListener, usesSasl, usesTls, type ListenerAddress, type ListenerSpec } from '../gateway/listeners.js';
 import { SASL_MECHANISMS, type SaslMechanismName } from '../gateway/sasl/settings.js';
+import { encryptionKeyProblem } from '../http/payload-cipher.js';
 import { redisUrlProblem } from '../redis/redis-url.js';
 import { ConfigError } from './config-error.js';
 import { envName } from './setting-sources.js';
@@ -131,6 +132,8 @@ function checkSecurity(config: ServeConfig): void {
       throw new ConfigError(`The ${l.name} listener on ${l.host} (every interface) needs an advertised address: add --advertised-listener ${l.name}://HOST:${l.port || 'PORT'} with the host clients should dial.`);
     }
   }
+  const keyProblem = config.encryptionKey === undefined ? null : encryptionKeyProblem(config.encryptionKey);
+  if (keyProblem) throw new ConfigError(`The flag --encryption-key (or ${envName('encryption-key')}) is wrong: ${keyProblem}.`);
   if (config.httpTls && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
     throw new ConfigError('--http-tls needs a certificate and key: set --tls-cert-file and --tls-key-file (PEM files).');
   }

@@ -80,6 +80,7 @@ export const SETTINGS = [
   { flag: 'quota-refresh-ms', kind: { type: 'int', min: 100, max: INT32_MAX }, default: 5_000, help: 'how often the gateway reads client quotas again from the core' },
   { flag: 'quota-window-ms', kind: { type: 'int', min: 10, max: 3_600_000 }, default: 1_000, help: "one quota sample window (Kafka's quota.window.size.seconds, in ms)" },
   { flag: 'http-tokens-file', kind: { type: 'string' }, help: 'HTTP API: require credentials; bearer tokens as name=token lines (the principal is User:<name>), ACLs applied with --authorizer' },
+  { flag: 'encryption-key', kind: { type: 'string' }, help: "HTTP API: the AES-256-GCM key, 64 hex characters (openssl rand -hex 32), that seals the payloads of queues configured with encryptionEnabled; the environment variable is Queen's own" },
   { flag: 'http-basic-auth', kind: { type: 'bool' }, default: false, help: 'HTTP API: require credentials; accept Basic with the SASL/PLAIN users (--sasl-plain-users-file and the SCRAM store)' },
   { flag: 'quota-window-samples', kind: { type: 'int', min: 2, max: 1_000 }, default: 11, help: "quota sample windows kept (Kafka's quota.window.num)" },
   // Security (issue 19): listeners by security protocol, TLS, SASL.

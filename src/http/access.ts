@@ -118,6 +118,11 @@ const NEEDS: Record<string, (body: Body, params: Params, query: Query) => Need[]
       if (op.type === 'ack') return [...topic('READ', ackedQueue(op)), ...group(op.consumerGroup)];
       return [cluster('ALTER')];
     }),
+  // As Kafka's DeleteGroups, OffsetDelete and an offset reset from outside the group ask.
+  'DELETE /api/v1/consumer-groups/:group': (_b, params) => [{ operation: 'DELETE', type: 'GROUP', name: params.group! }],
+  'DELETE /api/v1/consumer-groups/:group/queues/:queue': (_b, params) => [{ operation: 'DELETE', type: 'GROUP', name: params.group! }, ...topic('READ', params.queue)],
+  'POST /api/v1/consumer-groups/:group/queues/:queue/seek': (_b, params) => [...group(params.group), ...topic('READ', params.queue)],
+  'POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek': (_b, params) => [...group(params.group), ...topic('READ', params.queue)],
   'GET /api/v1/resources/queues': () => [cluster('DESCRIBE')],
   'GET /api/v1/resources/overview': () => [cluster('DESCRIBE')],
   'GET /api/v1/resources/namespaces': () => [cluster('DESCRIBE')],

@@ -1,4 +1,4 @@
-import type { KvEntry, Lease, PushItemResult, QueenMessage, QueueConfig, QueueInfo, UnreadableRange } from '../core/core.js';
+import type { KvEntry, Lease, PushItem, PushItemResult, QueenMessage, QueueConfig, QueueInfo, UnreadableRange } from '../core/core.js';
 import { partitionIdOf } from './partition-ids.js';
 
 /**
@@ -26,6 +26,11 @@ export function pushItemAnswer(item: PushItemResult, index: number, traceId: str
     partition_index: item.partitionIndex,
     offset: item.offset,
   };
+}
+
+/** A push item refused on its own (its queue's maxSize), as Queen answers it; the rest of the request is pushed. */
+export function failedItemAnswer(item: PushItem, index: number, error: string) {
+  return { index, status: 'failed' as const, transaction_id: item.transactionId ?? null, error, queueName: item.queue, queue: item.queue, partition: item.partition ?? 'Default' };
 }
 
 export function leaseAnswer(lease: Lease) {

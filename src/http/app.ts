@@ -14,13 +14,17 @@ import { HttpMetrics } from '../operations/registry.js';
 import { installQueryStringReading } from './query-strings.js';
 import { serializeJson } from './json.js';
 import { registerConsumeRoutes } from './routes/consume.js';
+import { registerConsumerGroupAdminRoutes } from './routes/consumer-group-admin.js';
 import { registerConsumerGroupRoutes } from './routes/consumer-groups.js';
 import { registerKvRoutes } from './routes/kv.js';
 import { registerNotBuiltRoutes } from './routes/not-built.js';
+import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
 import { registerTransactionRoutes } from './routes/transaction.js';
+import { Maintenance } from './maintenance.js';
+import { PayloadCipher } from './payload-cipher.js';
 import { CORE_ONLY_SOURCES, registerConsole, type ConsoleSources } from './console/index.js';
 
 export interface HttpApiOptions {
@@ -45,6 +49,8 @@ export interface HttpApiOptions {
   access?: HttpAccessOptions;
   /** What the web console shows beside the core (the gateways, the topic-config catalogue); default the core's view alone. */
   console?: ConsoleSources;
+  /** 64 hex characters: the AES-256-GCM key for queues configured with encryptionEnabled (./payload-cipher.ts). */
+  encryptionKey?: string;
 }
 
 export const DEFAULT_HTTP_BODY_LIMIT = 8 * 1024 * 1024;
@@ -88,16 +94,26 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   });
   const stopping = options.stopping ?? new AbortController().signal;
   const readiness = { engine: options.readiness?.engine ?? 'core', listeners: options.readiness?.listeners ?? (() => ({})) };
-  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping };
+  // The drainer of buffered pushes stops with the server, whichever of its stop or close comes first.
+  const closed = new AbortController();
+  const maintenance = new Maintenance(options.core, AbortSignal.any([stopping, closed.signal]), options.log);
+  app.addHook('onClose', async () => {
+    closed.abort();
+    await maintenance.stopped();
+  });
+  const context = { app, core: options.core, metrics, healthTimeoutMs: options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, readiness, stopping, maintenance, payloads: options.encryptionKey ? new PayloadCipher(options.encryptionKey) : null };
   registerPushRoutes(context);
   registerConsumeRoutes(context);
   registerTransactionRoutes(context);
   registerKvRoutes(context);
   registerQueueRoutes(context);
   registerConsumerGroupRoutes(context);
+  registerConsumerGroupAdminRoutes(context);
   registerOperationsRoutes(context);
+  registerMaintenanceRoutes(context);
   registerNotBuiltRoutes(context);
   registerConsole({ app, core: options.core, sources: options.console ?? CORE_ONLY_SOURCES });
   await app.ready();
+  await maintenance.resume().catch((e: unknown) => options.log?.warn({ err: e }, 'could not look for messages buffered during push maintenance'));
   return app;
 }

@@ -6,6 +6,7 @@ import type { Core, PopResult, UnreadableRange } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
 import type { HttpMetrics } from '../operations/registry.js';
 import { QUEUE_MODE_GROUP, retryCounts } from './acks.js';
+import type { PayloadCipher } from './payload-cipher.js';
 import { leaseAnswer, messageAnswer, unreadableAnswer } from './answers.js';
 import { partitionIdOf } from './partition-ids.js';
 import { applySubscription } from './subscriptions.js';
@@ -32,10 +33,24 @@ export interface PopQuery {
 
 /** A long-poll on a queue that does not exist yet, or whose messages are delayed or window-buffered, looks again this often. */
 const RECHECK_MS = 500;
+/** How long a long-poll waits before answering nothing during pop maintenance. */
+const PAUSED_WAIT_MS = 1_000;
+
+/** What every pop route is given. */
+export interface PopRoute {
+  core: Core;
+  metrics: HttpMetrics;
+  stopping: AbortSignal;
+  /** Whether pop maintenance is on (./maintenance.ts). */
+  paused(): Promise<boolean>;
+  /** Opens sealed payloads (./payload-cipher.ts); null without a key. */
+  payloads: PayloadCipher | null;
+}
 
 /** One pop in progress: what it pops, for whom, and whether its HTTP client is still there. */
 interface PopCall {
   core: Core;
+  payloads: PayloadCipher | null;
   queue: string;
   partition: string | undefined;
   query: PopQuery;
@@ -51,10 +66,16 @@ interface PopCall {
 }
 
 /** The pop's answer, or null when the client went away (its messages were handed back). */
-export async function pop(core: Core, metrics: HttpMetrics, stopping: AbortSignal, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) {
+export async function pop(route: PopRoute, queue: string, partition: string | undefined, query: PopQuery, raw: ServerResponse, log: FastifyBaseLogger) {
+  const { core, metrics, stopping } = route;
   const group = query.consumerGroup ?? QUEUE_MODE_GROUP;
+  const call: PopCall = { core, queue, partition, query, group, owner: query.owner ?? `http-${randomUUID()}`, unreadable: [], stopping, payloads: route.payloads, ...watchClient(raw, stopping) };
+  if (await route.paused()) {
+    // Pop maintenance: no messages; a long-poll waits a little so its client does not spin.
+    if (query.wait) await sleep(Math.min(query.timeout, PAUSED_WAIT_MS), undefined, { signal: call.signal }).catch(() => {});
+    return popAnswer(call, [], metrics);
+  }
   await applySubscription(core, queue, group, query.subscriptionMode, query.subscriptionFrom);
-  const call: PopCall = { core, queue, partition, query, group, owner: query.owner ?? `http-${randomUUID()}`, unreadable: [], stopping, ...watchClient(raw, stopping) };
   const claims = await claimMorePartitions(call, await longPoll(call));
   if (call.clientGone()) {
     await handBack(call, claims);
@@ -167,7 +188,11 @@ async function popAnswer(call: PopCall, claims: PopResult[], metrics: HttpMetric
     leaseId: first ? (first.lease?.id ?? '') : null,
     consumerGroup: group,
     partitionsClaimed: claims.length,
-    messages: popped.map((p, i) => ({ ...messageAnswer(p.message, p.lease, counts[i]!), consumerGroup: group })),
+    messages: popped.map((p, i) => ({
+      ...messageAnswer(p.message, p.lease, counts[i]!),
+      ...(call.payloads ? { data: call.payloads.open(p.message.payload) } : {}),
+      consumerGroup: group,
+    })),
     lease: first?.lease ? leaseAnswer(first.lease) : null,
     ...(call.unreadable.length > 0 ? { unreadable: call.unreadable.map(unreadableAnswer) } : {}),
   };

@@ -65,14 +65,12 @@ export const QUEEN_OPTIONS_SCHEMA = {
 
 /** Options that ask for a behaviour the core does not have, with what each would have done. */
 const NOT_BUILT: ReadonlyArray<[keyof QueenOptions, (value: unknown) => boolean, string]> = [
-  ['maxSize', (v) => typeof v === 'number' && v > 0, 'a cap on the messages a queue holds'],
   ['completedRetentionSeconds', (v) => typeof v === 'number' && v > 0, 'deleting consumed messages early; records are kept by retentionSeconds'],
-  ['encryptionEnabled', (v) => v === true, 'encrypting payloads at rest'],
   ['maxWaitTimeSeconds', (v) => typeof v === 'number' && v > 0, 'evicting messages that waited longer than this'],
 ];
 
-/** The options kept as metadata: Queen reports them back, and nothing here acts on them. */
-const METADATA_KEYS = ['priority', 'retryDelay', 'ttl', 'deadLetterQueue', 'dlqAfterMaxRetries', 'retentionEnabled'] as const;
+/** The options kept as metadata: Queen reports them back; maxSize and encryptionEnabled are acted on by the HTTP API (./queue-policies.ts). */
+const METADATA_KEYS = ['priority', 'retryDelay', 'ttl', 'deadLetterQueue', 'dlqAfterMaxRetries', 'retentionEnabled', 'maxSize', 'encryptionEnabled'] as const;
 
 export interface QueenMetadata {
   namespace?: string | null;
@@ -83,6 +81,10 @@ export interface QueenMetadata {
   deadLetterQueue?: boolean;
   dlqAfterMaxRetries?: boolean;
   retentionEnabled?: boolean;
+  /** Queen's cap on the messages not yet taken in queue mode (./capacity.ts); 0 = none. */
+  maxSize?: number;
+  /** Payloads sealed at rest with the server's key (./payload-cipher.ts). */
+  encryptionEnabled?: boolean;
 }
 
 /** The core settings the options ask for; a 501 for any option whose behaviour the core lacks. */
@@ -129,7 +131,7 @@ export function queenOptionsAnswer(config: QueueConfig, metadata: QueenMetadata)
     leaseTime: config.leaseMs / 1000,
     retryLimit: config.retryLimit,
     retryDelay: metadata.retryDelay ?? 1000,
-    maxSize: 0,
+    maxSize: metadata.maxSize ?? 0,
     ttl: metadata.ttl ?? 3600,
     deadLetterQueue: metadata.deadLetterQueue ?? false,
     dlqAfterMaxRetries: metadata.dlqAfterMaxRetries ?? false,
@@ -138,7 +140,7 @@ export function queenOptionsAnswer(config: QueueConfig, metadata: QueenMetadata)
     retentionSeconds: config.retentionMs < 0 ? 0 : config.retentionMs / 1000,
     completedRetentionSeconds: 0,
     retentionEnabled: metadata.retentionEnabled ?? config.retentionMs >= 0,
-    encryptionEnabled: false,
+    encryptionEnabled: metadata.encryptionEnabled ?? false,
     maxWaitTimeSeconds: 0,
     dedupWindowSeconds: config.dedupWindowSeconds,
     retentionBytes: config.retentionBytes,

@@ -35,6 +35,8 @@ export interface HttpServerOptions {
   access?: HttpAccessOptions;
   /** What the web console shows beside the core (./console/sources.ts). */
   console?: ConsoleSources;
+  /** The AES-256-GCM key (64 hex characters) for queues configured with encryptionEnabled. */
+  encryptionKey?: string;
 }
 
 export interface HttpServer {
@@ -64,6 +66,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     ...(options.tls ? { https: options.tls.serverOptions() } : {}),
     ...(options.access ? { access: options.access } : {}),
     ...(options.console ? { console: options.console } : {}),
+    ...(options.encryptionKey ? { encryptionKey: options.encryptionKey } : {}),
   });
   const stopReloads = options.tls?.onReload((context) => (app.server as unknown as TlsServer).setSecureContext(context));
   const host = options.host ?? '127.0.0.1';

@@ -290,10 +290,10 @@ for (const engine of engines) {
     });
 
     it('what is not built answers 501 naming it: an option that asks for it, a route', async () => {
-      const maxSize = await create('capped', { maxSize: 100 });
-      expect(maxSize.status).toBe(501);
-      expect(maxSize.body.error).toMatch(/maxSize=100.*not built/);
-      expect((await rig.call('GET', '/api/v1/resources/queues/capped')).status).toBe(404);
+      const retention = await create('kept', { completedRetentionSeconds: 100 });
+      expect(retention.status).toBe(501);
+      expect(retention.body.error).toMatch(/completedRetentionSeconds=100.*not built/);
+      expect((await rig.call('GET', '/api/v1/resources/queues/kept')).status).toBe(404);
       expect((await rig.call('GET', '/api/v1/pop?namespace=shop&batch=1')).status).toBe(501);
     });
   });

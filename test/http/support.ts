@@ -40,14 +40,15 @@ let lookup: Promise<TestDatabaseLookup> | null = null;
 export interface EngineRigFactory {
   name: 'memory' | 'postgres';
   skipReason: string | null;
-  open(): Promise<HttpRig>;
+  /** A fresh core and the HTTP app over it; `http` adds options of the app (an encryption key). */
+  open(http?: { encryptionKey?: string }): Promise<HttpRig>;
 }
 
 export async function httpEngines(): Promise<EngineRigFactory[]> {
   lookup ??= findTestDatabase();
   const found = await lookup;
-  const rig = async (core: Core, clock: { now: number }, engine: string): Promise<HttpRig> => {
-    const app = await buildHttpApi({ core, readiness: { engine } });
+  const rig = async (core: Core, clock: { now: number }, engine: string, http: { encryptionKey?: string } = {}): Promise<HttpRig> => {
+    const app = await buildHttpApi({ core, readiness: { engine }, ...http });
     return {
       core,
       app,
@@ -69,19 +70,19 @@ export async function httpEngines(): Promise<EngineRigFactory[]> {
     {
       name: 'memory',
       skipReason: null,
-      open: async () => {
+      open: async (http) => {
         const clock = { now: Date.now() };
-        return rig(await openCore({ engine: 'memory', clock: () => clock.now }), clock, 'memory');
+        return rig(await openCore({ engine: 'memory', clock: () => clock.now }), clock, 'memory', http);
       },
     },
     {
       name: 'postgres',
       skipReason: found.skipReason,
-      open: async () => {
+      open: async (http) => {
         if (!found.database) throw new Error(`no PostgreSQL: ${found.skipReason}`);
         const clock = { now: Date.now() };
         const core = await openCore({ engine: 'postgres', url: found.database.url, schema: found.database.freshSchema('queen_http'), clock: () => clock.now, maintenanceIntervalMs: 0, poolSize: 4 });
-        return rig(core, clock, 'postgres');
+        return rig(core, clock, 'postgres', http);
       },
     },
   ];

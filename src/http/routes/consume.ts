@@ -33,7 +33,7 @@ import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, type AckAnswer, ty
 import { leaseAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { IDEMPOTENT_EFFECT, progressMarker, progressOfFirstAttempt } from '../idempotency.js';
-import { pop, type PopQuery } from '../pops.js';
+import { pop, type PopQuery, type PopRoute } from '../pops.js';
 import { NAME } from '../schemas.js';
 
 const MAX_WAIT_MS = 300_000;
@@ -96,17 +96,18 @@ const LEASE_EXTEND_SCHEMA = {
   },
 } as const;
 
-export function registerConsumeRoutes({ app, core, metrics, stopping }: HttpApiContext): void {
+export function registerConsumeRoutes({ app, core, metrics, stopping, maintenance, payloads }: HttpApiContext): void {
+  const route: PopRoute = { core, metrics, stopping, paused: async () => (await maintenance.modes()).pop, payloads };
   app.get<{ Params: { queue: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue',
     { schema: { params: { type: 'object', required: ['queue'], properties: { queue: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(core, metrics, stopping, request.params.queue, undefined, request.query, reply.raw, request.log),
+    async (request, reply) => pop(route, request.params.queue, undefined, request.query, reply.raw, request.log),
   );
 
   app.get<{ Params: { queue: string; partition: string }; Querystring: PopQuery }>(
     '/api/v1/pop/queue/:queue/partition/:partition',
     { schema: { params: { type: 'object', required: ['queue', 'partition'], properties: { queue: NAME, partition: NAME } }, querystring: POP_QUERY } },
-    async (request, reply) => pop(core, metrics, stopping, request.params.queue, request.params.partition, request.query, reply.raw, request.log),
+    async (request, reply) => pop(route, request.params.queue, request.params.partition, request.query, reply.raw, request.log),
   );
 
   app.post<{ Body: AckItem }>(

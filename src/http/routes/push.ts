@@ -7,7 +7,8 @@
  * when the partition already stores the id inside the queue's dedup window
  * (or an earlier item of the same request carries it). A bad item fails the
  * whole request and nothing is written. No items is answered 201 `[]`, as
- * Queen answers it.
+ * Queen answers it. Items for a queue whose `maxSize` they would pass are
+ * answered `failed` with a sentence and the rest is pushed (../capacity.ts).
  *
  * With an Idempotency-Key the push is one core transaction that also writes
  * the key's ledger entry, so a retry after a lost answer never pushes twice.
@@ -17,22 +18,34 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Core, PushItem, PushItemResult } from '../../core/core.js';
-import { pushItemAnswer } from '../answers.js';
+import { failedItemAnswer, pushItemAnswer } from '../answers.js';
+import { overCapacity } from '../capacity.js';
+import { sealPayloads } from '../queue-policies.js';
 import type { HttpApiContext } from '../context.js';
 import { idempotencyMarker } from '../idempotency.js';
 import { pushCreatingQueues, withQueuesCreated } from '../pushes.js';
 import { PUSH_ITEMS_OR_NONE, toPushItems, type HttpPushItem } from '../schemas.js';
 
-export function registerPushRoutes({ app, core, metrics }: HttpApiContext): void {
+export function registerPushRoutes({ app, core, metrics, maintenance, payloads }: HttpApiContext): void {
   app.post<{ Body: { items: HttpPushItem[] } }>(
     '/api/v1/push',
     { schema: { body: { type: 'object', required: ['items'], additionalProperties: false, properties: { items: PUSH_ITEMS_OR_NONE } } } },
     async (request, reply) => {
       if (request.body.items.length === 0) return reply.status(201).send([]);
-      const items: PushItem[] = toPushItems(request.body.items);
-      const results = await pushWithLedger(core, request, items);
+      const items: PushItem[] = await sealPayloads(core, payloads, toPushItems(request.body.items));
+      if ((await maintenance.modes()).push) return reply.status(201).send(await maintenance.buffer(items));
+      const refused = await overCapacity(core, items);
+      const accepted = items.filter((_, i) => !refused.has(i));
+      const results = accepted.length > 0 ? await pushWithLedger(core, request, accepted) : [];
       for (const item of results) metrics.pushed.add({ queue: item.queue, status: item.status });
-      return reply.status(201).send(results.map((r, i) => pushItemAnswer(r, i, request.body.items[i]!.traceId ?? null)));
+      let next = 0;
+      return reply.status(201).send(
+        items.map((item, i) => {
+          const why = refused.get(i);
+          if (why) return failedItemAnswer(item, i, why);
+          return pushItemAnswer(results[next++]!, i, request.body.items[i]!.traceId ?? null);
+        }),
+      );
     },
   );
 }

@@ -22,6 +22,8 @@ import { HttpError } from '../errors.js';
 import { IDEMPOTENT_EFFECT, noteBeforeEffect, noteOfFirstAttempt } from '../idempotency.js';
 import { partitionIdOf } from '../partition-ids.js';
 import { allQueueStats, DEAD_LETTER_SCAN, queueStats, sumOf } from '../queue-stats.js';
+import type { PayloadCipher } from '../payload-cipher.js';
+import { forgetQueuePolicies } from '../queue-policies.js';
 import { coreConfigOf, METADATA_NAMESPACE, metadataOf, QUEEN_OPTIONS_SCHEMA, queenOptionsAnswer, readMetadata, type QueenMetadata, type QueenOptions } from '../queue-options.js';
 import { NAME } from '../schemas.js';
 
@@ -72,9 +74,9 @@ const DEAD_LETTER_QUERY = {
   },
 } as const;
 
-export function registerQueueRoutes({ app, core }: HttpApiContext): void {
+export function registerQueueRoutes({ app, core, payloads }: HttpApiContext): void {
   // Configure creates if absent and sets what it names: running it again changes nothing.
-  app.post<{ Body: ConfigureBody }>('/api/v1/configure', { schema: { body: CONFIGURE_BODY }, config: IDEMPOTENT_EFFECT }, async (request, reply) => configure(core, request, reply));
+  app.post<{ Body: ConfigureBody }>('/api/v1/configure', { schema: { body: CONFIGURE_BODY }, config: IDEMPOTENT_EFFECT }, async (request, reply) => configure(core, payloads, request, reply));
   app.get('/api/v1/resources/queues', { schema: {} }, async () => listQueues(core));
   app.get<{ Params: { queue: string } }>('/api/v1/resources/queues/:queue', { schema: { params: QUEUE_PARAMS } }, async (request) => describeQueue(core, request.params.queue));
   // A queue deleted already is answered as deleted (existed: false): running it again deletes nothing more.
@@ -82,11 +84,14 @@ export function registerQueueRoutes({ app, core }: HttpApiContext): void {
   app.get('/api/v1/resources/overview', { schema: {} }, async () => overview(core));
   app.get('/api/v1/resources/namespaces', { schema: {} }, async () => summaryBy(core, 'namespace'));
   app.get('/api/v1/resources/tasks', { schema: {} }, async () => summaryBy(core, 'task'));
-  app.get<{ Querystring: DeadLetterQuery }>('/api/v1/dlq', { schema: { querystring: DEAD_LETTER_QUERY } }, async (request) => deadLetters(core, request.query));
+  app.get<{ Querystring: DeadLetterQuery }>('/api/v1/dlq', { schema: { querystring: DEAD_LETTER_QUERY } }, async (request) => deadLetters(core, payloads, request.query));
 }
 
-async function configure(core: Core, request: FastifyRequest<{ Body: ConfigureBody }>, reply: FastifyReply) {
+async function configure(core: Core, payloads: PayloadCipher | null, request: FastifyRequest<{ Body: ConfigureBody }>, reply: FastifyReply) {
   const { queue: name, partitions, options = {} } = request.body;
+  if (options.encryptionEnabled === true && !payloads) {
+    throw new HttpError(400, 'invalid_config', `Queue "${name}" cannot encrypt its payloads: this server has no encryption key. Start it with --encryption-key (or QUEEN_ENCRYPTION_KEY), 64 hex characters, e.g. from openssl rand -hex 32.`);
+  }
   const config = coreConfigOf(options);
   const existing = await core.describeQueue({ name });
   let queue: QueueInfo;
@@ -101,6 +106,7 @@ async function configure(core: Core, request: FastifyRequest<{ Body: ConfigureBo
   const [previous] = await readMetadata(core, [name]);
   const metadata: QueenMetadata = { ...previous, ...metadataOf(options, request.body.namespace, request.body.task) };
   if (JSON.stringify(metadata) !== JSON.stringify(previous)) await core.kvPut({ ns: METADATA_NAMESPACE, key: name, value: metadata });
+  forgetQueuePolicies(core, name);
   return reply.status(existing ? 200 : 201).send({
     configured: true,
     created: !existing,
@@ -197,14 +203,15 @@ async function summaryBy(core: Core, key: 'namespace' | 'task') {
 }
 
 /** Dead letters, newest first, filtered by group, partition and failure time. */
-async function deadLetters(core: Core, query: DeadLetterQuery) {
+async function deadLetters(core: Core, payloads: PayloadCipher | null, query: DeadLetterQuery) {
   const { queue, consumerGroup, partition, from, to, limit, offset } = query;
   const since = from === undefined ? null : Date.parse(from);
   const until = to === undefined ? null : Date.parse(to);
   if (Number.isNaN(since) || Number.isNaN(until)) throw new HttpError(400, 'invalid_request', 'from and to must be dates or times in ISO 8601 (2024-01-15 or 2024-01-15T10:30:00Z).');
   const entries = await core.kvGetPrefix({ ns: DEAD_LETTERS_NAMESPACE, prefix: queue === undefined ? '' : `${queue}/`, limit: DEAD_LETTER_SCAN });
   const letters = entries
-    .map((e) => e.value as { consumerGroup: string; partition: string; failedAt: string })
+    .map((e) => e.value as { consumerGroup: string; partition: string; failedAt: string; data: unknown })
+    .map((l) => (payloads ? { ...l, data: payloads.open(l.data) } : l))
     .filter((l) => (consumerGroup === undefined || l.consumerGroup === consumerGroup) && (partition === undefined || l.partition === partition))
     .filter((l) => (since === null || Date.parse(l.failedAt) >= since!) && (until === null || Date.parse(l.failedAt) <= until!))
     .sort((a, b) => (a.failedAt < b.failedAt ? 1 : a.failedAt > b.failedAt ? -1 : 0));

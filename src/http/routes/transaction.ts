@@ -34,6 +34,8 @@ import { HttpError } from '../errors.js';
 import { lifetimeOf, requiredLifetimeOf, type LifetimeFields } from '../lifetimes.js';
 import { idempotencyMarker } from '../idempotency.js';
 import { withQueuesCreated } from '../pushes.js';
+import type { PayloadCipher } from '../payload-cipher.js';
+import { sealPayloads } from '../queue-policies.js';
 import { LIFETIME_PROPERTIES, NAME, PUSH_ITEMS, toPushItems, type HttpPushItem } from '../schemas.js';
 
 type AckOperation = { type: 'ack'; status?: QueenAckStatus; consumerGroup?: string | null; leaseId?: string | null; error?: string | null } & AckTarget;
@@ -97,7 +99,7 @@ interface Origin {
   item: number | null;
 }
 
-async function toCoreOperations(core: Core, operations: HttpOperation[]): Promise<{ ops: TransactionOperation[]; origins: Origin[] }> {
+async function toCoreOperations(core: Core, payloads: PayloadCipher | null, operations: HttpOperation[]): Promise<{ ops: TransactionOperation[]; origins: Origin[] }> {
   const ops: TransactionOperation[] = [];
   const origins: Origin[] = [];
   const now = Date.now();
@@ -109,7 +111,7 @@ async function toCoreOperations(core: Core, operations: HttpOperation[]): Promis
     };
     switch (op.type) {
       case 'push':
-        toPushItems(op.items).forEach((item, i) => add({ op: 'push', ...item }, i));
+        (await sealPayloads(core, payloads, toPushItems(op.items))).forEach((item, i) => add({ op: 'push', ...item }, i));
         break;
       case 'ack': {
         const group = op.consumerGroup ?? QUEUE_MODE_GROUP;
@@ -186,13 +188,13 @@ function resultAnswer(op: HttpOperation, results: unknown[]): unknown {
 
 type TransactionBody = { operations: HttpOperation[]; requiredLeases?: string[] };
 
-export function registerTransactionRoutes({ app, core, metrics }: HttpApiContext): void {
-  app.post<{ Body: TransactionBody }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => transact(core, metrics, request));
+export function registerTransactionRoutes({ app, core, metrics, payloads }: HttpApiContext): void {
+  app.post<{ Body: TransactionBody }>('/api/v1/transaction', { schema: { body: TRANSACTION_BODY } }, async (request) => transact(core, metrics, payloads, request));
 }
 
-async function transact(core: Core, metrics: HttpMetrics, request: FastifyRequest<{ Body: TransactionBody }>) {
+async function transact(core: Core, metrics: HttpMetrics, payloads: PayloadCipher | null, request: FastifyRequest<{ Body: TransactionBody }>) {
   const operations = request.body.operations;
-  const { ops, origins } = await toCoreOperations(core, operations);
+  const { ops, origins } = await toCoreOperations(core, payloads, operations);
   // An Idempotency-Key's ledger entry commits with the effect, or not at all.
   const marker = idempotencyMarker(request);
   if (marker) ops.push(marker);
