@@ -49,6 +49,13 @@ export const ApiKey = {
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
+  ShareGroupHeartbeat: 76,
+  ShareGroupDescribe: 77,
+  ShareFetch: 78,
+  ShareAcknowledge: 79,
+  DescribeShareGroupOffsets: 90,
+  AlterShareGroupOffsets: 91,
+  DeleteShareGroupOffsets: 92,
 } as const;
 
 export type ApiName = keyof typeof ApiKey;

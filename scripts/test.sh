@@ -18,7 +18,9 @@
 #   4. Apache Kafka's jars from Maven Central (scripts/apache-kafka-fetch.sh),
 #      the reference the comparison suites start beside the gateway, and Kafka
 #      Streams and Connect for the frameworks suite.
-#   5. vitest, with DATABASE_URL set, so a PostgreSQL that cannot be reached
+#   5. The client matrix's Python clients (scripts/compat-setup.sh python) in
+#      a virtual environment under .cache/compat, for test/compat.
+#   6. vitest, with DATABASE_URL set, so a PostgreSQL that cannot be reached
 #      fails the run instead of skipping the PostgreSQL suites.
 #
 # Arguments go to vitest: `npm test -- test/e2e/kcat.test.ts`.
@@ -39,6 +41,7 @@ as_root() {
 # ─── 1. Debian packages ───────────────────────────────────────────────────────
 PACKAGES=(
   postgresql redis-server                                           # the servers
+  postgresql-15-auto-failover                                       # pg_autoctl: the replicated store of test/support/pg-ha.ts
   kcat                                                              # a client the end-to-end tests drive
   chromium                                                          # the web console's tests drive it headless (playwright-core)
   libzstd-dev liblz4-dev libssl-dev libsasl2-dev zlib1g-dev         # what librdkafka links against
@@ -114,5 +117,10 @@ export REDIS_URL="redis://127.0.0.1:6379"
 bash scripts/apache-kafka-fetch.sh >/dev/null || die "Apache Kafka could not be fetched (see above); the suites that compare with it cannot run."
 bash scripts/apache-kafka-fetch.sh frameworks >/dev/null || die "Kafka Streams and Connect could not be fetched or built (see above); test/frameworks cannot run."
 
-# ─── 5. The suite ─────────────────────────────────────────────────────────────
+# ─── 5. The client matrix's Python clients ────────────────────────────────────
+# test/compat/compat.test.ts runs confluent-kafka for Python: a virtual
+# environment in .cache/compat, built once (scripts/compat-setup.sh).
+bash scripts/compat-setup.sh python >/dev/null || die "the client matrix's Python clients could not be installed (see above); test/compat cannot run."
+
+# ─── 6. The suite ─────────────────────────────────────────────────────────────
 exec node_modules/.bin/vitest run "$@"

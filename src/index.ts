@@ -154,6 +154,8 @@ export interface StartBrokerOptions {
     poolSize?: number;
     connectTimeoutMs?: number;
     statementTimeoutMs?: number;
+    /** With a database URL naming several servers: Fetches this many records behind (or more) read from a standby (docs/failover.md). */
+    standbyReadLagRecords?: number;
     /** Redis for cross-node wake-ups (src/core/engines/postgres/redis-wakeups.ts), with its key prefix and the choice of 'redis' (default) or 'notify'. */
     redisUrl?: string;
     redisKeyPrefix?: string;

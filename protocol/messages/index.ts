@@ -49,6 +49,13 @@ import { ConsumerGroupDescribe } from './consumer-group-describe.js';
 import { DescribeTopicPartitions } from './describe-topic-partitions.js';
 import { DescribeLogDirs } from './describe-log-dirs.js';
 import { DescribeQuorum } from './describe-quorum.js';
+import { ShareGroupHeartbeat } from './share-group-heartbeat.js';
+import { ShareGroupDescribe } from './share-group-describe.js';
+import { ShareFetch } from './share-fetch.js';
+import { ShareAcknowledge } from './share-acknowledge.js';
+import { DescribeShareGroupOffsets } from './describe-share-group-offsets.js';
+import { AlterShareGroupOffsets } from './alter-share-group-offsets.js';
+import { DeleteShareGroupOffsets } from './delete-share-group-offsets.js';
 
 export {
   Produce,
@@ -100,6 +107,13 @@ export {
   DescribeTopicPartitions,
   DescribeLogDirs,
   DescribeQuorum,
+  ShareGroupHeartbeat,
+  ShareGroupDescribe,
+  ShareFetch,
+  ShareAcknowledge,
+  DescribeShareGroupOffsets,
+  AlterShareGroupOffsets,
+  DeleteShareGroupOffsets,
 };
 
 export const apis: readonly ApiDef[] = [
@@ -152,4 +166,11 @@ export const apis: readonly ApiDef[] = [
   DescribeTopicPartitions,
   DescribeLogDirs,
   DescribeQuorum,
+  ShareGroupHeartbeat,
+  ShareGroupDescribe,
+  ShareFetch,
+  ShareAcknowledge,
+  DescribeShareGroupOffsets,
+  AlterShareGroupOffsets,
+  DeleteShareGroupOffsets,
 ];

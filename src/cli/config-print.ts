@@ -23,7 +23,8 @@ function maskUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    return text;
+    // A PostgreSQL URL naming several servers (h1:5432,h2:5432) is no WHATWG URL; its password is masked all the same.
+    return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, `$1:${MASK}@`);
   }
   if (url.password === '') return text;
   url.password = MASK;

@@ -771,6 +771,7 @@ export interface AlterScramCredentialsResult {
 
 import type { GroupCoordinatorApi } from './groups/types.js';
 import type { ConsumerGroupApi } from './groups/consumer/types.js';
+import type { ShareGroupApi } from './groups/share/types.js';
 
 // ─── The interface ────────────────────────────────────────────────────────────
 
@@ -783,7 +784,7 @@ export interface CallOptions {
  * engine behind the front, ./front.ts) and the group coordinator's calls
  * (./groups). The engine contract is ./engine.ts.
  */
-export interface Core extends GroupCoordinatorApi, ConsumerGroupApi {
+export interface Core extends GroupCoordinatorApi, ConsumerGroupApi, ShareGroupApi {
   createQueue(req: CreateQueueRequest): Promise<QueueInfo>;
   listQueues(): Promise<QueueInfo[]>;
   /** Null when the queue does not exist. */

@@ -18,13 +18,14 @@ import type { ProducerWindow } from './rules/producer-window.js';
 import type { AppendLimits } from './rules/batches.js';
 import type { CompactionStats } from './rules/compaction.js';
 import type { KvWrite } from './rules/kv.js';
+import type { SharePartitionKey, SharePartitionState } from './groups/share/partition-state.js';
 
 /**
  * The storage engine contract: what an engine (engines/memory,
  * engines/postgres) implements, one object per domain, each matching a SQL
  * file of the PostgreSQL engine (sql/queues.sql, log.sql, producers.sql,
  * groups.sql, kv.sql, native.sql, maintenance.sql, kafka-transactions.sql,
- * access.sql, scram-credentials.sql).
+ * access.sql, scram-credentials.sql, shares.sql).
  *
  * Requests reach an engine through the core front (./front.ts), which has
  * checked every field a request carries (names, numbers and their ranges,
@@ -178,6 +179,30 @@ export interface EngineScramCredentials {
   get: EngineCall<Core['scramCredential']>;
 }
 
+/** A share-partition's decision: the state to store (undefined: unchanged; null: forget it) and the caller's answer. */
+export interface ShareDecision<R> {
+  state?: SharePartitionState | null;
+  answer: R;
+}
+
+/**
+ * Share groups' storage (KIP-932): each share-partition's start offset and
+ * in-flight records with their locks (./groups/share/partition-state.ts).
+ * The core decides; the engine holds the partition for the unit.
+ */
+export interface EngineShares {
+  /**
+   * One atomic unit on a share-partition: hold it (PostgreSQL: a
+   * transaction-scoped advisory lock on the key), load its state (null: none
+   * yet), let `decide` decide with the engine's time now (epoch ms; the
+   * database's clock for PostgreSQL, so every core agrees on lock deadlines),
+   * and store what it decided in the same unit.
+   */
+  update<R>(key: SharePartitionKey, decide: (state: SharePartitionState | null, now: number) => ShareDecision<R>): Awaitable<R>;
+  /** Every share-partition the group has state for (group null: every group's). */
+  list(group: string | null): Awaitable<(SharePartitionKey & SharePartitionState)[]>;
+}
+
 /** What runs on the engine's timers; tests and benchmarks call it directly after moving the clock. */
 export interface EngineMaintenance {
   /** Retention and expiry (batches past retention, expired KV entries, dedup entries outside their window). */
@@ -199,6 +224,7 @@ export interface Engine {
   readonly native: EngineNative;
   readonly access: EngineAccess;
   readonly scramCredentials: EngineScramCredentials;
+  readonly shares: EngineShares;
   readonly maintenance: EngineMaintenance;
   /**
    * Coordinator leases, for an engine several cores share (PostgreSQL): the

@@ -7,6 +7,9 @@ import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } 
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { ShareGroupCalls } from './groups/share/calls.js';
+import { ShareGroups } from './groups/share/service.js';
+import type { ShareGroupApi, ShareGroupError } from './groups/share/types.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { decideAppends, prepareAppend } from './log/append.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
@@ -46,6 +49,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  /** Share groups (KIP-932): membership here, records' locks in the engine. */
+  private readonly shareGroups: ShareGroups;
+  private readonly shares: ShareGroupCalls;
   private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
@@ -65,6 +71,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
     this.consumerGroups = this.groups.consumerGroups;
+    this.shareGroups = new ShareGroups(engine, () => this.topicMetadata());
+    const own = async (group: string) => (await this.groups.own(group)) as { error: ShareGroupError } | object;
+    const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group);
+    this.shares = new ShareGroupCalls(this.shareGroups, own, () => this.topicMetadata(), otherKind);
   }
 
   /** The engine, while the core is open. */
@@ -92,7 +102,10 @@ export class CoreFront<E extends Engine = Engine> implements Core {
 
   async deleteQueue(req: { name: string }) {
     const engine = this.open();
-    return engine.queues.delete({ name: validateQueueName(req?.name) });
+    const name = validateQueueName(req?.name);
+    await engine.queues.delete({ name });
+    // Share groups forget the queue, so a queue created again under its name starts afresh.
+    await this.shareGroups.forgetQueue(name);
   }
 
   async addPartitions(req: Parameters<Core['addPartitions']>[0]) {
@@ -423,6 +436,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
     const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
+    for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     // Groups other cores coordinate, as they last stored them.
     for (const { group, stored } of await this.coordination.storedGroups()) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
@@ -442,8 +456,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
-      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group)) {
+      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group) || this.shareGroups.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
+        continue;
+      }
+      if (this.shareGroups.isShareGroup(group) || (await this.shareGroups.hasState(group))) {
+        await this.shareGroups.deleteOffsets(group, null);
+        this.shareGroups.drop(group);
+        results.push({ group, error: null });
         continue;
       }
       if (!withOffsets.has(group) && !this.coordinator.knows(group) && !this.consumerGroups.isConsumerGroup(group)) {
@@ -536,6 +556,18 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     if (!this.consumerGroups.isConsumerGroup(req.group)) return { error: null };
     return { error: this.consumerGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
   }
+
+  // ─── Share groups (./groups/share) ─────────────────────────────────────────
+
+  shareGroupHeartbeat: ShareGroupApi['shareGroupHeartbeat'] = (req) => this.shares.shareGroupHeartbeat(req);
+  shareGroupDescribe: ShareGroupApi['shareGroupDescribe'] = (req) => this.shares.shareGroupDescribe(req);
+  shareFetch = (req: Parameters<ShareGroupApi['shareFetch']>[0], options?: CallOptions) => (this.open(), this.shares.shareFetch(req, options));
+  shareAcknowledge: ShareGroupApi['shareAcknowledge'] = (req) => (this.open(), this.shares.shareAcknowledge(req));
+  describeShareGroupOffsets: ShareGroupApi['describeShareGroupOffsets'] = (req) => this.shares.describeShareGroupOffsets(req);
+  alterShareGroupOffsets: ShareGroupApi['alterShareGroupOffsets'] = (req) => this.shares.alterShareGroupOffsets(req);
+  deleteShareGroupOffsets: ShareGroupApi['deleteShareGroupOffsets'] = (req) => this.shares.deleteShareGroupOffsets(req);
+  describeShareGroupConfig: ShareGroupApi['describeShareGroupConfig'] = (req) => this.shares.describeShareGroupConfig(req);
+  alterShareGroupConfig: ShareGroupApi['alterShareGroupConfig'] = (req) => this.shares.alterShareGroupConfig(req);
 
   /** Every topic as subscriptions are resolved against it: the queues, by name, id and partition count. */
   private async topicMetadata(): Promise<TopicMetadata[]> {

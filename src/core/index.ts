@@ -19,6 +19,7 @@ export { defaultMemoryLimitBytes, ENGINE_NAMES, ENGINES, type EngineName, type E
 export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/coordinator.js';
 export type * from './groups/types.js';
 export type * from './groups/consumer/types.js';
+export type * from './groups/share/types.js';
 export { DEFAULT_CONSUMER_COORDINATOR_OPTIONS, type ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export interface OpenCoreOptions extends EngineOptions {
@@ -71,6 +72,7 @@ export { DEFAULT_PARTITION_NAME, validateQueueName } from './rules/names.js';
 export { MAX_POP_BATCH } from './rules/leases.js';
 export { DEFAULT_APPEND_LIMITS, storedBatchLimit } from './rules/batches.js';
 export { decodeStoredBatch, toQueenMessage, type DecodedRecord } from './rules/native-records.js';
+export { DEAD_LETTERS_NAMESPACE, messageKey } from './rules/dead-letters.js';
 export { checkAclBinding, checkAclFilters, filterMatches, patternCovers, WILDCARD_HOST, WILDCARD_PRINCIPAL, WILDCARD_RESOURCE } from './rules/acls.js';
 export { checkQuotaAlterations, quotaEntityKey } from './rules/quotas.js';
 export { MAX_SCRAM_ITERATIONS, MIN_SCRAM_ITERATIONS, SCRAM_KEY_BYTES } from './rules/scram-credentials.js';

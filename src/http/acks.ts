@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Core, QueenMessage, QueueConfig, QueueInfo, TransactionOperation, TransactionResult } from '../core/core.js';
 import { isCoreError } from '../core/errors.js';
-import { decodeStoredBatch, DEFAULT_APPEND_LIMITS, MAX_POP_BATCH, storedBatchLimit, toQueenMessage, type DecodedRecord } from '../core/index.js';
+import { DEAD_LETTERS_NAMESPACE, decodeStoredBatch, DEFAULT_APPEND_LIMITS, MAX_POP_BATCH, messageKey, storedBatchLimit, toQueenMessage, type DecodedRecord } from '../core/index.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
 import { iso } from './answers.js';
 import { HttpError } from './errors.js';
@@ -31,7 +30,7 @@ const STORED_BATCH_LIMIT = storedBatchLimit(DEFAULT_APPEND_LIMITS);
 export const QUEUE_MODE_GROUP = '__QUEUE_MODE__';
 
 export const RETRIES_NAMESPACE = 'queen.retries';
-export const DEAD_LETTERS_NAMESPACE = 'queen.dlq';
+export { DEAD_LETTERS_NAMESPACE, messageKey };
 /** A retry count outlives any sensible lease and redelivery, then goes by itself. */
 const RETRY_COUNT_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -51,12 +50,6 @@ export interface LocatedMessage {
   message: QueenMessage;
 }
 
-const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
-
-/** One key per message and group (a group name can be 32 KiB; a KV key 1 KiB). */
-export function messageKey(queue: string, partitionIndex: number, offset: number, group: string): string {
-  return `${queue}/${String(partitionIndex).padStart(5, '0')}/${String(offset).padStart(16, '0')}/${hash(group)}`;
-}
 
 function partitionOf(target: AckTarget, field: string): { queue: string; partition: string } {
   if (target.partitionId !== undefined) return parsePartitionId(target.partitionId, `${field}.partitionId`);

@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { HistogramFamily, type HistogramSlot } from './families.js';
 import { processRegistry } from './process.js';
 
@@ -53,4 +53,15 @@ export function statementLatency(name: string): HistogramSlot {
   let slot = byStatement.get(name);
   if (!slot) byStatement.set(name, (slot = statementDuration.child(name)));
   return slot;
+}
+
+const commitsInDoubt = new Counter({
+  name: 'queen_postgres_commits_in_doubt_total',
+  help: 'Commits answered as unavailable because their outcome was in doubt: no answer to COMMIT, or a commit that may not have reached a synchronous standby (docs/failover.md). Each was retried by its client and answered from the ledgers.',
+  registers: [processRegistry],
+});
+
+/** One commit whose outcome the engine could not know (database.ts). */
+export function commitInDoubt(): void {
+  commitsInDoubt.inc();
 }

@@ -87,6 +87,16 @@ export const METHODS = {
   consumerGroupHeartbeat: {},
   consumerGroupDescribe: changesNothing,
   checkOffsetFetchMember: changesNothing,
+  // Share groups (KIP-932): a fetch acquires locks, so it is not repeated; it may wait up to maxWaitMs.
+  shareGroupHeartbeat: {},
+  shareGroupDescribe: changesNothing,
+  shareFetch: { holds: (req: { maxWaitMs?: number }) => req?.maxWaitMs ?? 0 },
+  shareAcknowledge: {},
+  describeShareGroupOffsets: changesNothing,
+  alterShareGroupOffsets: { retrySafe: true },
+  deleteShareGroupOffsets: { retrySafe: true },
+  describeShareGroupConfig: changesNothing,
+  alterShareGroupConfig: { retrySafe: true },
   // Kafka transactions: each call repeated gives the same outcome (adding a
   // partition or group again changes nothing, an offset is written again with
   // its value, and EndTxn repeated finds the transaction ended the same way).

@@ -61,4 +61,25 @@ describe('PostgreSQL availability episodes', () => {
     expect(lines.filter((l) => l.startsWith('PostgreSQL is not answering'))).toHaveLength(2);
     expect(lines.filter((l) => l.startsWith('PostgreSQL is answering again'))).toHaveLength(1);
   });
+
+  it('keeps one episode through a failover: reads that answer while writes are refused do not end it, a commit does', async () => {
+    const { log, lines } = capture();
+    const availability = new Availability(log);
+    availability.translate(refused());
+    const noSyncStandby = () => Object.assign(new Error('this PostgreSQL server does not wait for a synchronous standby at commit now'), { code: 'QS001' });
+    for (let i = 0; i < 5; i++) {
+      availability.translate(noSyncStandby());
+      availability.succeeded(availability.begin());
+    }
+    expect(availability.available, 'a read answered, but writes are still refused').toBe(false);
+    availability.succeeded(availability.begin(), true);
+    expect(availability.available).toBe(true);
+    // The next episode without refused writes ends on a read again.
+    availability.translate(refused());
+    availability.succeeded(availability.begin());
+    expect(availability.available).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((l) => l.startsWith('PostgreSQL is not answering'))).toHaveLength(2);
+    expect(lines.filter((l) => l.startsWith('PostgreSQL is answering again'))).toHaveLength(2);
+  });
 });

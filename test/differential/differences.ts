@@ -47,6 +47,22 @@ const SCRAM_UNKNOWN_USER = {
 
 export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
   {
+    scenario: 'share group (KIP-932): two members, locks, ACCEPT/RELEASE/REJECT, redelivery, describe, reset and delete',
+    paths: ['describe[0].groupEpoch', 'describe[*].members[*].epoch'],
+    behaviour: 'the group epoch of a share group whose first member subscribes to partitions without share state',
+    kafka: 'one more than its joins: it bumps the epoch again once it has initialized the partitions\' share state, and assigns them at that epoch',
+    gateway: 'one per join, leave or subscription change; the partitions are assigned at the join',
+    why: 'share state here is created by the first fetch of a partition, in the same unit that acquires; no separate initialization step needs an epoch of its own. Members follow whatever epoch they are given',
+  },
+  {
+    scenario: 'share group (KIP-932): two members, locks, ACCEPT/RELEASE/REJECT, redelivery, describe, reset and delete',
+    paths: ['offsets[*].topics[*].partitions[*].startOffset'],
+    behaviour: 'DescribeShareGroupOffsets\' start offset once every record in flight is acknowledged',
+    kafka: 'the offset of the last record redelivered (1 in the scenario), ten seconds after the last acknowledgement, with lag 0',
+    gateway: 'the log\'s end (6), with lag 0',
+    why: 'the gateway moves the start offset past the records that are done in the unit that finishes them; both answer the same lag, which is what kafka-share-groups.sh and clients act on',
+  },
+  {
     scenario: 'consumer group (KIP-848): one member, then a second; errors; describe and list',
     paths: ['bJoins.memberEpoch'],
     behaviour: 'the epoch a KIP-848 member joining a group with members is first answered',

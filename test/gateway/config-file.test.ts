@@ -155,6 +155,14 @@ describe('queen-gateway config print', () => {
     expect(printed['redis-url']).toBe('redis://:********@redis.internal:6379');
   }, 60_000);
 
+  it('masks the password of a database URL naming several servers (a replicated store, docs/failover.md)', async () => {
+    const url = 'postgres://queen:db-password@db1.internal:5432,db2.internal:5432,db3.internal:5432/queen?target_session_attrs=read-write';
+    const { code, stdout } = await run(['config', 'print', '--engine', 'postgres', '--database-url', url]);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('db-password');
+    expect((parse(stdout) as Record<string, unknown>)['database-url']).toBe('postgres://queen:********@db1.internal:5432,db2.internal:5432,db3.internal:5432/queen?target_session_attrs=read-write');
+  }, 60_000);
+
   it('masks the RPC secret and librdkafka passwords of another command, and reads back as a configuration file', async () => {
     const { code, stdout } = await run(['config', 'print', 'bridge', '--source', 'k1:9092', '--topics', '.*', '--core', '127.0.0.1:7070', '--source-option', 'sasl.password=kafka-password', '--source-option', 'security.protocol=sasl_ssl'], { QUEEN_RPC_SECRET: SECRET });
     expect(code).toBe(0);

@@ -228,6 +228,15 @@ describe('HTTP API: bad input gets a 4xx with a sentence, and nothing is written
     expect(body.message).toMatch(/dedupWindowSeconds must be >= 0/);
     expect((await rig.call('GET', '/api/v1/resources/queues/orders')).status).toBe(404);
   });
+
+  it('configure with the empty name answers configured as Queen does, creates nothing, and a push to it is still refused', async () => {
+    const before = (await rig.call('GET', '/api/v1/resources/queues')).body.queues.length;
+    const { status, body } = await rig.call('POST', '/api/v1/configure', { queue: '', options: { leaseTime: 30 } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ configured: true, created: false, queue: '', queueId: null, partitions: [] });
+    expect((await rig.call('GET', '/api/v1/resources/queues')).body.queues).toHaveLength(before);
+    expect((await rig.call('POST', '/api/v1/push', { items: [{ queue: '', payload: 1 }] })).status).toBe(400);
+  });
 });
 
 describe('HTTP API on a socket', () => {

@@ -28,6 +28,9 @@ const SERVED: Record<string, string> = {
   ConsumerGroupDescribe: '0', DescribeTopicPartitions: '0',
   // Issue 33: what kafka-log-dirs.sh and kafka-metadata-quorum.sh ask (Kafka 4 dropped DescribeLogDirs v0).
   DescribeLogDirs: '1-4', DescribeQuorum: '0-2',
+  // Issue 28: share groups (KIP-932) at the versions Kafka 4.4 serves.
+  ShareGroupHeartbeat: '1', ShareGroupDescribe: '1', ShareFetch: '1-2', ShareAcknowledge: '1-2',
+  DescribeShareGroupOffsets: '0-1', AlterShareGroupOffsets: '0', DeleteShareGroupOffsets: '0',
 };
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'uuid', 'records']);

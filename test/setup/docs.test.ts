@@ -30,8 +30,11 @@ const OTHER_TOOLS_FLAGS: Record<string, readonly string[]> = {
   npm: ['omit', 'no-save', 'dangerously-allow-all-scripts'],
   "Kafka's kafka-configs.sh and kafka-topics.sh (and --config of npm run apache-kafka)": ['bootstrap-server', 'alter', 'describe', 'entity-type', 'entity-name', 'add-config', 'delete-config', 'replication-factor', 'config', 'partitions', 'delete'],
   'the bench runner (test/bench/e2e/run.ts)': ['quick'],
+  "Kafka's kafka-share-groups.sh (docs/share-groups.md)": ['group', 'topic', 'to-earliest', 'execute', 'delete-offsets', 'entity-type'],
+  'the client matrix runner (test/compat/run.ts)': ['client', 'target', 'no-write', 'timeout-s', 'update'],
   "Kafka's kafka-metadata-quorum.sh, kafka-log-dirs.sh and kafka-consumer-groups.sh": ['status', 'replication', 'command-config', 'topic-list', 'list', 'create', 'reset-offsets'],
   'docker, docker compose, systemctl, systemd-notify, pg_dump and pg_basebackup (docs/deployment.md)': ['rm', 'build', 'now', 'ready', 'format', 'schema', 'dbname'],
+  "pg_auto_failover's pg_autoctl (docs/failover.md)": ['pgdata', 'pgport', 'hostname', 'name', 'monitor', 'auth', 'ssl-self-signed', 'run'],
 };
 
 /** Misspelt names a page quotes to show the sentence a start answers them with (docs/configuration.md). */

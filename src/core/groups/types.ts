@@ -129,7 +129,7 @@ export interface GroupListing {
   /** A classic group's state, or a KIP-848 consumer group's (groups/consumer). */
   state: GroupState | ConsumerGroupState;
   /** Absent: classic. */
-  groupType?: 'classic' | 'consumer';
+  groupType?: 'classic' | 'consumer' | 'share';
 }
 
 /** Checks a commit against group membership (generation fencing). */

@@ -25,7 +25,7 @@ import { NONE } from '../kafka-errors.js';
 
 /** KIP-511's rule for ClientSoftwareName and ClientSoftwareVersion. */
 /** The features served, with the lowest and highest level; each is finalized at its highest. */
-const FEATURES = [{ name: 'group.version', minVersion: 0, maxVersion: 1 }] as const;
+const FEATURES = [{ name: 'group.version', minVersion: 0, maxVersion: 1 }, { name: 'share.version', minVersion: 0, maxVersion: 2 }] as const;
 
 const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?$/;
 

@@ -13,6 +13,7 @@
 //   config with Kafka's built-in values (log.retention.hours=168,
 //   log.retention.ms null, ...). Another broker id answers INVALID_REQUEST,
 //   as in Kafka.
+// - GROUP (32): the share group configs (../group-configs.ts).
 // - Other resource types answer INVALID_REQUEST.
 // - ConfigurationKeys filters by name; names this gateway does not know are
 //   left out of the answer rather than failing it, as in Kafka. Null or an
@@ -32,6 +33,7 @@ import type { ApiHandler, HandlerContext } from '../handler.js';
 import { kafkaErrorOf, NONE } from '../kafka-errors.js';
 import { ConfigSource, ConfigType, describeTopicConfig, ResourceType, topicDefaultsAsBrokerConfigs, type DescribedConfig, type DescribeOptions } from '../../topic-configs/index.js';
 import { topicNameProblem } from '../topics.js';
+import { describeGroupConfigs, GROUP_RESOURCE } from '../group-configs.js';
 
 type ConfigsResource = RequestOf<typeof DescribeConfigs>['resources'][number];
 
@@ -87,6 +89,7 @@ async function describeResource(ctx: HandlerContext, resource: ConfigsResource, 
   const answer = (configs: DescribedConfig[]) => ({ errorCode: NONE, errorMessage: null, resourceType, resourceName, configs });
   const refuse = (errorCode: number, errorMessage: string) => ({ errorCode, errorMessage, resourceType, resourceName, configs: [] });
 
+  if (resourceType === GROUP_RESOURCE) return describeGroupConfigs(ctx, resourceName, options);
   const denied = configsDenied(ctx, 'DESCRIBE_CONFIGS', resourceType, resourceName);
   if (denied) return refuse(denied.errorCode, denied.errorMessage);
   if (resourceType === ResourceType.BROKER) {

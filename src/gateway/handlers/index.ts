@@ -10,6 +10,13 @@ import { apiVersions } from './api-versions.js';
 import { consumerGroupDescribe } from './consumer-group-describe.js';
 import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
 import { createAcls } from './create-acls.js';
+import { shareGroupHeartbeat } from './share-group-heartbeat.js';
+import { shareGroupDescribe } from './share-group-describe.js';
+import { shareFetch } from './share-fetch.js';
+import { shareAcknowledge } from './share-acknowledge.js';
+import { describeShareGroupOffsets } from './describe-share-group-offsets.js';
+import { alterShareGroupOffsets } from './alter-share-group-offsets.js';
+import { deleteShareGroupOffsets } from './delete-share-group-offsets.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
 import { deleteAcls } from './delete-acls.js';
@@ -90,6 +97,14 @@ export const handlers: readonly ApiHandler[] = [
   // KIP-848 consumer groups (src/core/groups/consumer).
   consumerGroupHeartbeat,
   consumerGroupDescribe,
+  // Share groups (src/core/groups/share).
+  shareGroupHeartbeat,
+  shareGroupDescribe,
+  shareFetch,
+  shareAcknowledge,
+  describeShareGroupOffsets,
+  alterShareGroupOffsets,
+  deleteShareGroupOffsets,
   addPartitionsToTxn,
   addOffsetsToTxn,
   endTxn,

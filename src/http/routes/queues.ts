@@ -32,7 +32,8 @@ const CONFIGURE_BODY = {
   required: ['queue'],
   additionalProperties: false,
   properties: {
-    queue: NAME,
+    // The empty name is answered apart (unnamedQueue below).
+    queue: { ...NAME, minLength: 0 },
     namespace: { type: ['string', 'null'] },
     task: { type: ['string', 'null'] },
     partitions: { type: 'integer', minimum: 1 },
@@ -89,6 +90,7 @@ export function registerQueueRoutes({ app, core, payloads }: HttpApiContext): vo
 
 async function configure(core: Core, payloads: PayloadCipher | null, request: FastifyRequest<{ Body: ConfigureBody }>, reply: FastifyReply) {
   const { queue: name, partitions, options = {} } = request.body;
+  if (name === '') return reply.status(200).send(unnamedQueue(request.body));
   if (options.encryptionEnabled === true && !payloads) {
     throw new HttpError(400, 'invalid_config', `Queue "${name}" cannot encrypt its payloads: this server has no encryption key. Start it with --encryption-key (or QUEEN_ENCRYPTION_KEY), 64 hex characters, e.g. from openssl rand -hex 32.`);
   }
@@ -118,6 +120,17 @@ async function configure(core: Core, payloads: PayloadCipher | null, request: Fa
     options: queenOptionsAnswer(queue.config, metadata),
     partitions: queue.partitions.map((p) => ({ name: p.name, index: p.index })),
   });
+}
+
+/**
+ * Queen creates a queue named by the empty string; every queue here is also
+ * a Kafka topic, and Kafka forbids that name. Configure answers as Queen
+ * does (`configured: true`, so a client's `queue('').create()` goes on) but
+ * creates nothing: `created: false`, no id, no partitions, and a push or pop
+ * naming the empty queue is refused (400) as before.
+ */
+function unnamedQueue(body: ConfigureBody) {
+  return { configured: true, created: false, queue: '', queueId: null, partitionId: null, namespace: body.namespace ?? null, task: body.task ?? null, options: body.options ?? {}, partitions: [] };
 }
 
 async function listQueues(core: Core) {

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,6 +73,21 @@ export function stripLineComments(text: string): string {
 
 /** Loads one message spec by Kafka's message name (e.g. "ProduceRequest"). */
 export function loadSpec(messageName: string): SpecMessage {
-  const text = readFileSync(join(specDirectory, `${messageName}.json`), 'utf8');
+  const text = FROM_KAFKA_4_4.test(messageName) ? kafka44Spec(messageName) : readFileSync(join(specDirectory, `${messageName}.json`), 'utf8');
   return JSON.parse(stripLineComments(text)) as SpecMessage;
+}
+
+/**
+ * Messages whose served versions are newer than the shared specs (the share
+ * group APIs left early access in Kafka 4.1, bumping their versions): read
+ * from the kafka-clients 4.4 jar in the local Maven repository, where
+ * scripts/apache-kafka-fetch.sh puts it.
+ */
+const FROM_KAFKA_4_4 = /^(Share(GroupHeartbeat|GroupDescribe|Fetch|Acknowledge)|(Describe|Alter|Delete)ShareGroupOffsets)(Request|Response)$/;
+
+const kafka44Jar = join(homedir(), '.m2/repository/org/apache/kafka/kafka-clients/4.4.0/kafka-clients-4.4.0.jar');
+
+function kafka44Spec(messageName: string): string {
+  if (!existsSync(kafka44Jar)) throw new Error(`${messageName}: its Kafka 4.4 spec is read from ${kafka44Jar}, which is absent (npm run apache-kafka fetches it)`);
+  return execFileSync('unzip', ['-p', kafka44Jar, `common/message/${messageName}.json`], { encoding: 'utf8' });
 }

@@ -12,6 +12,7 @@ import { MemoryProducers } from './producers.js';
 import { MemoryQueues } from './queues.js';
 import { MemoryQuotas } from './quotas.js';
 import { MemoryScramCredentials } from './scram-credentials.js';
+import { MemoryShares } from './shares.js';
 import type { Logger } from 'pino';
 import type { MemoryTransactions } from './kafka-transactions.js';
 import type { PartitionState } from './store.js';
@@ -65,6 +66,7 @@ export class MemoryEngine implements Engine {
   readonly native: MemoryNative;
   readonly access: EngineAccess;
   readonly scramCredentials = new MemoryScramCredentials();
+  readonly shares: MemoryShares;
   readonly maintenance: MemoryMaintenance;
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -84,6 +86,7 @@ export class MemoryEngine implements Engine {
     this.kafkaTransactions = store.kafkaTxns;
     this.kv = new MemoryKv(store);
     this.native = new MemoryNative(store);
+    this.shares = new MemoryShares(() => store.clock());
     const acls = new MemoryAcls();
     const quotas = new MemoryQuotas();
     this.access = {

@@ -19,11 +19,20 @@ import { CoreError, isCoreError } from '../../errors.js';
 /** Node socket errors that mean the server cannot be reached. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** SQLSTATEs of a server that is going away, refusing or out of resources, or of a statement timeout. */
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030']);
+/**
+ * SQLSTATEs of a server that is going away, refusing or out of resources, or
+ * of a statement timeout; of a write that reached a server that is a standby
+ * now (25006: a failover happened under the connection); of a primary
+ * that does not wait for a synchronous standby (QS001, database.ts); and of
+ * a commit in doubt (40003, database.ts).
+ */
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53000', '53100', '53200', '53300', '58000', '58030', '25006', 'QS001', '40003']);
 
 /** node-postgres's own messages for a connection that broke or timed out (they carry no code). */
 const DRIVER_MESSAGES = /connection terminated|timeout exceeded when trying to connect|query read timeout|timeout expired|connection error and is not queryable|not queryable|terminating connection/i;
+
+/** Of those, the ones of a server that answers but cannot take a write now: a standby, no synchronous standby, a commit in doubt. */
+const WRITES_REFUSED = new Set(['25006', 'QS001', '40003']);
 
 export function isUnavailableError(e: unknown): boolean {
   if (isCoreError(e)) return e.code === 'unavailable';
@@ -50,8 +59,14 @@ export class Availability {
   private episodes = 0;
   private failedCalls = 0;
   private firstReason = '';
+  /** This episode saw writes refused or in doubt while the server answered. */
+  private writesRefused = false;
 
-  constructor(private readonly log: Logger | null) {}
+  /** `onFault` hears of every call that found the database not answering (hosts.ts forgets the primary then). */
+  constructor(
+    private readonly log: Logger | null,
+    private readonly onFault: () => void = () => {},
+  ) {}
 
   get available(): boolean {
     return this.downSince === null;
@@ -64,7 +79,9 @@ export class Availability {
   translate(e: unknown): unknown {
     if (isCoreError(e) || !isUnavailableError(e)) return e;
     const reason = describe(e);
+    this.onFault();
     this.failedCalls++;
+    if (WRITES_REFUSED.has((e as { code?: string }).code ?? '')) this.writesRefused = true;
     if (this.downSince === null) {
       this.episodes++;
       this.downSince = Date.now();
@@ -87,10 +104,15 @@ export class Availability {
    * database went away can still come back (a server shutting down answers
    * some statements before it closes their connections): that says nothing
    * about the database being back, and ending the episode on it would log a
-   * second "not answering" line for the same fault.
+   * second "not answering" line for the same fault. `committed` says a
+   * transaction committed: only that ends an episode in which writes were
+   * refused, as reads succeed all through a failover's last seconds.
    */
-  succeeded(mark: CallMark): void {
+  succeeded(mark: CallMark, committed = false): void {
     if (this.downSince === null || mark !== this.episodes) return;
+    // While writes are refused (a failover under way), reads still answer: only a commit ends that episode.
+    if (this.writesRefused && !committed) return;
+    this.writesRefused = false;
     const downForMs = Date.now() - this.downSince;
     this.log?.info({ downForMs, failedCalls: this.failedCalls, firstReason: this.firstReason }, 'PostgreSQL is answering again');
     this.downSince = null;

@@ -9,6 +9,7 @@ import { pino, type Logger } from 'pino';
 import { isUnavailableError } from './availability.js';
 import { CoreError } from '../../errors.js';
 import { checkSchemaName, Database, DEFAULT_DATABASE_TIMEOUTS } from './database.js';
+import { describeServer, parseDatabaseUrl } from './hosts.js';
 import { migrate } from './migrations.js';
 import { PostgresEngine } from './postgres-engine.js';
 import { appendLimitsOf } from '../../rules/batches.js';
@@ -44,6 +45,18 @@ export interface PostgresOpenOptions {
   connectTimeoutMs?: number;
   /** How long one statement may take, on the server and waiting for its answer. Default 10 s. */
   statementTimeoutMs?: number;
+  /**
+   * Acknowledge a write only once a synchronous standby has it: commit only
+   * while the server waits for one, and make every commit wait. Default: on
+   * when the URL names several servers (docs/failover.md).
+   */
+  requireSyncStandby?: boolean;
+  /**
+   * With a URL naming several servers: a Fetch at least this many records
+   * behind the high watermark reads its batches from a standby, taking a
+   * lagging consumer's load off the primary. Off when absent.
+   */
+  standbyReadLagRecords?: number;
   /** pino logger for the database's fault episodes (one line when it stops answering, one when it is back). */
   log?: Logger;
   /** Bytes one produced compressed batch may inflate to while it is checked. Default 16 MiB. */
@@ -80,10 +93,12 @@ export interface PostgresOpenOptions {
 function startProblem(url: string, e: unknown): Error {
   let where = 'the database URL';
   try {
-    const u = new URL(url);
-    where = `PostgreSQL at ${u.hostname || 'localhost'}:${u.port || '5432'} (database ${JSON.stringify(decodeURIComponent(u.pathname.slice(1)) || 'default')})`;
+    const target = parseDatabaseUrl(url);
+    const u = new URL(target.baseUrl);
+    const database = JSON.stringify(decodeURIComponent(u.pathname.slice(1)) || 'default');
+    where = target.servers.length > 1 ? `the PostgreSQL servers ${target.servers.map(describeServer).join(', ')} (database ${database})` : `PostgreSQL at ${u.hostname || 'localhost'}:${u.port || '5432'} (database ${database})`;
   } catch {
-    return new Error('The PostgreSQL URL is not a valid URL; give one like postgres://user:pass@localhost:5432/queen.');
+    return new Error('The PostgreSQL URL is not a valid URL; give one like postgres://user:pass@localhost:5432/queen, or postgres://user:pass@h1:5432,h2:5432/queen for a replicated store.');
   }
   const err = e as { code?: string; message?: string };
   const reason = err.message ?? String(e);
@@ -100,6 +115,8 @@ export async function openPostgresEngine(options: PostgresOpenOptions): Promise<
     throw new Error('The postgres engine needs a database URL: pass url (for example postgres://user:pass@localhost:5432/queen).');
   }
   const schema = checkSchemaName(options.schema ?? 'queen');
+  // A host list or target_session_attrs this engine cannot follow is said before anything connects.
+  parseDatabaseUrl(options.url);
   const appendLimits = appendLimitsOf(options);
   const timeouts = {
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs,
@@ -117,6 +134,8 @@ export async function openPostgresEngine(options: PostgresOpenOptions): Promise<
     applicationName: 'queen-core',
     timeouts,
     ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.requireSyncStandby === undefined ? {} : { requireSyncStandby: options.requireSyncStandby }),
+    ...(options.standbyReadLagRecords === undefined ? {} : { standbyReadLagRecords: options.standbyReadLagRecords }),
   });
   const wakeups = new Wakeups(randomUUID(), `queen_appends_${schema}`.slice(0, 63));
   if (options.crossProcessWakeups !== false) {

@@ -142,7 +142,11 @@ export class PostgresLog {
       }
       const budget = Math.min(p.maxBytes, maxBytes - total);
       const readable = isolation === 'read_committed' ? lastStableOffset : highWatermark;
-      const found = await this.store.db.statements.run<{ base_offset: number; bytes: Buffer }>('read-batches', [row.id, p.fetchOffset, readable, budget, first, maxBytes - total]);
+      const readArgs = [row.id, p.fetchOffset, readable, budget, first, maxBytes - total];
+      // A consumer far behind reads from a standby when one is configured; bounds and the rest stay the primary's.
+      const lag = this.store.db.standbyReadLag;
+      const fromStandby = lag !== null && highWatermark - p.fetchOffset >= lag ? await this.store.db.runOnStandby<{ base_offset: number; bytes: Buffer }>('read-batches', readArgs) : null;
+      const found = fromStandby ?? (await this.store.db.statements.run<{ base_offset: number; bytes: Buffer }>('read-batches', readArgs));
       const batches = found.map((b) => b.bytes);
       for (const b of batches) total += b.length;
       if (batches.length > 0) first = false;

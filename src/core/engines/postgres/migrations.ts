@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import pg from 'pg';
 import { sqlDirectory } from './sql-files.js';
-import { clientConfig, DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './database.js';
+import { Connector, DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './database.js';
 
 /**
  * Numbered migrations (migrations/NNN_name.sql), applied at start in one
@@ -32,11 +31,12 @@ export function listMigrations(): Migration[] {
 
 /** Applies what is missing; returns the names applied. `schema` has been checked by checkSchemaName. */
 export async function migrate(url: string, schema: string, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Promise<string[]> {
-  const config = clientConfig(url, timeouts, { schema });
+  const connector = new Connector(url, timeouts);
+  const config = connector.config({ schema });
   // A migration may rewrite a large table: only the connect is bounded here (a dead server still fails the start).
   delete config.statement_timeout;
   delete config.query_timeout;
-  const client = new pg.Client(config);
+  const client = connector.client(config);
   await client.connect();
   try {
     await client.query('BEGIN');

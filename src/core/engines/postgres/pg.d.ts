@@ -23,6 +23,8 @@ declare module 'pg' {
 
   export interface ClientConfig {
     connectionString?: string;
+    host?: string;
+    port?: number;
     options?: string;
     types?: TypeParsers;
     application_name?: string;
@@ -36,6 +38,8 @@ declare module 'pg' {
 
   export interface PoolConfig extends ClientConfig {
     max?: number;
+    /** The client class the pool makes its connections with. */
+    Client?: typeof Client;
     idleTimeoutMillis?: number;
   }
 
@@ -49,6 +53,13 @@ declare module 'pg' {
     code?: string;
   }
 
+  /** A NoticeResponse (a WARNING or NOTICE the server sent beside a statement's answer). */
+  export interface Notice extends Error {
+    code?: string;
+    severity?: string;
+    detail?: string;
+  }
+
   export class Client extends EventEmitter {
     constructor(config?: ClientConfig);
     connect(): Promise<void>;
@@ -57,6 +68,7 @@ declare module 'pg' {
     on(event: 'notification', listener: (message: Notification) => void): this;
     on(event: 'error', listener: (error: Error) => void): this;
     on(event: 'end', listener: () => void): this;
+    on(event: 'notice', listener: (notice: Notice) => void): this;
   }
 
   export interface PoolClient {
@@ -64,6 +76,8 @@ declare module 'pg' {
     release(destroy?: boolean | Error): void;
     on(event: 'error', listener: (error: Error) => void): this;
     off(event: 'error', listener: (error: Error) => void): this;
+    on(event: 'notice', listener: (notice: Notice) => void): this;
+    off(event: 'notice', listener: (notice: Notice) => void): this;
   }
 
   export class Pool extends EventEmitter {

@@ -1,3 +1,4 @@
+import { PostgresShares } from './shares.js';
 import type { Engine } from '../../engine.js';
 import { TRANSACTION_SWEEP_INTERVAL_MS } from '../../rules/kafka-transactions.js';
 import { PostgresAccess } from './access.js';
@@ -38,6 +39,7 @@ export class PostgresEngine implements Engine {
   readonly native: PostgresNative;
   readonly access: PostgresAccess;
   readonly scramCredentials: PostgresScramCredentials;
+  readonly shares: PostgresShares;
   readonly maintenance: PostgresMaintenance;
   /** Coordinator leases shared with the other cores on the database: the front routes group calls by them. */
   readonly coordination: PostgresCoordination;
@@ -55,6 +57,7 @@ export class PostgresEngine implements Engine {
     this.native = new PostgresNative(store);
     this.access = new PostgresAccess(db);
     this.scramCredentials = new PostgresScramCredentials(db);
+    this.shares = new PostgresShares(db);
     this.maintenance = new PostgresMaintenance(store);
     this.coordination = store.coordination;
     if (options.maintenanceIntervalMs > 0) {
