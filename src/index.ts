@@ -60,7 +60,7 @@ import { isIP } from 'node:net';
 import { pino, type Level, type Logger } from 'pino';
 import { openCore, type ConsumerCoordinatorOptions, type CoordinatorOptions, type Core, type EngineName } from './core/index.js';
 import type { GatewaySettings } from './gateway/handler.js';
-import type { ListenerSpec } from './gateway/listeners.js';
+import { isWildcardHost, type ListenerSpec } from './gateway/listeners.js';
 import { buildSasl, type BuiltSasl, type SaslOptions } from './gateway/sasl/settings.js';
 import { GatewayServer, type BoundListener } from './gateway/server.js';
 import type { ServerLimits } from './gateway/limits.js';
@@ -70,8 +70,8 @@ import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 import { operatorView } from './gateway/operator-view.js';
 import { derivedNodeId } from './cluster/leadership.js';
-import { DEFAULT_KEY_PREFIX, DEFAULT_NODE_TTL_MS, RedisMembership, type ClusterNode } from './cluster/membership.js';
-import type { RedisConnection } from './redis/redis.js';
+import type { ClusterNode } from './cluster/membership.js';
+import { joinRegistry, leaveRegistry, type Registration } from './cluster/registration.js';
 
 export type { ConsumerCoordinatorOptions, Core, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, type GatewayOptions } from './gateway/server.js';
@@ -79,7 +79,7 @@ export { DEFAULT_LIMITS, type ServerLimits } from './gateway/limits.js';
 export type { GatewaySettings } from './gateway/handler.js';
 export type { AuthorizationSettings } from './access/authorizer.js';
 export type { QuotaSettings } from './gateway/quotas.js';
-export type { ListenerSpec, SecurityProtocol } from './gateway/listeners.js';
+export { isWildcardHost, type ListenerSpec, type SecurityProtocol } from './gateway/listeners.js';
 export type { SaslOptions } from './gateway/sasl/settings.js';
 export type { BoundListener } from './gateway/server.js';
 export { TlsCredentials, type TlsFiles } from './tls/credentials.js';
@@ -216,12 +216,6 @@ export interface Broker {
   stop(): Promise<void>;
 }
 
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
-
-export function isWildcardHost(host: string): boolean {
-  return WILDCARD_HOSTS.has(host);
-}
-
 /** A Kafka-style cluster id: 22 characters of URL-safe base64 from 16 random bytes. */
 export function newClusterId(): string {
   return randomBytes(16).toString('base64url');
@@ -235,7 +229,39 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
   const log = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
   const ownCore = options.core === undefined;
   const core = options.core ?? (await openEngine(options, log));
-  const settings: GatewaySettings = {
+  const parts: BrokerParts = { options, host, log, core, ownCore, settings: gatewaySettings(options), listeners: [], registry: null, http: null };
+  try {
+    await openListeners(parts);
+    if (options.cluster) parts.registry = await joinCluster(parts, options.cluster);
+    if (options.http) {
+      parts.http = await startHttp(parts, options.http);
+      log.info({ url: parts.http.url }, 'HTTP API listening');
+    }
+  } catch (e) {
+    await stopParts(parts, 0);
+    throw e;
+  }
+  return brokerOf(parts);
+}
+
+/** What startBroker has opened so far, closed in reverse on a failure or by stop(). */
+interface BrokerParts {
+  options: StartBrokerOptions;
+  host: string;
+  log: Logger;
+  core: Core;
+  ownCore: boolean;
+  settings: GatewaySettings;
+  tls?: TlsCredentials;
+  sasl?: BuiltSasl;
+  gateway?: GatewayServer;
+  listeners: BoundListener[];
+  registry: Registration | null;
+  http: HttpServer | null;
+}
+
+function gatewaySettings(options: StartBrokerOptions): GatewaySettings {
+  return {
     clusterId: options.clusterId ?? newClusterId(),
     // Filled in once the port is bound.
     advertised: { nodeId: options.nodeId ?? 0, host: '', port: 0, rack: null },
@@ -245,82 +271,70 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     maxFetchSessions: options.maxFetchSessions ?? 1000,
     transactionVersion: options.transactionVersion ?? 2,
   };
-  let tls: TlsCredentials | undefined;
-  let sasl: BuiltSasl | undefined;
-  let gateway: GatewayServer;
-  const listeners: BoundListener[] = [];
+}
+
+/** The gateway on every Kafka listener; the first one's advertised address becomes the broker's. */
+async function openListeners(parts: BrokerParts): Promise<void> {
+  const { options, host, core, log, settings } = parts;
   const specs: readonly ListenerSpec[] = options.listeners ?? [
     { name: 'PLAINTEXT', host, port: options.port ?? 0, advertisedHost: options.advertisedHost, advertisedPort: options.advertisedPort },
   ];
-  try {
-    if (specs.length === 0) throw new Error('No listeners: give at least one, e.g. { name: "PLAINTEXT", host: "127.0.0.1", port: 9092 }.');
-    if (options.tls) tls = new TlsCredentials(options.tls, log);
-    if (options.sasl) sasl = buildSasl(options.sasl, core, log);
-    gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings, authorization: options.authorization, quotas: options.quotas });
-    // A cluster member answers nobody as a lone gateway: clients wait until it has joined.
-    if (options.cluster) gateway.holdConnectionsUntilJoined();
-    for (const spec of specs) {
-      if (isWildcardHost(spec.host) && !spec.advertisedHost) {
-        throw new Error(`The ${spec.name} listener on the wildcard address ${spec.host || '(empty)'} needs an advertised host: set its advertisedHost to the name or address clients should dial.`);
-      }
-      listeners.push(await gateway.listenOn(spec));
+  if (specs.length === 0) throw new Error('No listeners: give at least one, e.g. { name: "PLAINTEXT", host: "127.0.0.1", port: 9092 }.');
+  if (options.tls) parts.tls = new TlsCredentials(options.tls, log);
+  if (options.sasl) parts.sasl = buildSasl(options.sasl, core, log);
+  const { tls, sasl } = parts;
+  const gateway = new GatewayServer({ core, settings, limits: options.limits, log, tls, sasl: sasl?.settings, authorization: options.authorization, quotas: options.quotas });
+  parts.gateway = gateway;
+  // A cluster member answers nobody as a lone gateway: clients wait until it has joined.
+  if (options.cluster) gateway.holdConnectionsUntilJoined();
+  for (const spec of specs) {
+    if (isWildcardHost(spec.host) && !spec.advertisedHost) {
+      throw new Error(`The ${spec.name} listener on the wildcard address ${spec.host || '(empty)'} needs an advertised host: set its advertisedHost to the name or address clients should dial.`);
     }
-  } catch (e) {
-    await gateway!?.close(0);
-    sasl?.close();
-    if (ownCore) await core.close();
-    throw e;
+    parts.listeners.push(await gateway.listenOn(spec));
   }
-  const bound = listeners[0]!;
-  settings.advertised.host = bound.advertised.host;
-  settings.advertised.port = bound.advertised.port;
-  let registry: { connection: RedisConnection; membership: RedisMembership } | null = null;
-  if (options.cluster) {
-    try {
-      const { node: coreNode } = await core.findCoordinators({ kind: 'group', keys: [] });
-      registry = await joinCluster(options, options.cluster, gateway, settings, listeners, ownCore ? null : core, log, coreNode);
-    } catch (e) {
-      await gateway.close(0);
-      sasl?.close();
-      if (ownCore) await core.close();
-      throw e;
-    }
-  }
-  let http: HttpServer | null = null;
-  if (options.http) {
-    try {
-      http = await startHttpServer({
-        core,
-        log,
-        host: options.http.host ?? host,
-        port: options.http.port ?? DEFAULT_HTTP_PORT,
-        readiness: { engine: engineName(options, ownCore ? null : core), listeners: () => ({ kafka: gateway.accepting }) },
-        graceMs: options.shutdownGraceMs ?? 5_000,
-        ...(options.http.bodyLimit === undefined ? {} : { bodyLimit: options.http.bodyLimit }),
-        ...(options.http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.http.healthTimeoutMs }),
-        ...(options.http.maxInFlight === undefined ? {} : { maxInFlight: options.http.maxInFlight }),
-        ...(options.http.encryptionKey === undefined ? {} : { encryptionKey: options.http.encryptionKey }),
-        ...(options.http.tls ? { tls: tls ?? fail('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.') } : {}),
-        ...(options.http.auth
-          ? { access: { tokensFile: options.http.auth.tokensFile, checkPassword: options.http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } }
-          : {}),
-        console: operatorView(settings, listeners, ownCore),
-      });
-    } catch (e) {
-      await leaveCluster(registry);
-      await gateway.close(0);
-      if (ownCore) await core.close();
-      throw e;
-    }
-    log.info({ url: http.url }, 'HTTP API listening');
-  }
-  const advertised = settings.advertised;
+  settings.advertised.host = parts.listeners[0]!.advertised.host;
+  settings.advertised.port = parts.listeners[0]!.advertised.port;
+}
+
+function startHttp(parts: BrokerParts, http: Exclude<StartBrokerOptions['http'], false | undefined>): Promise<HttpServer> {
+  const { options, core, log, tls, sasl, ownCore } = parts;
+  const gateway = parts.gateway!;
+  if (http.tls && !tls) throw new Error('The HTTP API over TLS needs the certificate files: give tls { certFile, keyFile }.');
+  return startHttpServer({
+    core,
+    log,
+    host: http.host ?? parts.host,
+    port: http.port ?? DEFAULT_HTTP_PORT,
+    readiness: { engine: engineName(options, ownCore ? null : core), listeners: () => ({ kafka: gateway.accepting }) },
+    graceMs: options.shutdownGraceMs ?? 5_000,
+    ...(http.bodyLimit === undefined ? {} : { bodyLimit: http.bodyLimit }),
+    ...(http.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: http.healthTimeoutMs }),
+    ...(http.maxInFlight === undefined ? {} : { maxInFlight: http.maxInFlight }),
+    ...(http.encryptionKey === undefined ? {} : { encryptionKey: http.encryptionKey }),
+    ...(http.tls ? { tls } : {}),
+    ...(http.auth ? { access: { tokensFile: http.auth.tokensFile, checkPassword: http.auth.basic ? sasl?.checkPassword : undefined, authorizer: gateway.authorizer } } : {}),
+    console: operatorView(parts.settings, parts.listeners, ownCore),
+  });
+}
+
+/** Closes what is open, last opened first. Leaving the cluster first moves clients to the other gateways at once, rather than after the TTL. */
+async function stopParts(parts: BrokerParts, graceMs: number): Promise<void> {
+  await leaveRegistry(parts.registry);
+  await parts.http?.close();
+  await parts.gateway?.close(graceMs);
+  parts.sasl?.close();
+  if (parts.ownCore) await parts.core.close();
+}
+
+function brokerOf(parts: BrokerParts): Broker {
+  const { options, log, listeners, core, http } = parts;
+  const advertised = parts.settings.advertised;
   const bootstrap = `${isIP(advertised.host) === 6 ? `[${advertised.host}]` : advertised.host}:${advertised.port}`;
   log.info(
-    { listeners: listeners.map((l) => `${l.name}://${l.host}:${l.port}`), advertised: bootstrap, engine: ownCore ? options.engine ?? 'memory' : 'external' },
+    { listeners: listeners.map((l) => `${l.name}://${l.host}:${l.port}`), advertised: bootstrap, engine: parts.ownCore ? options.engine ?? 'memory' : 'external' },
     'gateway listening',
   );
-
   let stopping: Promise<void> | null = null;
   return {
     bootstrap,
@@ -330,63 +344,41 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Bro
     core,
     ...(http ? { httpUrl: http.url } : {}),
     stop() {
-      stopping ??= (async () => {
-        // Leaving first moves clients to the other gateways at once, rather than after the TTL.
-        await leaveCluster(registry);
-        await http?.close();
-        await gateway.close(options.shutdownGraceMs ?? 5_000);
-        sasl?.close();
-        if (ownCore) await core.close();
-        log.info('gateway stopped');
-      })();
+      stopping ??= stopParts(parts, options.shutdownGraceMs ?? 5_000).then(() => log.info('gateway stopped'));
       return stopping;
     },
   };
 }
 
 /** Registers this gateway in the node registry and hands the gateway its cluster view. */
-async function joinCluster(
-  options: StartBrokerOptions,
-  cluster: ClusterOptions,
-  gateway: GatewayServer,
-  settings: GatewaySettings,
-  listeners: readonly BoundListener[],
-  externalCore: Core | null,
-  log: Logger,
-  coreNode: string,
-): Promise<{ connection: RedisConnection; membership: RedisMembership }> {
+async function joinCluster(parts: BrokerParts, cluster: ClusterOptions): Promise<Registration> {
+  const { options, settings, listeners, log } = parts;
+  const externalCore = parts.ownCore ? null : parts.core;
+  const { node: coreNode } = await parts.core.findCoordinators({ kind: 'group', keys: [] });
   const { host, port } = settings.advertised;
   const nodeId = options.nodeId ?? derivedNodeId(host, port);
-  const keyPrefix = cluster.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  // Loaded only by a cluster member, so a gateway alone never loads the Redis client.
-  const { openRedis } = await import('./redis/redis.js');
-  const connection = await openRedis(cluster.redisUrl, 'registry', log);
-  try {
-    const clusterId = await RedisMembership.clusterId(connection, keyPrefix, settings.clusterId, options.clusterId !== undefined, log);
-    const self: ClusterNode = {
-      nodeId,
-      host,
-      port,
-      rack: settings.advertised.rack,
-      listeners: Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }])),
-      core: cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external')),
-      coreNode,
-      startedAt: Date.now(),
-    };
-    const membership = await RedisMembership.join(connection, self, { ttlMs: cluster.nodeTtlMs ?? DEFAULT_NODE_TTL_MS, keyPrefix, log, ...(cluster.serving ? { serving: cluster.serving } : {}) });
-    gateway.joinCluster(nodeId, clusterId, membership);
-    log.info({ nodeId, clusterId, redis: connection.where, live: membership.liveNodes().length }, 'joined the cluster');
-    return { connection, membership };
-  } catch (e) {
-    await connection.close();
-    throw e;
-  }
-}
-
-async function leaveCluster(registry: { connection: RedisConnection; membership: RedisMembership } | null): Promise<void> {
-  if (!registry) return;
-  await registry.membership.leave();
-  await registry.connection.close();
+  const self: ClusterNode = {
+    nodeId,
+    host,
+    port,
+    rack: settings.advertised.rack,
+    listeners: Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }])),
+    core: cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external')),
+    coreNode,
+    startedAt: Date.now(),
+  };
+  const registration = await joinRegistry(self, {
+    redisUrl: cluster.redisUrl,
+    keyPrefix: cluster.keyPrefix,
+    nodeTtlMs: cluster.nodeTtlMs,
+    serving: cluster.serving,
+    proposedClusterId: settings.clusterId,
+    clusterIdConfigured: options.clusterId !== undefined,
+    log,
+  });
+  parts.gateway!.joinCluster(nodeId, registration.clusterId, registration.membership);
+  log.info({ nodeId, clusterId: registration.clusterId, redis: registration.connection.where, live: registration.membership.liveNodes().length }, 'joined the cluster');
+  return registration;
 }
 
 /** What holds the data, as /health and /ready name it: the engine, or the core this gateway uses over the RPC. */
@@ -394,10 +386,6 @@ function engineName(options: StartBrokerOptions, externalCore: Core | null): str
   if (externalCore === null) return options.engine ?? 'memory';
   const address = (externalCore as { address?: string }).address;
   return address === undefined ? 'external core' : `core at ${address}`;
-}
-
-function fail(message: string): never {
-  throw new Error(message);
 }
 
 function openEngine(options: StartBrokerOptions, log: Logger): Promise<Core> {

@@ -20,6 +20,10 @@ import * as lz4 from 'lz4-napi';
 // The native binding exposes zstd's streaming API, which the high-level wrapper hides.
 import zstd from 'zstd-napi/binding.js';
 import { DecodeError } from '../primitives/decode-error.js';
+import { decompressLz4 } from './lz4-frames.js';
+import { messageOf, OutputBudget } from './output-budget.js';
+
+export { InflationLimitError } from './output-budget.js';
 
 export const CompressionCodec = {
   None: 0,
@@ -48,13 +52,6 @@ export function isCompressionCodec(n: number): n is CompressionCodec {
  * for very compressible data while keeping a hostile batch harmless.
  */
 export const DEFAULT_DECOMPRESSION_BUDGET = 64 * 1024 * 1024;
-
-/**
- * The records would inflate past the budget. A DecodeError like any other, so
- * callers that only care whether bytes decode need not know it; a Produce
- * tells it apart, because the batch is too large rather than corrupt.
- */
-export class InflationLimitError extends DecodeError {}
 
 /**
  * How far the batches of one request may inflate: each batch up to
@@ -112,39 +109,6 @@ export function decompress(codec: CompressionCodec, data: Buffer, maxBytes = DEF
     case CompressionCodec.Zstd:
       return decompressZstd(data, budget);
   }
-}
-
-/** Counts output bytes against the budget and phrases the codec's failures. */
-class OutputBudget {
-  used = 0;
-
-  constructor(
-    readonly codec: string,
-    readonly maxBytes: number,
-    readonly at: number,
-  ) {}
-
-  get left(): number {
-    return this.maxBytes - this.used;
-  }
-
-  /** Claims `n` more output bytes, or fails before they are produced. */
-  take(n: number): void {
-    if (n > this.left) this.exceeded();
-    this.used += n;
-  }
-
-  exceeded(): never {
-    throw new InflationLimitError(`${this.codec} decompression exceeds the ${this.maxBytes}-byte budget`, this.at);
-  }
-
-  corrupt(detail: string): never {
-    throw new DecodeError(`${this.codec} compressed records are corrupt: ${detail}`, this.at);
-  }
-}
-
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 // ---------------------------------------------------------------- gzip
@@ -211,132 +175,6 @@ function snappyPreamble(block: Buffer, budget: OutputBudget): number {
     if ((byte & 0x80) === 0) return length;
   }
   return budget.corrupt('block length preamble is truncated or longer than 32 bits');
-}
-
-// ---------------------------------------------------------------- lz4
-
-const LZ4_MAGIC = 0x184d2204;
-const LZ4_SKIPPABLE_MASK = 0xfffffff0;
-const LZ4_SKIPPABLE_MAGIC = 0x184d2a50;
-/** Linked blocks may refer back this far into earlier output. */
-const LZ4_WINDOW = 64 * 1024;
-
-const Lz4Flag = {
-  Version: 0xc0,
-  VersionOne: 0x40,
-  BlockIndependent: 0x20,
-  BlockChecksum: 0x10,
-  ContentSize: 0x08,
-  ContentChecksum: 0x04,
-  DictId: 0x01,
-} as const;
-
-/**
- * Parses LZ4 frames (Kafka's format for magic 1 and 2) block by block. The
- * header checksum byte is not verified: Kafka clients of the magic-0 era wrote
- * it wrongly, and the batch CRC already guards these bytes.
- */
-function decompressLz4(data: Buffer, budget: OutputBudget): Buffer {
-  const out: Buffer[] = [];
-  let at = 0;
-  const need = (n: number, what: string): void => {
-    if (data.length - at < n) budget.corrupt(`${what} at compressed byte ${at} is truncated`);
-  };
-  while (at < data.length) {
-    need(4, 'frame magic');
-    const magic = data.readUInt32LE(at);
-    if ((magic & LZ4_SKIPPABLE_MASK) >>> 0 === LZ4_SKIPPABLE_MAGIC) {
-      need(8, 'skippable frame');
-      const size = data.readUInt32LE(at + 4);
-      at += 8;
-      need(size, 'skippable frame');
-      at += size;
-      continue;
-    }
-    if (magic !== LZ4_MAGIC) budget.corrupt(`bad frame magic 0x${magic.toString(16)} at compressed byte ${at}`);
-    need(7, 'frame descriptor');
-    const flags = data[at + 4]!;
-    const blockDescriptor = data[at + 5]!;
-    at += 6;
-    if ((flags & Lz4Flag.Version) !== Lz4Flag.VersionOne) budget.corrupt(`frame version bits 0x${flags.toString(16)} are not version 1`);
-    if (flags & Lz4Flag.DictId) budget.corrupt('frames that need a dictionary are not supported');
-    const sizeCode = (blockDescriptor >> 4) & 0x07;
-    if (sizeCode < 4) budget.corrupt(`block maximum size code ${sizeCode} is invalid`);
-    const blockMax = 1 << (2 * sizeCode + 8);
-    let contentSize = -1;
-    if (flags & Lz4Flag.ContentSize) {
-      need(9, 'frame content size');
-      const declared = data.readBigUInt64LE(at);
-      // Fail before inflating anything when the frame says up front it is too big.
-      if (declared > BigInt(budget.left)) budget.exceeded();
-      contentSize = Number(declared);
-      at += 8;
-    }
-    at += 1; // header checksum, see above
-    const frameStart = budget.used;
-    const frameOut: Buffer[] = [];
-    let window: Buffer | null = null;
-    for (;;) {
-      need(4, 'block size');
-      const word = data.readUInt32LE(at);
-      at += 4;
-      if (word === 0) break;
-      const stored = (word & 0x80000000) !== 0;
-      const size = word & 0x7fffffff;
-      if (size > blockMax) budget.corrupt(`block of ${size} bytes exceeds the frame's ${blockMax}-byte maximum`);
-      need(size, 'block');
-      const block = data.subarray(at, at + size);
-      at += size;
-      if (flags & Lz4Flag.BlockChecksum) {
-        need(4, 'block checksum');
-        at += 4;
-      }
-      const plain = stored ? storedLz4Block(block, budget) : inflateLz4Block(block, blockMax, window, budget);
-      frameOut.push(plain);
-      if (!(flags & Lz4Flag.BlockIndependent)) window = lz4Window(window, plain);
-    }
-    if (flags & Lz4Flag.ContentChecksum) {
-      need(4, 'content checksum');
-      at += 4;
-    }
-    if (contentSize >= 0 && budget.used - frameStart !== contentSize) {
-      budget.corrupt(`frame declares ${contentSize} bytes of content but holds ${budget.used - frameStart}`);
-    }
-    out.push(...frameOut);
-  }
-  return out.length === 1 ? out[0]! : Buffer.concat(out, budget.used);
-}
-
-function storedLz4Block(block: Buffer, budget: OutputBudget): Buffer {
-  budget.take(block.length);
-  return block;
-}
-
-/**
- * Decompresses one block into at most min(block maximum, budget left) bytes.
- * The library's block API takes the output size as a 4-byte little-endian
- * prefix and refuses to write past it.
- */
-function inflateLz4Block(block: Buffer, blockMax: number, window: Buffer | null, budget: OutputBudget): Buffer {
-  const limit = Math.min(blockMax, budget.left);
-  const framed = Buffer.allocUnsafe(4 + block.length);
-  framed.writeUInt32LE(limit, 0);
-  block.copy(framed, 4);
-  let plain: Buffer;
-  try {
-    plain = window ? lz4.uncompressSync(framed, window) : lz4.uncompressSync(framed);
-  } catch (e) {
-    if (limit < blockMax && /too small/.test(messageOf(e))) budget.exceeded();
-    budget.corrupt(messageOf(e));
-  }
-  budget.take(plain.length);
-  return plain;
-}
-
-/** The last 64 KiB of output, which a linked block may copy from. */
-function lz4Window(window: Buffer | null, plain: Buffer): Buffer {
-  const joined = window ? Buffer.concat([window, plain]) : plain;
-  return joined.length > LZ4_WINDOW ? Buffer.from(joined.subarray(joined.length - LZ4_WINDOW)) : joined;
 }
 
 // ---------------------------------------------------------------- zstd

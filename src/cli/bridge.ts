@@ -22,6 +22,7 @@ import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.
 import { TlsCredentials } from '../tls/credentials.js';
 import type { BridgeConfig } from './bridge-settings.js';
 import { processLogger } from './lifecycle.js';
+import type { Logger } from 'pino';
 
 export type { BridgeConfig } from './bridge-settings.js';
 export { readBridgeSettings as readBridgeConfig } from './settings.js';
@@ -29,15 +30,7 @@ export { readBridgeSettings as readBridgeConfig } from './settings.js';
 /** Runs the bridge until SIGINT or SIGTERM; then the final report on stderr, exit 0. */
 export async function runBridge(config: BridgeConfig): Promise<void> {
   const log = processLogger(config.logLevel, 'queen-bridge');
-  const core: Core | null = config.toKafka !== null ? null : config.core !== null
-    ? await connectCore({
-        address: parseRpcAddress(config.core),
-        ...(config.rpcSecret === null ? {} : { secret: config.rpcSecret }),
-        ...(config.rpcTls === null ? {} : { tls: new TlsCredentials({ ...config.rpcTls, clientAuth: 'required' }, log) }),
-        connectTimeoutMs: 30_000,
-        log,
-      })
-    : await openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
+  const core = await targetCore(config, log);
   let bridge: Bridge;
   try {
     const target = core ?? (await KafkaTarget.start({ bootstrap: config.toKafka!, options: config.targetOptions, compression: config.compression, log }));
@@ -88,4 +81,17 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT', null));
   process.on('SIGTERM', () => void stop('SIGTERM', null));
   bridge.done.catch((e: Error) => void stop('failure', e));
+}
+
+/** The core the bridge copies into: over the RPC, or a PostgreSQL engine in this process; none with --to-kafka. */
+async function targetCore(config: BridgeConfig, log: Logger): Promise<Core | null> {
+  if (config.toKafka !== null) return null;
+  if (config.core === null) return openCore({ engine: 'postgres', url: config.databaseUrl!, schema: config.databaseSchema, log });
+  return connectCore({
+    address: parseRpcAddress(config.core),
+    ...(config.rpcSecret === null ? {} : { secret: config.rpcSecret }),
+    ...(config.rpcTls === null ? {} : { tls: new TlsCredentials({ ...config.rpcTls, clientAuth: 'required' }, log) }),
+    connectTimeoutMs: 30_000,
+    log,
+  });
 }

@@ -74,18 +74,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     ...(config.tlsCertFile === undefined
       ? {}
       : { tls: { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile!, caFile: config.tlsCaFile, clientAuth: config.tlsClientAuth as 'none' | 'requested' | 'required' } }),
-    ...(listeners.some((l) => usesSasl(l.name))
-      ? {
-          sasl: {
-            mechanisms: saslMechanismsOf(config),
-            plainUsersFile: config.saslPlainUsersFile,
-            maxReauthMs: config.connectionsMaxReauthMs,
-            ...(config.saslOauthbearerKeysFile === undefined
-              ? {}
-              : { oauthbearer: { keysFile: config.saslOauthbearerKeysFile, audience: config.saslOauthbearerAudience, issuer: config.saslOauthbearerIssuer } }),
-          },
-        }
-      : {}),
+    ...(listeners.some((l) => usesSasl(l.name)) ? { sasl: saslOptions(config) } : {}),
     host: config.host,
     port: config.port,
     advertisedHost: config.advertisedHost,
@@ -93,17 +82,7 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     autoCreateTopics: config.autoCreateTopics,
     defaultPartitions: config.defaultPartitions,
     logger: log,
-    limits: {
-      maxFrameBytes: config.maxFrameBytes,
-      maxConnections: config.maxConnections,
-      maxConnectionsPerIp: config.maxConnectionsPerIp,
-      idleTimeoutMs: config.idleTimeoutMs,
-      frameTimeoutMs: config.frameTimeoutMs,
-      maxInFlightPerConnection: config.maxInFlight,
-      maxBufferedBytes: config.maxBufferedBytes,
-      saslMaxReceiveBytes: config.saslMaxReceiveBytes,
-      authenticationTimeoutMs: config.authenticationTimeoutMs,
-    },
+    limits: serverLimits(config),
     fetchMaxBytes: config.fetchMaxBytes,
     maxFetchSessions: config.maxFetchSessions,
     transactionVersion: config.transactionVersion,
@@ -118,18 +97,46 @@ function listenerOptions(config: ServeConfig, log: Logger): StartBrokerOptions {
     ...(config.redisUrl === undefined ? {} : { cluster: { redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, nodeTtlMs: config.nodeTtlMs, ...(config.core === undefined ? {} : { core: config.core }) } }),
     clusterId: config.clusterId,
     shutdownGraceMs: config.shutdownGraceMs,
-    // Queen's native HTTP API on the same core (default port 6632; --no-http turns it off).
-    http: config.http
-      ? {
-          host: config.httpHost ?? config.host,
-          port: config.httpPort,
-          healthTimeoutMs: config.healthTimeoutMs,
-          maxInFlight: config.httpMaxInFlight,
-          tls: config.httpTls,
-          ...(config.encryptionKey === undefined ? {} : { encryptionKey: config.encryptionKey }),
-          ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
-        }
-      : false,
+    http: httpOptions(config),
+  };
+}
+
+function saslOptions(config: ServeConfig): NonNullable<StartBrokerOptions['sasl']> {
+  return {
+    mechanisms: saslMechanismsOf(config),
+    plainUsersFile: config.saslPlainUsersFile,
+    maxReauthMs: config.connectionsMaxReauthMs,
+    ...(config.saslOauthbearerKeysFile === undefined
+      ? {}
+      : { oauthbearer: { keysFile: config.saslOauthbearerKeysFile, audience: config.saslOauthbearerAudience, issuer: config.saslOauthbearerIssuer } }),
+  };
+}
+
+function serverLimits(config: ServeConfig): StartBrokerOptions['limits'] {
+  return {
+    maxFrameBytes: config.maxFrameBytes,
+    maxConnections: config.maxConnections,
+    maxConnectionsPerIp: config.maxConnectionsPerIp,
+    idleTimeoutMs: config.idleTimeoutMs,
+    frameTimeoutMs: config.frameTimeoutMs,
+    maxInFlightPerConnection: config.maxInFlight,
+    maxBufferedBytes: config.maxBufferedBytes,
+    saslMaxReceiveBytes: config.saslMaxReceiveBytes,
+    authenticationTimeoutMs: config.authenticationTimeoutMs,
+  };
+}
+
+/** Queen's native HTTP API on the same core (default port 6632; --no-http turns it off). */
+function httpOptions(config: ServeConfig): StartBrokerOptions['http'] {
+  if (!config.http) return false;
+  return {
+    host: config.httpHost ?? config.host,
+    port: config.httpPort,
+    healthTimeoutMs: config.healthTimeoutMs,
+    maxInFlight: config.httpMaxInFlight,
+    tls: config.httpTls,
+    ...(config.encryptionKey === undefined ? {} : { encryptionKey: config.encryptionKey }),
+    ...(config.httpTokensFile !== undefined || config.httpBasicAuth ? { auth: { tokensFile: config.httpTokensFile, basic: config.httpBasicAuth } } : {}),
   };
 }
 

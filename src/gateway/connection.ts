@@ -1,59 +1,27 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ApiKey } from '../../protocol/api-keys.js';
-import { ErrorCode } from '../../protocol/error-codes.js';
-import { requestCodec } from '../../protocol/codec/registry.js';
-import { decodeRequestHeader, type RequestHeader } from '../../protocol/headers.js';
+import type { RequestHeader } from '../../protocol/headers.js';
 import { encodeResponseFrame } from '../../protocol/frames.js';
 import { FrameSizeError, FrameSplitter } from '../../protocol/frame-splitter.js';
 import { DecodeError } from '../../protocol/primitives/decode-error.js';
-import { Reader } from '../../protocol/primitives/reader.js';
 import type { Message } from '../../protocol/codec/compile.js';
-import { type CoreErrorCode, isCoreError, type Core } from '../core/index.js';
-import type { Authorizer } from '../access/authorizer.js';
-import type { ApiHandler, ConnectionState, GatewaySettings, HandlerContext } from './handler.js';
-import type { ServerLimits } from './limits.js';
-import type { SecurityProtocol } from './listeners.js';
-import type { QuotaManager } from './quotas.js';
-import type { HandlerRegistry } from './registry.js';
-import type { RequestBudget } from './request-budget.js';
+import { type CoreErrorCode, isCoreError } from '../core/index.js';
+import type { ApiHandler, ConnectionState, HandlerContext } from './handler.js';
+import { RequestClock } from './quotas.js';
+import type { GatewayRuntime, ListenerRuntime } from './runtime.js';
 import { NONE, transientCoordinatorCode } from './kafka-errors.js';
 import { requestMetrics } from '../metrics/kafka.js';
 import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenticator.js';
-
-/** What every connection of one gateway shares. */
-export interface GatewayRuntime {
-  core: Core;
-  limits: ServerLimits;
-  log: Logger;
-  registry: HandlerRegistry;
-  shared: Map<string, unknown>;
-  /** Request bytes held across all connections (request-budget.ts). */
-  budget: RequestBudget;
-  authorizer: Authorizer;
-  quotas: QuotaManager;
-}
-
-/** What the connections of one listener share. */
-export interface ListenerRuntime {
-  name: SecurityProtocol;
-  /** The gateway's settings with this listener's advertised address. */
-  settings: GatewaySettings;
-  sasl: SaslSettings | null;
-}
-
-import { RequestClock } from './quotas.js';
+import { FrameIntake } from './frame-intake.js';
+import { readRequest, RefusedBeforeAuthentication, UnservedRequest, type ReadRequest } from './request-intake.js';
+import { ResponseOrder, type Slot } from './response-order.js';
 
 /**
- * One client connection: frames in, handlers run concurrently (but for the
- * few APIs whose effects depend on their order, ORDERED_APIS), responses out
- * in request order.
- *
- * Clients pipeline, and Kafka promises responses in request order per
- * connection, so each request takes a slot in `pending` when it arrives and a
- * response waits in its slot until every earlier one has gone out: a slow
- * Fetch holds back the Produce answers behind it, never the other way round.
- * Produce with acks=0 fills its slot with nothing.
+ * One client connection: frames in (frame-intake.ts, request-intake.ts),
+ * handlers run concurrently (but for the few APIs whose effects depend on
+ * their order, ORDERED_APIS), responses out in request order
+ * (response-order.ts).
  *
  * Reading pauses while too many requests are in flight, the socket's write
  * buffer is above its high-water mark, or the gateway-wide request budget
@@ -72,20 +40,12 @@ import { RequestClock } from './quotas.js';
  * limit) and must authenticate within the authentication deadline; until it
  * has, only the SASL exchange is served (./sasl/authenticator.ts).
  */
-
-interface Slot {
-  correlationId: number;
-  /** Request bytes counted against the gateway's budget until the handler is done. */
-  heldBytes: number;
-  /** undefined while the handler runs; null when Kafka sends no response. */
-  response: Buffer[] | null | undefined;
-}
-
 export class Connection {
   readonly state: ConnectionState;
   private readonly log: Logger;
   private readonly frames: FrameSplitter;
-  private readonly pending: Slot[] = [];
+  private readonly intake: FrameIntake;
+  private readonly responses = new ResponseOrder();
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
   private inFlight = 0;
@@ -98,11 +58,6 @@ export class Connection {
   /** Set when a protocol violation stopped reading: the reason the connection closes once earlier requests are answered. */
   private faulted: string | null = null;
   private ending = false;
-  /** Budget bytes granted to the frame being read (its claimed size). */
-  private frameReservation = 0;
-  /** Waiting in the budget's line, for the frame being read or (size 0) for the total to ease. */
-  private budgetWait: { bytes: number } | null = null;
-  private frameTimer: NodeJS.Timeout | null = null;
   /** Reading stops until then: a client over its quota is held back (KIP-219), whether or not it honours throttle_time_ms. */
   private mutedUntil = 0;
   private muteTimer: NodeJS.Timeout | null = null;
@@ -119,13 +74,7 @@ export class Connection {
   ) {
     const remoteAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     this.log = runtime.log.child({ connection: id, remote: remoteAddress, listener: listener.name });
-    const sasl = listener.sasl
-      ? new SaslAuthenticator(listener.sasl, {
-          authenticated: (principal, mechanism) => this.authenticated(principal, mechanism),
-          failed: (reason, user, mechanism, logged) => this.authenticationFailed(reason, user, mechanism, logged),
-          refused: (reason, user, mechanism) => this.logFailedAttempt(reason, user, mechanism),
-        })
-      : null;
+    const sasl = listener.sasl ? this.saslAuthenticator(listener.sasl) : null;
     this.state = {
       id,
       remoteAddress,
@@ -139,16 +88,21 @@ export class Connection {
     };
     const { limits } = runtime;
     this.frames = new FrameSplitter(sasl ? Math.min(limits.saslMaxReceiveBytes, limits.maxFrameBytes) : limits.maxFrameBytes, (frame) => this.receive(frame));
-    if (sasl && limits.authenticationTimeoutMs > 0) {
-      this.authenticationTimer = setTimeout(() => {
-        this.authenticationTimer = null;
-        this.log.warn({ principal: this.state.principal }, `authentication failed: the client did not authenticate within ${limits.authenticationTimeoutMs} ms`);
-        this.close('authentication deadline passed');
-      }, limits.authenticationTimeoutMs);
-    }
+    this.intake = new FrameIntake(this.frames, runtime.budget, limits.frameTimeoutMs, {
+      stopped: () => this.closed || this.faulted !== null,
+      closed: () => this.closed,
+      paused: () => this.paused,
+      adjustFlow: () => this.adjustFlow(),
+      close: (reason, level) => this.close(reason, level),
+    });
+    if (sasl && limits.authenticationTimeoutMs > 0) this.startAuthenticationDeadline(limits.authenticationTimeoutMs);
+    this.listen(socket);
+    this.log.debug('connection opened');
+  }
 
+  private listen(socket: Socket): void {
     socket.setNoDelay(true);
-    if (runtime.limits.idleTimeoutMs > 0) socket.setTimeout(runtime.limits.idleTimeoutMs);
+    if (this.runtime.limits.idleTimeoutMs > 0) socket.setTimeout(this.runtime.limits.idleTimeoutMs);
     socket.on('data', (chunk: Buffer) => {
       if (this.faulted !== null || this.closed) return;
       try {
@@ -157,11 +111,11 @@ export class Connection {
         this.fail(e);
         return;
       }
-      this.trackPartialFrame();
+      this.intake.track();
     });
     socket.on('timeout', () => {
       // A request still running (a long-poll) is activity, not idleness.
-      if (this.inFlight === 0) this.close(`idle for ${runtime.limits.idleTimeoutMs} ms`);
+      if (this.inFlight === 0) this.close(`idle for ${this.runtime.limits.idleTimeoutMs} ms`);
     });
     socket.on('drain', () => {
       this.waitingForDrain = false;
@@ -169,7 +123,6 @@ export class Connection {
     });
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close(this.faulted ?? 'closed by the client', this.faulted === null ? 'debug' : this.faultLevel));
-    this.log.debug('connection opened');
   }
 
   /** Graceful shutdown: stop reading, let in-flight requests answer, then close. */
@@ -187,14 +140,10 @@ export class Connection {
     this.closed = true;
     this.log[level]({ reason }, 'connection closed');
     this.closedController.abort(new Error(`connection closed: ${reason}`));
-    this.pending.length = 0;
-    this.stopFrameTimer();
+    this.responses.clear();
+    this.intake.close();
     if (this.muteTimer) clearTimeout(this.muteTimer);
     if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
-    if (this.budgetWait) this.runtime.budget.cancel(this.onBudgetRoom);
-    this.budgetWait = null;
-    if (this.frameReservation > 0) this.runtime.budget.release(this.frameReservation);
-    this.frameReservation = 0;
     this.socket.destroy();
     this.onClosed(this);
   }
@@ -221,7 +170,7 @@ export class Connection {
   private closeAfterAnswers(reason: string, level: 'debug' | 'warn' = 'warn'): void {
     if (this.closed || this.faulted !== null) return;
     this.faulted = reason;
-    this.stopFrameTimer();
+    this.intake.stopDeadline();
     // Reading goes on, its bytes dropped (see the 'data' handler), so a client
     // that hangs up is noticed; paused, the socket would never see its end.
     if (this.paused) this.socket.resume();
@@ -236,6 +185,22 @@ export class Connection {
   private faultLevel: 'debug' | 'warn' = 'warn';
 
   // ─── SASL ─────────────────────────────────────────────────────────────────
+
+  private saslAuthenticator(settings: SaslSettings): SaslAuthenticator {
+    return new SaslAuthenticator(settings, {
+      authenticated: (principal, mechanism) => this.authenticated(principal, mechanism),
+      failed: (reason, user, mechanism, logged) => this.authenticationFailed(reason, user, mechanism, logged),
+      refused: (reason, user, mechanism) => this.logFailedAttempt(reason, user, mechanism),
+    });
+  }
+
+  private startAuthenticationDeadline(ms: number): void {
+    this.authenticationTimer = setTimeout(() => {
+      this.authenticationTimer = null;
+      this.log.warn({ principal: this.state.principal }, `authentication failed: the client did not authenticate within ${ms} ms`);
+      this.close('authentication deadline passed');
+    }, ms);
+  }
 
   private authenticated(principal: string, mechanism: string): void {
     const first = this.authenticationTimer !== null || this.state.principal !== principal;
@@ -265,13 +230,12 @@ export class Connection {
 
   /** A bare SASL token after SaslHandshake v0: answered with a bare size-prefixed token, in order with everything else. */
   private receiveRawToken(frame: Buffer, heldBytes: number): void {
-    const slot: Slot = { correlationId: -1, heldBytes, response: undefined };
-    this.pending.push(slot);
+    const slot = this.responses.take(-1, heldBytes);
     this.inFlight++;
     this.adjustFlow();
     this.state.sasl!.authenticate(frame, Date.now).then(
       (answer) => {
-        this.releaseHeld(slot.heldBytes);
+        this.intake.release(slot.heldBytes);
         if (this.closed) return;
         // A refusal has no frame to travel in on this path: the connection just closes (Kafka's behaviour too).
         if (answer.errorCode !== NONE) slot.response = null;
@@ -284,115 +248,73 @@ export class Connection {
         this.flush();
       },
       (e) => {
-        this.releaseHeld(slot.heldBytes);
+        this.intake.release(slot.heldBytes);
         if (!this.closed) this.fail(e, { api: 'SASL token', version: 0 });
       },
     );
   }
 
-  // ─── Frames being read: the budget and the frame deadline ─────────────────
-
-  /** After each chunk: a frame still arriving needs room in the budget and runs against the frame deadline. */
-  private trackPartialFrame(): void {
-    if (this.closed || this.faulted !== null) return;
-    if (!this.frames.inProgress) return this.stopFrameTimer();
-    const claimed = this.frames.claimedSize;
-    if (claimed !== null && this.frameReservation === 0 && this.budgetWait === null) {
-      if (this.runtime.budget.request(claimed, this.onBudgetRoom)) this.frameReservation = claimed;
-      else this.budgetWait = { bytes: claimed };
-    }
-    if (this.budgetWait !== null) {
-      // Waiting for room pauses reading, which stops the deadline until reading resumes.
-      this.adjustFlow();
-      return;
-    }
-    if (!this.paused) this.startFrameTimer();
-  }
-
-  /** Starts the deadline for the frame in progress, unless it runs already; each pause by the gateway stops it and a resume starts it afresh. */
-  private startFrameTimer(): void {
-    if (this.frameTimer !== null || this.runtime.limits.frameTimeoutMs <= 0 || !this.frames.inProgress) return;
-    this.frameTimer = setTimeout(() => {
-      this.frameTimer = null;
-      const claimed = this.frames.claimedSize;
-      const of = claimed === null ? '' : ` of ${claimed + 4}`;
-      this.close(`a request frame did not arrive whole within ${this.runtime.limits.frameTimeoutMs} ms (${this.frames.receivedBytes}${of} bytes came)`, 'warn');
-    }, this.runtime.limits.frameTimeoutMs);
-  }
-
-  private readonly onBudgetRoom = (): void => {
-    const wait = this.budgetWait;
-    this.budgetWait = null;
-    if (this.closed) {
-      if (wait) this.runtime.budget.release(wait.bytes);
-      return;
-    }
-    if (wait && wait.bytes > 0) this.frameReservation = wait.bytes;
-    this.adjustFlow();
-    this.trackPartialFrame();
-  };
-
-  private stopFrameTimer(): void {
-    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
-    this.frameTimer = null;
-  }
-
-  /** Budget bytes for a frame that just arrived whole: its reservation, or counted now if it came in one chunk. */
-  private holdFrame(frame: Buffer): number {
-    this.stopFrameTimer();
-    if (this.frameReservation > 0) {
-      const held = this.frameReservation;
-      this.frameReservation = 0;
-      return held;
-    }
-    this.runtime.budget.hold(frame.length);
-    return frame.length;
-  }
-
-  private releaseHeld(bytes: number): void {
-    if (bytes > 0) this.runtime.budget.release(bytes);
-  }
-
   private receive(frame: Buffer): void {
     const clock = new RequestClock();
     const arrived = performance.now();
-    const heldBytes = this.holdFrame(frame);
-    if (this.closed || this.draining || this.faulted !== null) return this.releaseHeld(heldBytes);
+    const heldBytes = this.intake.hold(frame);
+    if (this.closed || this.draining || this.faulted !== null) return this.intake.release(heldBytes);
     if (this.state.sasl?.expectsRawToken) return this.receiveRawToken(frame, heldBytes);
-    let header: RequestHeader;
-    let handler: ApiHandler | undefined;
-    let body: Message;
+    let request: ReadRequest;
     try {
-      const r = new Reader(frame);
-      header = decodeRequestHeader(r);
-      this.state.clientId = header.clientId;
-      const refusal = this.state.sasl?.refusal(header.apiKey, Date.now()) ?? null;
-      if (refusal !== null) throw new RefusedBeforeAuthentication(refusal);
-      handler = this.runtime.registry.lookup(header.apiKey, header.apiVersion);
-      if (!handler) {
-        if (header.apiKey === ApiKey.ApiVersions) {
-          this.releaseHeld(heldBytes);
-          return this.answer(header, unsupportedApiVersions(this.runtime));
-        }
-        throw new UnservedRequest(header);
-      }
-      body = requestCodec(header.apiKey, header.apiVersion).decode(r);
-      // Bytes after the last field are ignored, as Kafka's broker ignores them:
-      // librdkafka's Metadata v12 "all topics" request carries three.
-      if (r.remaining !== 0) this.log.debug({ api: handler.api.name, version: header.apiVersion, bytes: r.remaining }, 'request has trailing bytes; ignored');
+      request = readRequest(frame, this.state, this.runtime.registry, this.log);
     } catch (e) {
-      this.releaseHeld(heldBytes);
+      this.intake.release(heldBytes);
       throw e;
     }
-
-    const slot: Slot = { correlationId: header.correlationId, heldBytes, response: undefined };
-    this.pending.push(slot);
+    if (request.handler === null) {
+      this.intake.release(heldBytes);
+      return this.answer(request.header, request.body);
+    }
+    const slot = this.responses.take(request.header.correlationId, heldBytes);
     this.inFlight++;
     this.adjustFlow();
+    this.dispatch(request.header, request.handler, request.body, slot, clock, arrived);
+  }
+
+  /** Runs the handler, a coordinator's "not now" answered with its code, and fills the request's slot with the answer. */
+  private dispatch(header: RequestHeader, handler: ApiHandler, body: Message, slot: Slot, clock: RequestClock, arrived: number): void {
+    const ctx = this.handlerContext(header, clock);
+    // Requests whose effects depend on their order run one after another on a connection, as Kafka runs them.
+    const handled = ORDERED_APIS.has(header.apiKey) ? this.inOrder(() => handler.handle(body, ctx)) : handler.handle(body, ctx);
+    const answered = handled.catch((e: unknown) => {
+      const errorCode = handler.unavailable ? transientCoordinatorCode(e) : undefined;
+      if (errorCode === undefined) throw e;
+      // The core logs the fault once per episode; the client retries on the code.
+      return handler.unavailable!(body, errorCode, ctx);
+    });
+    answered.then(
+      (response) => {
+        this.intake.release(slot.heldBytes);
+        if (this.closed) return;
+        this.throttle(ctx, response);
+        try {
+          slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
+        } catch (e) {
+          // A handler's answer the codec cannot write is a bug: it costs this connection, never the process.
+          return this.fail(e, { api: handler.api.name, version: header.apiVersion, stage: 'encoding the response' });
+        }
+        requestMetrics(header.apiKey, header.apiVersion).answered(performance.now() - arrived, response, ctx.quota.throttleMs);
+        this.inFlight--;
+        this.flush();
+      },
+      (e) => {
+        this.intake.release(slot.heldBytes);
+        if (!this.closed) this.fail(e, { api: handler.api.name, version: header.apiVersion });
+      },
+    );
+  }
+
+  private handlerContext(header: RequestHeader, clock: RequestClock): HandlerContext {
     const principal = this.state.principal;
     // SASL requests are the authenticator's in Kafka, outside the request quota.
     const quota = this.runtime.quotas.forRequest(principal, header.clientId, UNTIMED_APIS.has(header.apiKey) ? undefined : clock);
-    const ctx: HandlerContext = {
+    return {
       core: quota.timed ? clock.meter(this.runtime.core) : this.runtime.core,
       settings: this.listener.settings,
       log: this.log,
@@ -405,65 +327,28 @@ export class Connection {
       quota,
       quotas: this.runtime.quotas,
     };
-    // Requests whose effects depend on their order run one after another on a connection, as Kafka runs them.
-    const handled = ORDERED_APIS.has(header.apiKey) ? this.inOrder(() => handler.handle(body, ctx)) : handler.handle(body, ctx);
-    const answered = handled.catch((e: unknown) => {
-      const errorCode = handler.unavailable ? transientCoordinatorCode(e) : undefined;
-      if (errorCode === undefined) throw e;
-      // The core logs the fault once per episode; the client retries on the code.
-      return handler.unavailable!(body, errorCode, ctx);
-    });
-    answered.then(
-      (response) => {
-        this.releaseHeld(slot.heldBytes);
-        if (this.closed) return;
-        const requestThrottleMs = ctx.quota.handled();
-        if (requestThrottleMs > 0 && response !== null && typeof (response as { throttleTimeMs?: unknown }).throttleTimeMs === 'number') {
-          const answer = response as { throttleTimeMs: number };
-          answer.throttleTimeMs = Math.max(answer.throttleTimeMs, requestThrottleMs);
-        }
-        if (ctx.quota.throttleMs > 0) this.mute(ctx.quota.throttleMs);
-        try {
-          slot.response = response === null ? null : encodeResponseFrame(header.apiKey, header.apiVersion, header.correlationId, response);
-        } catch (e) {
-          // A handler's answer the codec cannot write is a bug: it costs this connection, never the process.
-          return this.fail(e, { api: handler.api.name, version: header.apiVersion, stage: 'encoding the response' });
-        }
-        requestMetrics(header.apiKey, header.apiVersion).answered(performance.now() - arrived, response, ctx.quota.throttleMs);
-        this.inFlight--;
-        this.flush();
-      },
-      (e) => {
-        this.releaseHeld(slot.heldBytes);
-        if (!this.closed) this.fail(e, { api: handler.api.name, version: header.apiVersion });
-      },
-    );
+  }
+
+  /** A request over its quota: the answer's throttle time says how long, and reading stops that long (KIP-219). */
+  private throttle(ctx: HandlerContext, response: unknown): void {
+    const requestThrottleMs = ctx.quota.handled();
+    if (requestThrottleMs > 0 && response !== null && typeof (response as { throttleTimeMs?: unknown }).throttleTimeMs === 'number') {
+      const answer = response as { throttleTimeMs: number };
+      answer.throttleTimeMs = Math.max(answer.throttleTimeMs, requestThrottleMs);
+    }
+    if (ctx.quota.throttleMs > 0) this.mute(ctx.quota.throttleMs);
   }
 
   /** Answers outside a handler (ApiVersions at an unsupported version), still in request order. */
   private answer(header: RequestHeader, body: Record<string, unknown>): void {
-    this.pending.push({
-      correlationId: header.correlationId,
-      heldBytes: 0,
-      // The v0 body: a client that spoke a newer version than we know reads this much at least.
-      response: encodeResponseFrame(ApiKey.ApiVersions, 0, header.correlationId, body),
-    });
+    // The v0 body: a client that spoke a newer version than we know reads this much at least.
+    this.responses.ready(header.correlationId, encodeResponseFrame(ApiKey.ApiVersions, 0, header.correlationId, body));
     this.flush();
   }
 
-  /** Writes every response at the head of the queue that is ready, corked so they leave as one writev. */
+  /** Writes every response at the head of the line that is ready. */
   private flush(): void {
-    let wrote = false;
-    while (this.pending.length > 0 && this.pending[0]!.response !== undefined) {
-      const response = this.pending.shift()!.response;
-      if (!response) continue;
-      if (!wrote) this.socket.cork();
-      wrote = true;
-      for (const chunk of response) {
-        if (!this.socket.write(chunk)) this.waitingForDrain = true;
-      }
-    }
-    if (wrote) this.socket.uncork();
+    if (this.responses.writeReady(this.socket)) this.waitingForDrain = true;
     this.adjustFlow();
     this.endIfDrained();
   }
@@ -484,25 +369,22 @@ export class Connection {
 
   private adjustFlow(): void {
     if (this.closed || this.draining || this.faulted !== null) return;
-    // Past the budget's cap (whole frames counted as they came): wait in line for the total to ease.
-    if (this.budgetWait === null && this.runtime.budget.heldBytes > this.runtime.budget.limit) {
-      if (!this.runtime.budget.request(0, this.onBudgetRoom)) this.budgetWait = { bytes: 0 };
-    }
-    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain || this.budgetWait !== null || this.mutedUntil > 0;
+    this.intake.waitIfBudgetFull();
+    const busy = this.inFlight >= this.runtime.limits.maxInFlightPerConnection || this.waitingForDrain || this.intake.waitingForBudget || this.mutedUntil > 0;
     if (busy && !this.paused) {
       this.paused = true;
       this.socket.pause();
       // No bytes can come while the gateway is not reading: that time is not the client's.
-      this.stopFrameTimer();
+      this.intake.stopDeadline();
     } else if (!busy && this.paused) {
       this.paused = false;
       this.socket.resume();
-      this.startFrameTimer();
+      this.intake.startDeadline();
     }
   }
 
   private endIfDrained(): void {
-    if (this.closed || this.pending.length > 0) return;
+    if (this.closed || this.responses.waiting > 0) return;
     const reason = this.faulted ?? (this.draining ? 'gateway shutting down' : null);
     if (reason === null || this.ending) return;
     this.ending = true;
@@ -530,20 +412,3 @@ const FAULT_ANSWER_GRACE_MS = 5_000;
 
 /** Core errors that mean "not now" rather than "never": the store is down or the core is closing. */
 const TRANSIENT_CORE_ERRORS: ReadonlySet<CoreErrorCode> = new Set(['unavailable', 'closed']);
-
-/** A request for a key or version this gateway does not serve (other than ApiVersions). */
-class UnservedRequest extends Error {
-  override readonly name = 'UnservedRequest';
-  constructor(header: RequestHeader) {
-    super(`API key ${header.apiKey} version ${header.apiVersion} is not served by this gateway`);
-  }
-}
-
-/** A request a SASL listener does not serve in the connection's authentication state. */
-class RefusedBeforeAuthentication extends Error {
-  override readonly name = 'RefusedBeforeAuthentication';
-}
-
-function unsupportedApiVersions(runtime: GatewayRuntime): Record<string, unknown> {
-  return { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: runtime.registry.advertised };
-}

@@ -24,6 +24,13 @@ export interface ListenerSpec extends ListenerAddress {
   advertisedPort?: number;
 }
 
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/** A host that binds every address, which clients cannot dial: such a listener needs an advertised host. */
+export function isWildcardHost(host: string): boolean {
+  return WILDCARD_HOSTS.has(host);
+}
+
 export function usesTls(protocol: SecurityProtocol): boolean {
   return protocol === 'SSL' || protocol === 'SASL_SSL';
 }

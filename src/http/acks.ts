@@ -64,7 +64,19 @@ function partitionOf(target: AckTarget, field: string): { queue: string; partiti
  */
 export async function locateMessages(core: Core, group: string, targets: readonly AckTarget[], field = 'body'): Promise<(LocatedMessage | null)[]> {
   const found: (LocatedMessage | null)[] = targets.map(() => null);
-  const byPartition = new Map<string, { queue: string; partition: string; indexes: number[] }>();
+  for (const slot of targetsByPartition(targets, field)) await locateInPartition(core, group, targets, slot, found);
+  return found;
+}
+
+/** The acked messages of one partition, as indexes into the targets. */
+interface PartitionTargets {
+  queue: string;
+  partition: string;
+  indexes: number[];
+}
+
+function targetsByPartition(targets: readonly AckTarget[], field: string): Iterable<PartitionTargets> {
+  const byPartition = new Map<string, PartitionTargets>();
   targets.forEach((target, i) => {
     const where = partitionOf(target, targets.length === 1 ? field : `${field}[${i}]`);
     if (target.transactionId === undefined && target.offset === undefined) {
@@ -75,62 +87,83 @@ export async function locateMessages(core: Core, group: string, targets: readonl
     slot.indexes.push(i);
     byPartition.set(key, slot);
   });
-  for (const { queue: name, partition: partitionName, indexes } of byPartition.values()) {
-    const queue = await describeOrNull(core, name);
-    const partition = queue?.partitions.find((p) => p.name === partitionName);
-    if (!queue || !partition) continue;
-    const byOffset = new Map<number, number[]>();
-    const byTransactionId = new Map<string, number[]>();
-    for (const i of indexes) {
-      const t = targets[i]!;
-      if (t.offset !== undefined) byOffset.set(t.offset, [...(byOffset.get(t.offset) ?? []), i]);
-      else byTransactionId.set(t.transactionId!, [...(byTransactionId.get(t.transactionId!) ?? []), i]);
-    }
-    let from = Math.min(...byOffset.keys());
-    if (byTransactionId.size > 0) {
-      const { offsets } = await core.fetchOffsets({ group, partitions: [{ queue: name, partition: partition.index }] });
-      from = Math.min(from, Math.max(0, offsets[0]?.offset ?? 0));
-    }
-    const where = { queue: name, queueId: queue.id, partition: partitionName, partitionIndex: partition.index };
-    let scanned = 0;
-    while (scanned < MAX_POP_BATCH && (byOffset.size > 0 || byTransactionId.size > 0)) {
-      const read = await core.read({
-        partitions: [{ queue: name, partition: partition.index, fetchOffset: from, maxBytes: 1 << 20 }],
-        minBytes: 0,
-        maxWaitMs: 0,
-        maxBytes: 1 << 20,
-        isolation: 'read_uncommitted',
-      });
-      const result = read.partitions[0]!;
-      if (result.error === 'offset_out_of_range' && from < result.logStartOffset) {
-        from = result.logStartOffset;
-        continue;
-      }
-      if (result.error || result.batches.length === 0) break;
-      for (const batch of result.batches) {
-        let records: DecodedRecord[];
-        try {
-          records = decodeStoredBatch(batch, STORED_BATCH_LIMIT);
-        } catch (e) {
-          // A batch nobody can read holds no message to ack (pop passes over it too).
-          if (e instanceof DecodeError) continue;
-          throw e;
-        }
-        for (const record of records) {
-          if (record.offset < from) continue;
-          scanned++;
-          const message = toQueenMessage(record, where);
-          for (const i of byOffset.get(record.offset) ?? []) found[i] = { queue, message };
-          byOffset.delete(record.offset);
-          for (const i of byTransactionId.get(message.transactionId) ?? []) found[i] = { queue, message };
-          byTransactionId.delete(message.transactionId);
-          from = record.offset + 1;
-        }
-      }
-      if (from >= result.highWatermark) break;
-    }
+  return byPartition.values();
+}
+
+/** Messages sought in one partition: target indexes by offset and by transactionId, each deleted once found. */
+interface Sought {
+  byOffset: Map<number, number[]>;
+  byTransactionId: Map<string, number[]>;
+}
+
+/** Reads the partition from the lowest offset sought, or the group's position when a transactionId is sought. */
+async function locateInPartition(core: Core, group: string, targets: readonly AckTarget[], slot: PartitionTargets, found: (LocatedMessage | null)[]): Promise<void> {
+  const queue = await describeOrNull(core, slot.queue);
+  const partition = queue?.partitions.find((p) => p.name === slot.partition);
+  if (!queue || !partition) return;
+  const sought: Sought = { byOffset: new Map(), byTransactionId: new Map() };
+  for (const i of slot.indexes) {
+    const t = targets[i]!;
+    if (t.offset !== undefined) sought.byOffset.set(t.offset, [...(sought.byOffset.get(t.offset) ?? []), i]);
+    else sought.byTransactionId.set(t.transactionId!, [...(sought.byTransactionId.get(t.transactionId!) ?? []), i]);
   }
-  return found;
+  let from = Math.min(...sought.byOffset.keys());
+  if (sought.byTransactionId.size > 0) {
+    const { offsets } = await core.fetchOffsets({ group, partitions: [{ queue: slot.queue, partition: partition.index }] });
+    from = Math.min(from, Math.max(0, offsets[0]?.offset ?? 0));
+  }
+  const where = { queue: slot.queue, queueId: queue.id, partition: slot.partition, partitionIndex: partition.index };
+  await scanPartition(core, where, from, sought, (i, message) => (found[i] = { queue, message }));
+}
+
+/** Reads from `from` until every sought message turned up, the log ends, or MAX_POP_BATCH records were read. */
+async function scanPartition(
+  core: Core,
+  where: Parameters<typeof toQueenMessage>[1],
+  from: number,
+  sought: Sought,
+  found: (index: number, message: QueenMessage) => void,
+): Promise<void> {
+  const { byOffset, byTransactionId } = sought;
+  let scanned = 0;
+  while (scanned < MAX_POP_BATCH && (byOffset.size > 0 || byTransactionId.size > 0)) {
+    const read = await core.read({
+      partitions: [{ queue: where.queue, partition: where.partitionIndex, fetchOffset: from, maxBytes: 1 << 20 }],
+      minBytes: 0,
+      maxWaitMs: 0,
+      maxBytes: 1 << 20,
+      isolation: 'read_uncommitted',
+    });
+    const result = read.partitions[0]!;
+    if (result.error === 'offset_out_of_range' && from < result.logStartOffset) {
+      from = result.logStartOffset;
+      continue;
+    }
+    if (result.error || result.batches.length === 0) return;
+    for (const batch of result.batches) {
+      for (const record of readableRecords(batch)) {
+        if (record.offset < from) continue;
+        scanned++;
+        const message = toQueenMessage(record, where);
+        for (const i of byOffset.get(record.offset) ?? []) found(i, message);
+        byOffset.delete(record.offset);
+        for (const i of byTransactionId.get(message.transactionId) ?? []) found(i, message);
+        byTransactionId.delete(message.transactionId);
+        from = record.offset + 1;
+      }
+    }
+    if (from >= result.highWatermark) return;
+  }
+}
+
+/** A stored batch's records; none when nobody can read it (it holds no message to ack, and pop passes over it too). */
+function readableRecords(batch: Buffer): DecodedRecord[] {
+  try {
+    return decodeStoredBatch(batch, STORED_BATCH_LIMIT);
+  } catch (e) {
+    if (e instanceof DecodeError) return [];
+    throw e;
+  }
 }
 
 async function describeOrNull(core: Core, name: string): Promise<QueueInfo | null> {

@@ -30,17 +30,17 @@
  */
 import { isIP, connect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallOptions } from '../core/core.js';
 import { CoreError, type CoreErrorCode } from '../core/errors.js';
 import type { Core } from '../core/core.js';
 import { formatRpcAddress, parseRpcAddress, type RpcAddress } from './address.js';
 import { RpcError, type RpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sealFrame, sendFrame, writeFrame } from './frames.js';
-import { HELLO_MAGIC, RPC_VERSION } from './handshake.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sendFrame, writeFrame } from './frames.js';
+import { sendHello } from './handshake.js';
 import { isSecretMismatch, preSharedKey, securedConnection } from './psk.js';
-import { METHOD_FINGERPRINT, METHOD_NAMES, traitsOf, type MethodName } from './methods.js';
+import { METHOD_NAMES, type MethodName } from './methods.js';
+import { MAX_CALL_ID, outgoingCall, type OutgoingCall, type PendingCall } from './outgoing-call.js';
 import { ValueReader } from './values.js';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { failureCode, rpcClientMetrics } from '../metrics/rpc.js';
@@ -73,23 +73,7 @@ export interface RpcCore extends Core {
   reachable(): boolean;
 }
 
-interface PendingCall {
-  method: MethodName;
-  frame: Buffer[];
-  retrySafe: boolean;
-  longPoll: boolean;
-  /** The connection the call went out on; null while it waits for one. */
-  sentOn: Socket | null;
-  /** When the call was made (performance.now()), for its round trip's meter. */
-  madeAt: number;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  cleanup(): void;
-}
-
 type Stage = 'ready-wait' | 'ready';
-
-const MAX_CALL_ID = 0xffffffff;
 
 class RpcClient {
   private readonly address: RpcAddress;
@@ -154,70 +138,60 @@ class RpcClient {
   call(method: MethodName, given: unknown, options?: CallOptions): Promise<unknown> {
     if (this.closed) return Promise.reject(new CoreError('closed', `This connection to the core at ${this.addressText} is closed; connect again to make calls.`));
     if (this.fatal) return Promise.reject(this.fatal);
-    const traits = traitsOf(method);
-    const request = traits.keyed ? traits.keyed(given as never, randomUUID) : given;
-    const holds = traits.holds ? traits.holds(request as never) : 0;
-    const callTimeoutMs = this.options.callTimeoutMs ?? 30_000;
-    const deadlineMs = holds === null ? 0 : Math.min(callTimeoutMs + Math.max(0, holds), MAX_CALL_ID);
-    const retrySafe = typeof traits.retrySafe === 'function' ? traits.retrySafe(request as never) : traits.retrySafe === true;
-
     const id = this.nextId;
     this.nextId = this.nextId >= MAX_CALL_ID ? 1 : this.nextId + 1;
-    let frame: Buffer[];
+    let outgoing: OutgoingCall;
     try {
-      const w = frameWriter(FrameKind.Call);
-      w.uint32(id);
-      w.uint16(METHOD_NAMES.indexOf(method));
-      w.uint32(deadlineMs);
-      w.value(request);
-      frame = sealFrame(w);
+      outgoing = outgoingCall(id, method, given, this.options.callTimeoutMs ?? 30_000);
     } catch (e) {
-      return Promise.reject(new CoreError('invalid_argument', `The ${method} request cannot be sent to the core: ${(e as Error).message}`));
+      return Promise.reject(e);
     }
+    return new Promise((resolve, reject) => this.track(id, method, outgoing, options?.signal, { resolve, reject }));
+  }
 
-    return new Promise((resolve, reject) => {
-      const signal = options?.signal;
-      let timer: NodeJS.Timeout | null = null;
-      const onAbort = () => {
-        const call = this.calls.get(id);
-        if (!call) return;
-        if (call.sentOn && call.sentOn === this.socket && this.ready) this.sendCancel(id);
-        else this.settle(id, new RpcError('cancelled', `The ${method} call was cancelled before it reached the core.`));
-      };
-      const call: PendingCall = {
-        method,
-        frame,
-        retrySafe,
-        longPoll: traits.holds !== undefined,
-        sentOn: null,
-        madeAt: performance.now(),
-        resolve,
-        reject,
-        cleanup: () => {
-          if (timer) clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      this.calls.set(id, call);
-      if (deadlineMs > 0) {
-        timer = setTimeout(() => {
-          const sent = call.sentOn !== null;
-          if (sent && call.sentOn === this.socket) this.sendCancel(id);
-          this.settle(
-            id,
-            sent
-              ? new RpcError('deadline_exceeded', `The core at ${this.addressText} did not answer ${method} within ${deadlineMs} ms; the call may or may not have taken effect.`)
-              : new RpcError('unavailable', `No connection to the core at ${this.addressText} within ${deadlineMs} ms (${this.lastProblem}); ${method} was not sent.`),
-          );
-        }, deadlineMs);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (this.ready && this.socket) {
-        call.sentOn = this.socket;
-        writeFrame(this.socket, frame);
-      }
-      if (signal?.aborted) onAbort();
-    });
+  /** Holds the call until it is answered, its deadline passes or its caller aborts; sends it now when connected. */
+  private track(id: number, method: MethodName, outgoing: OutgoingCall, signal: AbortSignal | undefined, settle: Pick<PendingCall, 'resolve' | 'reject'>): void {
+    const { frame, deadlineMs } = outgoing;
+    let timer: NodeJS.Timeout | null = null;
+    const onAbort = () => {
+      const call = this.calls.get(id);
+      if (!call) return;
+      if (call.sentOn && call.sentOn === this.socket && this.ready) this.sendCancel(id);
+      else this.settle(id, new RpcError('cancelled', `The ${method} call was cancelled before it reached the core.`));
+    };
+    const call: PendingCall = {
+      method,
+      frame,
+      retrySafe: outgoing.retrySafe,
+      longPoll: outgoing.longPoll,
+      sentOn: null,
+      madeAt: performance.now(),
+      resolve: settle.resolve,
+      reject: settle.reject,
+      cleanup: () => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+    this.calls.set(id, call);
+    if (deadlineMs > 0) timer = setTimeout(() => this.deadlinePassed(id, call, deadlineMs), deadlineMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (this.ready && this.socket) {
+      call.sentOn = this.socket;
+      writeFrame(this.socket, frame);
+    }
+    if (signal?.aborted) onAbort();
+  }
+
+  private deadlinePassed(id: number, call: PendingCall, deadlineMs: number): void {
+    const sent = call.sentOn !== null;
+    if (sent && call.sentOn === this.socket) this.sendCancel(id);
+    this.settle(
+      id,
+      sent
+        ? new RpcError('deadline_exceeded', `The core at ${this.addressText} did not answer ${call.method} within ${deadlineMs} ms; the call may or may not have taken effect.`)
+        : new RpcError('unavailable', `No connection to the core at ${this.addressText} within ${deadlineMs} ms (${this.lastProblem}); ${call.method} was not sent.`),
+    );
   }
 
   /** Cancels pending long-polls (their empty answers still arrive), waits briefly for answers, then lets go. */
@@ -294,11 +268,7 @@ class RpcClient {
   /** The queen RPC over the innermost layer: the hello, then Ready or Refused, then answers. */
   private speak(socket: Socket): void {
     let stage: Stage = 'ready-wait';
-    const w = frameWriter(FrameKind.Hello);
-    w.raw(HELLO_MAGIC);
-    w.uint16(RPC_VERSION);
-    w.raw(METHOD_FINGERPRINT);
-    sendFrame(socket, w);
+    sendHello(socket);
 
     const frames = rpcFrameSplitter((kind, body) => {
       if (socket.destroyed) return;

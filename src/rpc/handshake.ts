@@ -7,6 +7,8 @@
  * a sentence, so a gateway of another release is told so instead of
  * misreading calls.
  */
+import type { Socket } from 'node:net';
+import { FrameKind, frameWriter, sendFrame } from './frames.js';
 import { METHOD_FINGERPRINT } from './methods.js';
 
 /** Bumped whenever frames, the handshake or the value encoding change incompatibly. */
@@ -22,4 +24,13 @@ export function versionProblem(peerVersion: number, peerFingerprint: Buffer): st
     return `The gateway and this core speak queen RPC version ${RPC_VERSION} but were built with different core methods (${peerFingerprint.toString('hex')} against ${METHOD_FINGERPRINT.toString('hex')}): run the same queen-gateway release on both.`;
   }
   return null;
+}
+
+/** The gateway's hello: the magic, its RPC version, the fingerprint of its method list. */
+export function sendHello(socket: Socket): void {
+  const w = frameWriter(FrameKind.Hello);
+  w.raw(HELLO_MAGIC);
+  w.uint16(RPC_VERSION);
+  w.raw(METHOD_FINGERPRINT);
+  sendFrame(socket, w);
 }

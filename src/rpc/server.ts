@@ -23,25 +23,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { isCoreError } from '../core/errors.js';
 import type { Core } from '../core/core.js';
 import type { TlsCredentials } from '../tls/credentials.js';
 import { type RpcAddress } from './address.js';
-import { DEFAULT_MAX_FRAME_BYTES, FrameKind, frameWriter, RefusedReason, rpcFrameSplitter, sendFrame } from './frames.js';
-import { HELLO_MAGIC, versionProblem } from './handshake.js';
+import { RefusedReason } from './frames.js';
 import { isSecretMismatch, preSharedKey, pskServerSocket, startsTls } from './psk.js';
-import { METHOD_NAMES, type MethodName } from './methods.js';
-import { ValueReader } from './values.js';
-import { failureCode, rpcServerMetrics } from '../metrics/rpc.js';
+import { refuseConnection, ServedConnection, type Admission, type RpcFaults } from './served-connection.js';
 
-export interface RpcFaults {
-  /**
-   * Runs after the core has answered a call and before the answer is sent;
-   * returning 'drop-connection' destroys the connection instead, so the caller
-   * never learns the outcome (for exactly-once tests).
-   */
-  beforeReply?(call: { method: MethodName; request: unknown }): 'drop-connection' | void;
-}
+export type { RpcFaults } from './served-connection.js';
 
 export interface RpcServerOptions {
   core: Core;
@@ -61,25 +50,12 @@ export interface RpcServerOptions {
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_UNAUTHENTICATED = 64;
 
-type Stage = 'hello' | 'ready' | 'refused';
-
-/** A connection let in under the cap, until it authenticates or goes. */
-interface Admission {
-  peer: string;
-  /** The verified client certificate's subject, for the log (mutual TLS). */
-  certificateSubject?: string;
-  /** Still counted against the cap (not yet authenticated). */
-  readonly pending: boolean;
-  /** Stops counting it and stops its deadline; idempotent. */
-  settle(): void;
-}
 
 /** A TCP connection's identity, the same on the raw socket and the TLS session over it. */
 function connectionKey(socket: Socket): string {
   return `${socket.remoteAddress}|${socket.remotePort}`;
 }
 
-const SECRET_REQUIRED = "Authentication failed: this core requires the shared RPC secret; give the gateway the core's --rpc-secret (QUEEN_RPC_SECRET).";
 const NO_SECRET_HERE = 'Authentication failed: this core takes no RPC secret (gateways prove themselves by TLS client certificate); drop --rpc-secret on the gateway, or give the core the same one.';
 
 /** Why a mutual-TLS session's client certificate is not accepted, as the sentence the gateway gets; null when it is. */
@@ -250,108 +226,13 @@ export class RpcServer {
     });
   }
 
-  /** Sends Refused with its sentence and closes, logged; what the peer sends after is read and dropped. */
   private refuse(socket: Socket, admission: Admission, code: number, reason: string): void {
-    this.options.log?.warn({ peer: admission.peer, certificate: admission.certificateSubject, reason }, 'rpc connection refused');
-    const w = frameWriter(FrameKind.Refused);
-    w.uint8(code);
-    w.raw(Buffer.from(reason, 'utf8'));
-    sendFrame(socket, w);
-    socket.end();
-    socket.resume();
+    refuseConnection(socket, admission, code, reason, this.options.log);
   }
 
   /** Runs the hello, then calls, on the innermost layer of an admitted connection; `secretProven` when it came through TLS-PSK. */
   private serve(socket: Socket, admission: Admission, secretProven: boolean): void {
-    const { core, log, faults } = this.options;
-    const { peer } = admission;
-    socket.setNoDelay(true);
-    const inFlight = new Map<number, AbortController>();
-    let stage: Stage = 'hello';
-
-    const refuse = (code: number, reason: string) => {
-      stage = 'refused';
-      this.refuse(socket, admission, code, reason);
-    };
-    const drop = (reason: string) => {
-      log?.warn({ peer, reason }, 'rpc connection closed');
-      socket.destroy();
-    };
-
-    const onHello = (body: Buffer) => {
-      const r = new ValueReader(body);
-      if (body.length < 4 + 2 + 8 || !r.bytes(4).equals(HELLO_MAGIC)) return drop('the first frame is not a queen RPC hello');
-      const problem = versionProblem(r.uint16(), r.bytes(8));
-      if (problem) return refuse(RefusedReason.Version, problem);
-      if (this.key !== null && !secretProven) return refuse(RefusedReason.Authentication, SECRET_REQUIRED);
-      sendFrame(socket, frameWriter(FrameKind.Ready));
-      stage = 'ready';
-      admission.settle();
-      frames.maxFrameBytes = this.options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-      log?.debug({ peer, certificate: admission.certificateSubject, secret: secretProven }, 'rpc connection ready');
-    };
-
-    const answer = (kind: typeof FrameKind.Reply | typeof FrameKind.Failure, id: number, value: unknown) => {
-      if (socket.destroyed) return;
-      const w = frameWriter(kind);
-      w.uint32(id);
-      w.value(value);
-      sendFrame(socket, w);
-    };
-
-    const onCall = (body: Buffer) => {
-      const r = new ValueReader(body);
-      const id = r.uint32();
-      const method = METHOD_NAMES[r.uint16()];
-      const deadlineMs = r.uint32();
-      const request = r.value();
-      if (method === undefined) return answer(FrameKind.Failure, id, { code: 'protocol', message: 'The core has no such method.', core: false });
-      const controller = new AbortController();
-      inFlight.set(id, controller);
-      const timer = deadlineMs > 0 ? setTimeout(() => controller.abort(), deadlineMs) : null;
-      const call = (core[method] as (req: unknown, options: { signal: AbortSignal }) => Promise<unknown>).bind(core);
-      const arrived = performance.now();
-      const served = (failure: string | null) => rpcServerMetrics(method).done((performance.now() - arrived) / 1000, failure);
-      Promise.resolve()
-        .then(() => call(request, { signal: controller.signal }))
-        .then(
-          (result) => {
-            served(null);
-            if (faults?.beforeReply?.({ method, request }) === 'drop-connection') return void socket.destroy();
-            answer(FrameKind.Reply, id, result);
-          },
-          (e: unknown) => {
-            served(failureCode(e));
-            if (isCoreError(e)) return answer(FrameKind.Failure, id, { code: e.code, message: e.message, core: true });
-            log?.error({ err: e, method }, 'core call failed');
-            answer(FrameKind.Failure, id, { code: 'remote_failure', message: `The core failed on ${method}: ${(e as Error)?.message ?? String(e)}`, core: false });
-          },
-        )
-        .catch((e: unknown) => drop(`an answer could not be encoded: ${(e as Error).message}`))
-        .finally(() => {
-          if (timer) clearTimeout(timer);
-          inFlight.delete(id);
-        });
-    };
-
-    const frames = rpcFrameSplitter((kind, body) => {
-      if (socket.destroyed || stage === 'refused') return;
-      if (stage === 'hello' && kind === FrameKind.Hello) onHello(body);
-      else if (stage === 'ready' && kind === FrameKind.Call) onCall(body);
-      else if (stage === 'ready' && kind === FrameKind.Cancel) inFlight.get(new ValueReader(body).uint32())?.abort();
-      else drop(`unexpected frame kind ${kind} during ${stage}`);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        frames.push(chunk);
-      } catch (e) {
-        drop((e as Error).message);
-      }
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      for (const controller of inFlight.values()) controller.abort();
-      inFlight.clear();
-    });
+    const { core, log, faults, maxFrameBytes } = this.options;
+    new ServedConnection(socket, admission, { core, log, faults, maxFrameBytes, secretRequired: this.key !== null && !secretProven, secretProven });
   }
 }

@@ -44,6 +44,7 @@
 // followers, no rack-aware reads (PreferredReadReplica is always -1).
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Fetch } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import type { ReadPartitionResult } from '../../core/index.js';
 import { FetchSession, FetchSessionCache, type SessionPartition } from '../fetch-sessions.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
@@ -97,146 +98,189 @@ function hasNews(p: SessionPartition, a: PartitionAnswer): boolean {
   );
 }
 
+type FetchRequest = RequestOf<typeof Fetch>;
+type Isolation = 'read_committed' | 'read_uncommitted';
+
 export const fetch: ApiHandler<typeof Fetch> = {
   api: Fetch,
   versions: '4-17',
   async handle(request, ctx) {
-    const version = ctx.header.apiVersion;
-    const byId = version >= 13;
-    const lookup = version >= 7 ? sessionsOf(ctx).begin(request.sessionId, request.sessionEpoch) : { kind: 'sessionless' as const };
+    const byId = ctx.header.apiVersion >= 13;
+    const lookup = ctx.header.apiVersion >= 7 ? sessionsOf(ctx).begin(request.sessionId, request.sessionEpoch) : { kind: 'sessionless' as const };
     if (lookup.kind === 'error') return errorResponse(lookup.errorCode);
     const session = lookup.kind === 'sessionless' ? null : lookup.session;
+    const incremental = lookup.kind === 'incremental';
 
-    const names = byId
-      ? await topicNamesById(ctx, [...request.topics, ...request.forgottenTopicsData].map((t) => t.topicId))
-      : null;
-    const nameOf = (t: { topic?: string; topicId?: string }): string | undefined => (byId ? names!.get(t.topicId!) : t.topic);
-
-    // Partitions refused before reading, and those to read (the session's, or this request's).
+    // Partitions refused before reading go straight to `answers`; the others are read.
     const answers: PartitionAnswer[] = [];
-    let toRead: SessionPartition[] = [];
-
-    if (lookup.kind === 'incremental') {
-      for (const t of request.forgottenTopicsData) {
-        const name = nameOf(t);
-        if (name !== undefined) for (const p of t.partitions as number[]) session!.partitions.delete(FetchSession.key(name, p));
-      }
-    }
-    for (const t of request.topics) {
-      const name = nameOf(t);
-      const topicId: string = byId ? t.topicId : ZERO_UUID;
-      for (const p of t.partitions) {
-        if (name === undefined) {
-          answers.push(refused(t.topicId, topicId, p.partition, ErrorCode.UNKNOWN_TOPIC_ID));
-          continue;
-        }
-        if (topicNameProblem(name) !== null) {
-          answers.push(refused(name, topicId, p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
-          continue;
-        }
-        const fetchOffset = Number(p.fetchOffset);
-        if (fetchOffset < 0) {
-          answers.push(refused(name, topicId, p.partition, ErrorCode.OFFSET_OUT_OF_RANGE));
-          continue;
-        }
-        const maxBytes: number = p.partitionMaxBytes;
-        const key = FetchSession.key(name, p.partition);
-        const known = session?.partitions.get(key);
-        if (known) {
-          known.fetchOffset = fetchOffset;
-          known.maxBytes = maxBytes;
-          known.topicId = topicId;
-          continue;
-        }
-        const entry: SessionPartition = {
-          topic: name, topicId, partition: p.partition, fetchOffset, maxBytes,
-          sentHighWatermark: -1, sentLastStableOffset: -1, sentLogStartOffset: -1,
-        };
-        if (session) session.partitions.set(key, entry);
-        else toRead.push(entry);
-      }
-    }
-    if (session) toRead = [...session.partitions.values()];
-    const readable = new Map<string, boolean>();
-    const mayRead = (topic: string) => readable.get(topic) ?? readable.set(topic, ctx.access.allows('READ', 'TOPIC', topic)).get(topic)!;
-    for (const p of toRead) if (!mayRead(p.topic)) answers.push(refused(p.topic, p.topicId, p.partition, DENIED_CODE.TOPIC));
-    toRead = toRead.filter((p) => mayRead(p.topic));
-
-    const isolation = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted';
-    let results: ReadPartitionResult[];
-    // Held in the purgatory's count while the core may wait for records (Kafka's DelayedFetch).
-    const mayWait = request.maxWaitMs > 0 && request.minBytes > 0 && toRead.length > 0;
-    if (mayWait) fetchPurgatory.value++;
-    try {
-      const read = await ctx.core.read(
-        {
-          partitions: toRead.map((p) => ({ queue: p.topic, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.maxBytes })),
-          minBytes: request.minBytes,
-          maxWaitMs: Math.max(0, request.maxWaitMs),
-          maxBytes: Math.max(1, Math.min(request.maxBytes, ctx.settings.fetchMaxBytes)),
-          isolation,
-        },
-        { signal: AbortSignal.any([ctx.connection.closed, ctx.connection.draining]) },
-      );
-      results = read.partitions;
-    } catch (e) {
-      const { errorCode } = kafkaErrorOf(e);
-      results = [];
-      for (const p of toRead) answers.push(refused(p.topic, p.topicId, p.partition, errorCode));
-      toRead = [];
-    } finally {
-      if (mayWait) fetchPurgatory.value--;
-    }
+    const wanted = await partitionsWanted(request, ctx, session, incremental, answers);
+    const isolation: Isolation = request.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted';
+    const { toRead, results } = await readPartitions(request, ctx, refuseUnreadable(wanted, ctx, answers), isolation, answers);
 
     const fetchedBytes = results.reduce((sum, r) => sum + r.batches.reduce((n, b) => n + b.length, 0), 0);
     const { throttleMs: throttleTimeMs, withhold } = ctx.quota.fetched(fetchedBytes);
     if (withhold) {
       // Nothing was sent: the session's partitions keep what they last sent, so the next fetch reads these again.
-      if (lookup.kind === 'incremental') session!.advanceEpoch();
+      if (incremental) session!.advanceEpoch();
       return { throttleTimeMs, errorCode: NONE, sessionId: session?.id ?? 0, responses: [] };
     }
-
-    const served: string[] = [];
-    toRead.forEach((p, i) => {
-      const r = results[i]!;
-      const errorCode = readErrorCode(r.error);
-      const answer: PartitionAnswer =
-        errorCode !== NONE
-          ? refused(p.topic, p.topicId, p.partition, errorCode)
-          : {
-              topic: p.topic,
-              topicId: p.topicId,
-              partitionIndex: p.partition,
-              errorCode,
-              highWatermark: r.highWatermark,
-              lastStableOffset: r.lastStableOffset,
-              logStartOffset: r.logStartOffset,
-              abortedTransactions: isolation === 'read_committed' ? r.abortedTransactions : null,
-              records: r.batches,
-            };
-      if (lookup.kind === 'incremental' && !hasNews(p, answer)) return;
-      answers.push(answer);
-      p.sentHighWatermark = answer.highWatermark;
-      p.sentLastStableOffset = answer.lastStableOffset;
-      p.sentLogStartOffset = answer.logStartOffset;
-      if (answer.records.length > 0) {
-        served.push(FetchSession.key(p.topic, p.partition));
-        countServed(p.topic, answer.records);
-      }
-    });
+    const served = answerPartitions(toRead, results, isolation, incremental, answers);
     if (session) {
       session.rotate(served);
-      if (lookup.kind === 'incremental') session.advanceEpoch();
+      if (incremental) session.advanceEpoch();
     }
-
-    return {
-      throttleTimeMs,
-      errorCode: NONE,
-      sessionId: session?.id ?? 0,
-      responses: groupByTopic(answers, byId),
-    };
+    return { throttleTimeMs, errorCode: NONE, sessionId: session?.id ?? 0, responses: groupByTopic(answers, byId) };
   },
 };
+
+/**
+ * The partitions this fetch reads: the session's after this request's changes
+ * (forgotten topics dropped, offsets and limits updated, new ones added), or
+ * the request's own without a session. Unknown topics and negative offsets are
+ * refused into `answers`.
+ */
+async function partitionsWanted(
+  request: FetchRequest,
+  ctx: HandlerContext,
+  session: FetchSession | null,
+  incremental: boolean,
+  answers: PartitionAnswer[],
+): Promise<SessionPartition[]> {
+  const byId = ctx.header.apiVersion >= 13;
+  const names = byId ? await topicNamesById(ctx, [...request.topics, ...request.forgottenTopicsData].map((t) => t.topicId)) : null;
+  const nameOf = (t: { topic?: string; topicId?: string }): string | undefined => (byId ? names!.get(t.topicId!) : t.topic);
+  if (incremental) {
+    for (const t of request.forgottenTopicsData) {
+      const name = nameOf(t);
+      if (name !== undefined) for (const p of t.partitions as number[]) session!.partitions.delete(FetchSession.key(name, p));
+    }
+  }
+  const sessionless: SessionPartition[] = [];
+  for (const t of request.topics) {
+    const name = nameOf(t);
+    const topicId: string = byId ? t.topicId : ZERO_UUID;
+    for (const p of t.partitions) {
+      const errorCode = name === undefined ? ErrorCode.UNKNOWN_TOPIC_ID : topicNameProblem(name) !== null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : null;
+      const fetchOffset = Number(p.fetchOffset);
+      if (errorCode !== null || fetchOffset < 0) {
+        answers.push(refused(name ?? t.topicId, topicId, p.partition, errorCode ?? ErrorCode.OFFSET_OUT_OF_RANGE));
+        continue;
+      }
+      const entry = wantedPartition(session, name!, topicId, p.partition, fetchOffset, p.partitionMaxBytes);
+      if (entry) sessionless.push(entry);
+    }
+  }
+  return session ? [...session.partitions.values()] : sessionless;
+}
+
+/** Updates or adds the partition in the session; without a session returns it to be read. */
+function wantedPartition(
+  session: FetchSession | null,
+  topic: string,
+  topicId: string,
+  partition: number,
+  fetchOffset: number,
+  maxBytes: number,
+): SessionPartition | null {
+  const key = FetchSession.key(topic, partition);
+  const known = session?.partitions.get(key);
+  if (known) {
+    known.fetchOffset = fetchOffset;
+    known.maxBytes = maxBytes;
+    known.topicId = topicId;
+    return null;
+  }
+  const entry: SessionPartition = {
+    topic, topicId, partition, fetchOffset, maxBytes,
+    sentHighWatermark: -1, sentLastStableOffset: -1, sentLogStartOffset: -1,
+  };
+  if (!session) return entry;
+  session.partitions.set(key, entry);
+  return null;
+}
+
+/** The partitions the principal may read; the others are refused into `answers`. */
+function refuseUnreadable(wanted: SessionPartition[], ctx: HandlerContext, answers: PartitionAnswer[]): SessionPartition[] {
+  const readable = new Map<string, boolean>();
+  const mayRead = (topic: string) => readable.get(topic) ?? readable.set(topic, ctx.access.allows('READ', 'TOPIC', topic)).get(topic)!;
+  for (const p of wanted) if (!mayRead(p.topic)) answers.push(refused(p.topic, p.topicId, p.partition, DENIED_CODE.TOPIC));
+  return wanted.filter((p) => mayRead(p.topic));
+}
+
+/** The core's long-poll over the partitions; when it fails, every partition is refused with its code into `answers`. */
+async function readPartitions(
+  request: FetchRequest,
+  ctx: HandlerContext,
+  toRead: SessionPartition[],
+  isolation: Isolation,
+  answers: PartitionAnswer[],
+): Promise<{ toRead: SessionPartition[]; results: ReadPartitionResult[] }> {
+  // Held in the purgatory's count while the core may wait for records (Kafka's DelayedFetch).
+  const mayWait = request.maxWaitMs > 0 && request.minBytes > 0 && toRead.length > 0;
+  if (mayWait) fetchPurgatory.value++;
+  try {
+    const read = await ctx.core.read(
+      {
+        partitions: toRead.map((p) => ({ queue: p.topic, partition: p.partition, fetchOffset: p.fetchOffset, maxBytes: p.maxBytes })),
+        minBytes: request.minBytes,
+        maxWaitMs: Math.max(0, request.maxWaitMs),
+        maxBytes: Math.max(1, Math.min(request.maxBytes, ctx.settings.fetchMaxBytes)),
+        isolation,
+      },
+      { signal: AbortSignal.any([ctx.connection.closed, ctx.connection.draining]) },
+    );
+    return { toRead, results: read.partitions };
+  } catch (e) {
+    const { errorCode } = kafkaErrorOf(e);
+    for (const p of toRead) answers.push(refused(p.topic, p.topicId, p.partition, errorCode));
+    return { toRead: [], results: [] };
+  } finally {
+    if (mayWait) fetchPurgatory.value--;
+  }
+}
+
+/**
+ * The answers of the partitions read, into `answers` (an incremental
+ * response only those with news), remembering what each was sent. Returns
+ * the keys of the partitions that served records.
+ */
+function answerPartitions(
+  toRead: SessionPartition[],
+  results: ReadPartitionResult[],
+  isolation: Isolation,
+  incremental: boolean,
+  answers: PartitionAnswer[],
+): string[] {
+  const served: string[] = [];
+  toRead.forEach((p, i) => {
+    const r = results[i]!;
+    const errorCode = readErrorCode(r.error);
+    const answer: PartitionAnswer =
+      errorCode !== NONE
+        ? refused(p.topic, p.topicId, p.partition, errorCode)
+        : {
+            topic: p.topic,
+            topicId: p.topicId,
+            partitionIndex: p.partition,
+            errorCode,
+            highWatermark: r.highWatermark,
+            lastStableOffset: r.lastStableOffset,
+            logStartOffset: r.logStartOffset,
+            abortedTransactions: isolation === 'read_committed' ? r.abortedTransactions : null,
+            records: r.batches,
+          };
+    if (incremental && !hasNews(p, answer)) return;
+    answers.push(answer);
+    p.sentHighWatermark = answer.highWatermark;
+    p.sentLastStableOffset = answer.lastStableOffset;
+    p.sentLogStartOffset = answer.logStartOffset;
+    if (answer.records.length > 0) {
+      served.push(FetchSession.key(p.topic, p.partition));
+      countServed(p.topic, answer.records);
+    }
+  });
+  return served;
+}
 
 /** Bytes and records a topic served, for its meters (record counts from the batch headers only). */
 function countServed(topic: string, batches: readonly Buffer[]): void {

@@ -66,13 +66,14 @@
 //   aborts the transaction and goes on.
 import { ErrorCode } from '../../../protocol/error-codes.js';
 import { Produce } from '../../../protocol/messages/index.js';
+import type { RequestOf } from '../../../protocol/codec/types.js';
 import { BATCH_LENGTH_PREFIX, BatchAttr, BatchPos, batchSize } from '../../../protocol/records/batch-header.js';
 import { CompressionCodec } from '../../../protocol/records/compression.js';
 import { messageSetToBatch } from '../../../protocol/records/legacy.js';
 import { DecodeError } from '../../../protocol/primitives/decode-error.js';
 import type { AppendError, AppendPartition } from '../../core/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
-import type { ApiHandler } from '../handler.js';
+import type { ApiHandler, HandlerContext } from '../handler.js';
 import { appendErrorCode, kafkaErrorOf, NONE, UNAVAILABLE_FOR_PRODUCE } from '../kafka-errors.js';
 import { addProducedPartitions } from '../implicit-transaction.js';
 import { topicNameProblem } from '../topics.js';
@@ -162,91 +163,28 @@ function countAppended(topic: string, carried: { bytes: number; records: number 
   meters.messagesIn.value += carried.records;
 }
 
+type ProduceRequest = RequestOf<typeof Produce>;
+/** Where a partition's answer goes once the core has appended: its topic's list, at its index. */
+type AnswerSlot = { answers: PartitionAnswer[]; index: number };
+
+/** The request's partitions sorted: those refused here get their answer, the rest a slot and an append for the core. */
+interface SortedPartitions {
+  answers: Map<object, PartitionAnswer[]>;
+  appends: AppendPartition[];
+  slots: AnswerSlot[];
+  producedBytes: number;
+}
+
 export const produce: ApiHandler<typeof Produce> = {
   api: Produce,
   versions: '0-12',
   async handle(request, ctx) {
-    const version = ctx.header.apiVersion;
-    const acks: number = request.acks;
-    const answers = new Map<object, PartitionAnswer[]>();
-    const appends: AppendPartition[] = [];
-    const slots: { answers: PartitionAnswer[]; index: number }[] = [];
+    const { answers, appends, slots, producedBytes } = sortPartitions(request, ctx);
     const transactionalId: string | null = request.transactionalId ?? null;
-    const txnRefused = transactionalId !== null && !ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', transactionalId);
-    let producedBytes = 0;
-
-    for (const topic of request.topicData) {
-      const topicAnswers: PartitionAnswer[] = [];
-      answers.set(topic, topicAnswers);
-      const nameProblem = topicNameProblem(topic.name);
-      const writable = ctx.access.allows('WRITE', 'TOPIC', topic.name);
-      for (const p of topic.partitionData) {
-        producedBytes += p.records?.length ?? 0;
-        if (!VALID_ACKS.has(acks)) {
-          topicAnswers.push(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1; got ${acks}.`));
-          continue;
-        }
-        if (txnRefused) {
-          topicAnswers.push(failed(p.index, DENIED_CODE.TRANSACTIONAL_ID, `Not authorized to write with transactional id '${transactionalId}'.`));
-          continue;
-        }
-        if (!writable) {
-          topicAnswers.push(failed(p.index, DENIED_CODE.TOPIC, `Not authorized to write to topic '${topic.name}'.`));
-          continue;
-        }
-        if (nameProblem !== null) {
-          topicAnswers.push(failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem));
-          continue;
-        }
-        const checked = recordsForCore(p.records, version);
-        if ('errorCode' in checked) {
-          topicAnswers.push(failed(p.index, checked.errorCode, checked.message));
-          continue;
-        }
-        slots.push({ answers: topicAnswers, index: topicAnswers.length });
-        topicAnswers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null)); // replaced below
-        appends.push({ queue: topic.name, partition: p.index, records: checked.records });
-      }
-    }
-
-    if (version >= 12 && transactionalId !== null && appends.length > 0) {
-      const refusals = await addProducedPartitions(ctx, transactionalId, appends);
-      for (let i = appends.length - 1; i >= 0; i--) {
-        const refusal = refusals[i];
-        if (!refusal) continue;
-        const slot = slots[i]!;
-        slot.answers[slot.index] = { ...failed(appends[i]!.partition, refusal.errorCode, refusal.errorMessage), logStartOffset: -1 };
-        appends.splice(i, 1);
-        slots.splice(i, 1);
-      }
-    }
-
-    if (appends.length > 0) {
-      // Read before the core takes the batches over: what each carries, for the topic's meters.
-      const carried = appends.map((a) => ({ bytes: a.records.length, records: a.records.length > BatchPos.RecordCount + 4 ? a.records.readInt32BE(BatchPos.RecordCount) : 0 }));
-      producePurgatory.value++;
-      try {
-        // The frame is never reused, so the core may keep the batches where they lie.
-        const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
-        result.partitions.forEach((r, i) => {
-          const slot = slots[i]!;
-          const errorCode = r.error === 'invalid_txn_state' && version >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : appendErrorCode(r.error);
-          if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
-          slot.answers[slot.index] =
-            errorCode === NONE
-              ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
-              : { ...failed(r.partition, errorCode, r.errorMessage ?? null, r.recordError), logStartOffset: r.error !== null && REPORTS_LOG_START.has(r.error) ? r.logStartOffset : -1 };
-        });
-      } catch (e) {
-        const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);
-        for (const slot of slots) slot.answers[slot.index] = failed(slot.answers[slot.index]!.index, errorCode, errorMessage);
-      } finally {
-        producePurgatory.value--;
-      }
-    }
-
+    if (ctx.header.apiVersion >= 12 && transactionalId !== null && appends.length > 0) await joinTransaction(ctx, transactionalId, appends, slots);
+    if (appends.length > 0) await appendToCore(ctx, appends, slots);
     const throttleTimeMs = ctx.quota.produced(producedBytes);
-    if (acks === 0) {
+    if (request.acks === 0) {
       // No response goes out, so a refusal is only visible here.
       for (const [topic, list] of answers) {
         for (const a of list) if (a.errorCode !== NONE) ctx.log.info({ topic: (topic as { name: string }).name, partition: a.index, errorCode: a.errorCode, reason: a.errorMessage }, 'acks=0 produce refused');
@@ -259,3 +197,86 @@ export const produce: ApiHandler<typeof Produce> = {
     };
   },
 };
+
+function sortPartitions(request: ProduceRequest, ctx: HandlerContext): SortedPartitions {
+  const sorted: SortedPartitions = { answers: new Map(), appends: [], slots: [], producedBytes: 0 };
+  const transactionalId: string | null = request.transactionalId ?? null;
+  const txnRefused = transactionalId !== null && !ctx.access.allows('WRITE', 'TRANSACTIONAL_ID', transactionalId);
+  for (const topic of request.topicData) {
+    const topicAnswers: PartitionAnswer[] = [];
+    sorted.answers.set(topic, topicAnswers);
+    const nameProblem = topicNameProblem(topic.name);
+    const writable = ctx.access.allows('WRITE', 'TOPIC', topic.name);
+    for (const p of topic.partitionData) {
+      sorted.producedBytes += p.records?.length ?? 0;
+      const refusal = refusedBeforeAppend(p.index, request.acks, txnRefused ? transactionalId : null, { name: topic.name, writable, nameProblem });
+      if (refusal) {
+        topicAnswers.push(refusal);
+        continue;
+      }
+      const checked = recordsForCore(p.records, ctx.header.apiVersion);
+      if ('errorCode' in checked) {
+        topicAnswers.push(failed(p.index, checked.errorCode, checked.message));
+        continue;
+      }
+      sorted.slots.push({ answers: topicAnswers, index: topicAnswers.length });
+      topicAnswers.push(failed(p.index, ErrorCode.UNKNOWN_SERVER_ERROR, null)); // replaced by appendToCore
+      sorted.appends.push({ queue: topic.name, partition: p.index, records: checked.records });
+    }
+  }
+  return sorted;
+}
+
+/** Kafka's checks before a partition's records are read, in its order; null when none refuses it. */
+function refusedBeforeAppend(
+  partition: number,
+  acks: number,
+  refusedTransactionalId: string | null,
+  topic: { name: string; writable: boolean; nameProblem: string | null },
+): PartitionAnswer | null {
+  if (!VALID_ACKS.has(acks)) return failed(partition, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be 0, 1 or -1; got ${acks}.`);
+  if (refusedTransactionalId !== null) {
+    return failed(partition, DENIED_CODE.TRANSACTIONAL_ID, `Not authorized to write with transactional id '${refusedTransactionalId}'.`);
+  }
+  if (!topic.writable) return failed(partition, DENIED_CODE.TOPIC, `Not authorized to write to topic '${topic.name}'.`);
+  if (topic.nameProblem !== null) return failed(partition, ErrorCode.INVALID_TOPIC_EXCEPTION, topic.nameProblem);
+  return null;
+}
+
+/** One append of every accepted partition; each answer goes to its slot, a failed call answers them all with its code. */
+/** v12: the partitions join the producer's transaction first; a refused one is answered and not appended. */
+async function joinTransaction(ctx: HandlerContext, transactionalId: string, appends: AppendPartition[], slots: AnswerSlot[]): Promise<void> {
+  const refusals = await addProducedPartitions(ctx, transactionalId, appends);
+  for (let i = appends.length - 1; i >= 0; i--) {
+    const refusal = refusals[i];
+    if (!refusal) continue;
+    const slot = slots[i]!;
+    slot.answers[slot.index] = { ...failed(appends[i]!.partition, refusal.errorCode, refusal.errorMessage), logStartOffset: -1 };
+    appends.splice(i, 1);
+    slots.splice(i, 1);
+  }
+}
+
+async function appendToCore(ctx: HandlerContext, appends: AppendPartition[], slots: AnswerSlot[]): Promise<void> {
+  // Read before the core takes the batches over: what each carries, for the topic's meters.
+  const carried = appends.map((a) => ({ bytes: a.records.length, records: a.records.length > BatchPos.RecordCount + 4 ? a.records.readInt32BE(BatchPos.RecordCount) : 0 }));
+  producePurgatory.value++;
+  try {
+    // The frame is never reused, so the core may keep the batches where they lie.
+    const result = await ctx.core.append({ partitions: appends, recordsHandedOver: true });
+    result.partitions.forEach((r, i) => {
+      const slot = slots[i]!;
+      const errorCode = r.error === 'invalid_txn_state' && ctx.header.apiVersion >= 11 ? ErrorCode.TRANSACTION_ABORTABLE : appendErrorCode(r.error);
+      if (errorCode === NONE && !r.duplicate) countAppended(appends[i]!.queue, carried[i]!);
+      slot.answers[slot.index] =
+        errorCode === NONE
+          ? { index: r.partition, errorCode, errorMessage: null, baseOffset: r.baseOffset, logAppendTimeMs: r.logAppendTime, logStartOffset: r.logStartOffset, recordErrors: [] }
+          : { ...failed(r.partition, errorCode, r.errorMessage ?? null, r.recordError), logStartOffset: r.error !== null && REPORTS_LOG_START.has(r.error) ? r.logStartOffset : -1 };
+    });
+  } catch (e) {
+    const { errorCode, errorMessage } = kafkaErrorOf(e, UNAVAILABLE_FOR_PRODUCE);
+    for (const slot of slots) slot.answers[slot.index] = failed(slot.answers[slot.index]!.index, errorCode, errorMessage);
+  } finally {
+    producePurgatory.value--;
+  }
+}
