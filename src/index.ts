@@ -70,8 +70,7 @@ import type { QuotaSettings } from './gateway/quotas.js';
 import { DEFAULT_HTTP_PORT, startHttpServer, type HttpServer } from './http/index.js';
 import { operatorView } from './gateway/operator-view.js';
 import { derivedNodeId } from './cluster/leadership.js';
-import type { ClusterNode } from './cluster/membership.js';
-import { joinRegistry, leaveRegistry, type Registration } from './cluster/registration.js';
+import { joinRegistry, leaveRegistry, registeredNode, type Registration } from './cluster/registration.js';
 
 export type { ConsumerCoordinatorOptions, Core, CoordinatorOptions } from './core/index.js';
 export { GatewayServer, type GatewayOptions } from './gateway/server.js';
@@ -357,16 +356,8 @@ async function joinCluster(parts: BrokerParts, cluster: ClusterOptions): Promise
   const { node: coreNode } = await parts.core.findCoordinators({ kind: 'group', keys: [] });
   const { host, port } = settings.advertised;
   const nodeId = options.nodeId ?? derivedNodeId(host, port);
-  const self: ClusterNode = {
-    nodeId,
-    host,
-    port,
-    rack: settings.advertised.rack,
-    listeners: Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }])),
-    core: cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external')),
-    coreNode,
-    startedAt: Date.now(),
-  };
+  const core = cluster.core ?? (externalCore === null ? `in-process:${host}:${port}` : ((externalCore as { address?: string }).address ?? 'external'));
+  const self = registeredNode(nodeId, settings.advertised, listeners, core, coreNode);
   const registration = await joinRegistry(self, {
     redisUrl: cluster.redisUrl,
     keyPrefix: cluster.keyPrefix,

@@ -25,6 +25,19 @@ export interface RegistrationOptions {
   log: Logger;
 }
 
+/** This gateway as the registry lists it: its advertised addresses, its core, and the id its core holds leases under. */
+export function registeredNode(
+  nodeId: number,
+  advertised: { host: string; port: number; rack: string | null },
+  listeners: readonly { name: string; advertised: { host: string; port: number } }[],
+  core: string,
+  coreNode: ClusterNode['coreNode'],
+): ClusterNode {
+  const { host, port, rack } = advertised;
+  const addresses = Object.fromEntries(listeners.map((l) => [l.name, { host: l.advertised.host, port: l.advertised.port }]));
+  return { nodeId, host, port, rack, listeners: addresses, core, coreNode, startedAt: Date.now() };
+}
+
 export async function joinRegistry(self: ClusterNode, options: RegistrationOptions): Promise<Registration> {
   const { log } = options;
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;

@@ -16,11 +16,12 @@ import { ANONYMOUS, SaslAuthenticator, type SaslSettings } from './sasl/authenti
 import { FrameIntake } from './frame-intake.js';
 import { readRequest, RefusedBeforeAuthentication, UnservedRequest, type ReadRequest } from './request-intake.js';
 import { ResponseOrder, type Slot } from './response-order.js';
+import { OrderedRequests } from './ordered-requests.js';
 
 /**
  * One client connection: frames in (frame-intake.ts, request-intake.ts),
  * handlers run concurrently (but for the few APIs whose effects depend on
- * their order, ORDERED_APIS), responses out in request order
+ * their order, ./ordered-requests.ts), responses out in request order
  * (response-order.ts).
  *
  * Reading pauses while too many requests are in flight, the socket's write
@@ -49,8 +50,8 @@ export class Connection {
   private readonly closedController = new AbortController();
   private readonly drainController = new AbortController();
   private inFlight = 0;
-  /** The last of this connection's ORDERED_APIS requests: the next one starts when it has finished. */
-  private orderedTail: Promise<unknown> = Promise.resolve();
+  /** The requests whose effects depend on their order, run one after another (./ordered-requests.ts). */
+  private readonly ordered = new OrderedRequests();
   private waitingForDrain = false;
   private paused = false;
   private draining = false;
@@ -221,13 +222,6 @@ export class Connection {
     this.log.warn({ user, mechanism }, `authentication failed: ${reason.replace(/^Authentication failed:? ?/, '')}`);
   }
 
-  /** Runs `handle` once every earlier ordered request of this connection has finished, successfully or not. */
-  private inOrder<T>(handle: () => Promise<T>): Promise<T> {
-    const run = this.orderedTail.then(handle);
-    this.orderedTail = run.catch(() => {});
-    return run;
-  }
-
   /** A bare SASL token after SaslHandshake v0: answered with a bare size-prefixed token, in order with everything else. */
   private receiveRawToken(frame: Buffer, heldBytes: number): void {
     const slot = this.responses.take(-1, heldBytes);
@@ -281,7 +275,7 @@ export class Connection {
   private dispatch(header: RequestHeader, handler: ApiHandler, body: Message, slot: Slot, clock: RequestClock, arrived: number): void {
     const ctx = this.handlerContext(header, clock);
     // Requests whose effects depend on their order run one after another on a connection, as Kafka runs them.
-    const handled = ORDERED_APIS.has(header.apiKey) ? this.inOrder(() => handler.handle(body, ctx)) : handler.handle(body, ctx);
+    const handled = this.ordered.run(header.apiKey, () => handler.handle(body, ctx));
     const answered = handled.catch((e: unknown) => {
       const errorCode = handler.unavailable ? transientCoordinatorCode(e) : undefined;
       if (errorCode === undefined) throw e;
@@ -395,17 +389,6 @@ export class Connection {
 
 /** Requests outside the request quota (request_percentage): the SASL exchange. */
 const UNTIMED_APIS: ReadonlySet<number> = new Set([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
-
-/**
- * The APIs whose effects a client orders by sending them in turn on one
- * connection, without waiting for each answer: librdkafka sends EndTxn right
- * behind an AddPartitionsToTxn still in flight, and async OffsetCommits one
- * behind another. Kafka handles a connection's requests one at a time; run
- * side by side here, the core could take the EndTxn first (answering
- * INVALID_TXN_STATE to an abort, seen in the fault campaign) or store the
- * older commit last. Everything else still runs concurrently.
- */
-const ORDERED_APIS: ReadonlySet<number> = new Set([ApiKey.OffsetCommit, ApiKey.InitProducerId, ApiKey.AddPartitionsToTxn, ApiKey.AddOffsetsToTxn, ApiKey.EndTxn, ApiKey.TxnOffsetCommit]);
 
 /** How long requests that came before a protocol violation may take to answer before the connection closes anyway. */
 const FAULT_ANSWER_GRACE_MS = 5_000;
