@@ -8,7 +8,7 @@
  * Kafka's error codes.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import type { ShareGroupError } from '../core/index.js';
+import { isCoreError, type ShareGroupError } from '../core/index.js';
 import type { HandlerContext } from './handler.js';
 
 export interface SharePartitionRef {
@@ -74,6 +74,21 @@ const SHARE_ERRORS: Record<ShareGroupError, number> = {
   coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
   not_coordinator: ErrorCode.NOT_COORDINATOR,
 };
+
+/**
+ * A share-group admin call the core refused as malformed (an empty group id,
+ * a negative partition, an offset past what an int64 a reader can hold): the
+ * request is answered INVALID_REQUEST with the core's sentence, and nothing
+ * changed. Anything else is rethrown.
+ */
+export async function orInvalidRequest<T>(call: () => Promise<T>): Promise<T | { invalid: string }> {
+  try {
+    return await call();
+  } catch (e) {
+    if (isCoreError(e) && (e.code === 'invalid_argument' || e.code === 'invalid_name')) return { invalid: e.message };
+    throw e;
+  }
+}
 
 export function shareErrorCode(error: ShareGroupError | null): number {
   return error === null ? 0 : SHARE_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;

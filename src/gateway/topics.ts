@@ -33,10 +33,10 @@ export function createTopicIfMissing(ctx: HandlerContext, name: string, partitio
   return ctx.core.createQueue({ name, partitions, config: { ...KAFKA_QUEUE_CONFIG }, ifNotExists: true });
 }
 
-/** Looks several topics up at once; a missing topic maps to null. */
+/** Looks several topics up at once; a missing topic, or a name no topic can have, maps to null. */
 export async function describeTopics(ctx: HandlerContext, names: Iterable<string>): Promise<Map<string, QueueInfo | null>> {
   const unique = [...new Set(names)];
-  const found = await Promise.all(unique.map((name) => ctx.core.describeQueue({ name })));
+  const found = await Promise.all(unique.map((name) => (topicNameProblem(name) === null ? ctx.core.describeQueue({ name }) : null)));
   return new Map(unique.map((name, i) => [name, found[i] ?? null]));
 }
 

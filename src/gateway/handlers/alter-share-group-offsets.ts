@@ -6,11 +6,12 @@
 import { AlterShareGroupOffsets } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
-import { shareErrorCode } from '../share-sessions.js';
+import { orInvalidRequest, shareErrorCode } from '../share-sessions.js';
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { describeTopics, ZERO_UUID } from '../topics.js';
 
-function refused(errorCode: number) {
-  return { throttleTimeMs: 0, errorCode, errorMessage: null, responses: [] };
+function refused(errorCode: number, errorMessage: string | null = null) {
+  return { throttleTimeMs: 0, errorCode, errorMessage, responses: [] };
 }
 
 export const alterShareGroupOffsets: ApiHandler<typeof AlterShareGroupOffsets> = {
@@ -19,10 +20,13 @@ export const alterShareGroupOffsets: ApiHandler<typeof AlterShareGroupOffsets> =
   async handle(request, ctx) {
     if (!ctx.access.allows('READ', 'GROUP', request.groupId)) return refused(DENIED_CODE.GROUP);
     const allowed = request.topics.filter((t) => ctx.access.allows('READ', 'TOPIC', t.topicName));
-    const result = await ctx.core.alterShareGroupOffsets({
-      group: request.groupId,
-      partitions: allowed.flatMap((t) => t.partitions.map((p) => ({ queue: t.topicName, partition: p.partitionIndex, startOffset: Number(p.startOffset) }))),
-    });
+    const result = await orInvalidRequest(() =>
+      ctx.core.alterShareGroupOffsets({
+        group: request.groupId,
+        partitions: allowed.flatMap((t) => t.partitions.map((p) => ({ queue: t.topicName, partition: p.partitionIndex, startOffset: Number(p.startOffset) }))),
+      }),
+    );
+    if ('invalid' in result) return refused(ErrorCode.INVALID_REQUEST, result.invalid);
     if (result.error !== null) return refused(shareErrorCode(result.error));
     const infos = await describeTopics(ctx, request.topics.map((t) => t.topicName));
     return {

@@ -7,11 +7,12 @@
 import { DeleteShareGroupOffsets } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
-import { shareErrorCode } from '../share-sessions.js';
+import { orInvalidRequest, shareErrorCode } from '../share-sessions.js';
+import { ErrorCode } from '../../../protocol/error-codes.js';
 import { describeTopics, ZERO_UUID } from '../topics.js';
 
-function refused(errorCode: number) {
-  return { throttleTimeMs: 0, errorCode, errorMessage: null, responses: [] };
+function refused(errorCode: number, errorMessage: string | null = null) {
+  return { throttleTimeMs: 0, errorCode, errorMessage, responses: [] };
 }
 
 export const deleteShareGroupOffsets: ApiHandler<typeof DeleteShareGroupOffsets> = {
@@ -21,7 +22,8 @@ export const deleteShareGroupOffsets: ApiHandler<typeof DeleteShareGroupOffsets>
     if (!ctx.access.allows('DELETE', 'GROUP', request.groupId)) return refused(DENIED_CODE.GROUP);
     const names = request.topics.map((t) => t.topicName);
     const allowed = names.filter((n) => ctx.access.allows('READ', 'TOPIC', n));
-    const result = await ctx.core.deleteShareGroupOffsets({ group: request.groupId, queues: allowed });
+    const result = await orInvalidRequest(() => ctx.core.deleteShareGroupOffsets({ group: request.groupId, queues: allowed }));
+    if ('invalid' in result) return refused(ErrorCode.INVALID_REQUEST, result.invalid);
     if (result.error !== null) return refused(shareErrorCode(result.error));
     const infos = await describeTopics(ctx, names);
     return {

@@ -10,11 +10,11 @@ import { ErrorCode } from '../../../protocol/error-codes.js';
 import { DescribeShareGroupOffsets } from '../../../protocol/messages/index.js';
 import { DENIED_CODE } from '../../access/acl-operations.js';
 import type { ApiHandler } from '../handler.js';
-import { shareErrorCode } from '../share-sessions.js';
+import { orInvalidRequest, shareErrorCode } from '../share-sessions.js';
 import { describeTopics } from '../topics.js';
 
-function refusedGroup(groupId: string, errorCode: number) {
-  return { groupId, topics: [], errorCode, errorMessage: null };
+function refusedGroup(groupId: string, errorCode: number, errorMessage: string | null = null) {
+  return { groupId, topics: [], errorCode, errorMessage };
 }
 
 export const describeShareGroupOffsets: ApiHandler<typeof DescribeShareGroupOffsets> = {
@@ -28,7 +28,11 @@ export const describeShareGroupOffsets: ApiHandler<typeof DescribeShareGroupOffs
         continue;
       }
       const asked = g.topics === null ? null : g.topics.filter((t) => ctx.access.allows('DESCRIBE', 'TOPIC', t.topicName)).flatMap((t) => t.partitions.map((partition) => ({ queue: t.topicName, partition })));
-      const result = await ctx.core.describeShareGroupOffsets({ group: g.groupId, partitions: asked });
+      const result = await orInvalidRequest(() => ctx.core.describeShareGroupOffsets({ group: g.groupId, partitions: asked }));
+      if ('invalid' in result) {
+        groups.push(refusedGroup(g.groupId, ErrorCode.INVALID_REQUEST, result.invalid));
+        continue;
+      }
       if (result.error !== null) {
         groups.push(refusedGroup(g.groupId, shareErrorCode(result.error)));
         continue;

@@ -78,8 +78,12 @@ export class ShareGroupCalls implements ShareGroupApi {
     const held = await this.own(req.group);
     if ('error' in held) return { error: held.error, partitions: [] };
     if (!this.service.isShareGroup(req.group) && !(await this.service.hasState(req.group))) return { error: 'group_id_not_found' as const, partitions: [] };
-    const partitions = req.partitions === null ? null : requireArray<{ queue: string; partition: number }>(req.partitions, 'partitions').map((p) => ({ queue: validateQueueName(p?.queue), partition: requireInteger(p.partition, 'partition', 0) }));
-    return { error: null, partitions: await this.service.describeOffsets(req.group, partitions) };
+    const partitions = req.partitions === null ? null : requireArray<{ queue: string; partition: number }>(req.partitions, 'partitions').map((p) => ({ queue: topicName(p?.queue), partition: requireInteger(p.partition, 'partition', 0) }));
+    // A name no topic can have is a topic that does not exist, as Kafka answers it; only the others are looked up.
+    const named = partitions?.filter((p) => isQueueName(p.queue)) ?? null;
+    const described = await this.service.describeOffsets(req.group, named);
+    if (partitions === null) return { error: null, partitions: described };
+    return { error: null, partitions: partitions.map((p) => (isQueueName(p.queue) ? described[named!.indexOf(p)]! : { ...p, startOffset: -1, lag: -1, error: 'unknown_topic_or_partition' as const })) };
   }
 
   async alterShareGroupOffsets(req: Parameters<ShareGroupApi['alterShareGroupOffsets']>[0]) {
@@ -88,7 +92,7 @@ export class ShareGroupCalls implements ShareGroupApi {
     if (refused !== null) return { error: refused, partitions: [] };
     const known = new Map((await this.topics()).map((t) => [t.name, t.partitions]));
     const partitions = requireArray<{ queue: string; partition: number; startOffset: number }>(req.partitions, 'partitions').map((p) => ({
-      queue: validateQueueName(p?.queue), partition: requireInteger(p.partition, 'partition', 0), startOffset: requireInteger(p.startOffset, 'startOffset', 0),
+      queue: topicName(p?.queue), partition: requireInteger(p.partition, 'partition', 0), startOffset: requireInteger(p.startOffset, 'startOffset', 0),
     }));
     const valid = partitions.filter((p) => p.partition < (known.get(p.queue) ?? 0));
     await this.service.alterOffsets(req.group, valid);
@@ -100,7 +104,7 @@ export class ShareGroupCalls implements ShareGroupApi {
     const refused = await this.refuseAdmin(req.group);
     if (refused !== null) return { error: refused, queues: [] };
     const known = new Set((await this.topics()).map((t) => t.name));
-    const queues = requireArray<string>(req.queues, 'queues').map((q) => validateQueueName(q));
+    const queues = requireArray<string>(req.queues, 'queues').map((q) => topicName(q));
     await this.service.deleteOffsets(req.group, queues.filter((q) => known.has(q)));
     return { error: null, queues: queues.map((queue) => ({ queue, error: known.has(queue) ? null : ('unknown_topic_or_partition' as const) })) };
   }
@@ -119,5 +123,20 @@ export class ShareGroupCalls implements ShareGroupApi {
     if ('error' in held) return held.error;
     if (this.otherKind(group)) return 'group_id_not_found';
     return this.service.hasMembers(group) ? 'non_empty_group' : null;
+  }
+}
+
+/** A topic name as a request gave it; one no topic can have is answered as an unknown topic, never refused whole. */
+function topicName(name: unknown): string {
+  if (typeof name !== 'string') return validateQueueName(name); // refused with the core's sentence
+  return name;
+}
+
+function isQueueName(name: string): boolean {
+  try {
+    validateQueueName(name);
+    return true;
+  } catch {
+    return false;
   }
 }
