@@ -16,7 +16,6 @@
 import { openCore, type Core } from '../core/index.js';
 import { connectCore, parseRpcAddress } from '../rpc/index.js';
 import { Bridge } from '../bridge/bridge.js';
-import { MissingLibrdkafka } from '../bridge/librdkafka.js';
 import { KafkaTarget } from '../bridge/to-kafka.js';
 import { finalReport, progressLine, rate, serveMetrics } from '../bridge/report.js';
 import { TlsCredentials } from '../tls/credentials.js';
@@ -45,10 +44,6 @@ export async function runBridge(config: BridgeConfig): Promise<void> {
     });
   } catch (e) {
     await core?.close();
-    if (e instanceof MissingLibrdkafka) {
-      process.stderr.write(e.message + '\n');
-      process.exit(1);
-    }
     throw e;
   }
   let stopping = false;

@@ -161,14 +161,25 @@ export class KafkaClient {
     return [...groups].sort();
   }
 
-  /** A group's committed offsets, from its coordinator (FindCoordinator, then OffsetFetch). */
-  async groupOffsets(group: string): Promise<CommittedOffset[]> {
-    const found = await this.anyBroker((c) => c.request(ApiKey.FindCoordinator, { keyType: 0, coordinatorKeys: [group] }));
+  /** The coordinator of a group (keyType 0) or a transactional id (1), by FindCoordinator; its connection. */
+  async coordinator(keyType: 0 | 1, key: string): Promise<BrokerConnection> {
+    const found = await this.anyBroker((c) => c.request(ApiKey.FindCoordinator, { keyType, coordinatorKeys: [key] }));
     const coordinator = (found['coordinators'] as Message[])[0];
-    if (!coordinator || coordinator['errorCode'] !== 0) throw new KafkaError((coordinator?.['errorCode'] as number) ?? -1, `FindCoordinator for group ${group} answered error ${coordinator?.['errorCode']}`);
+    const what = keyType === 0 ? `group ${key}` : `transactional id ${key}`;
+    if (!coordinator || coordinator['errorCode'] !== 0) throw new KafkaError((coordinator?.['errorCode'] as number) ?? -1, `FindCoordinator for ${what} answered error ${coordinator?.['errorCode']}`);
     const nodeId = coordinator['nodeId'] as number;
     this.brokers.set(nodeId, { host: coordinator['host'] as string, port: coordinator['port'] as number });
-    const answer = await (await this.connection(nodeId)).request(ApiKey.OffsetFetch, { groups: [{ groupId: group, topics: null }], requireStable: false });
+    return this.connection(nodeId);
+  }
+
+  /** Sends a request to any broker that answers (one known, else the bootstrap servers): for requests any broker serves. */
+  askAny(apiKey: number, body: Message): Promise<Message> {
+    return this.anyBroker((c) => c.request(apiKey, body));
+  }
+
+  /** A group's committed offsets, from its coordinator (FindCoordinator, then OffsetFetch). */
+  async groupOffsets(group: string): Promise<CommittedOffset[]> {
+    const answer = await (await this.coordinator(0, group)).request(ApiKey.OffsetFetch, { groups: [{ groupId: group, topics: null }], requireStable: false });
     const result = (answer['groups'] as Message[])[0];
     if (!result || result['errorCode'] !== 0) throw new KafkaError((result?.['errorCode'] as number) ?? -1, `OffsetFetch for group ${group} answered error ${result?.['errorCode']}`);
     return (result['topics'] as Message[]).flatMap((t) =>

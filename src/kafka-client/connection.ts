@@ -26,6 +26,15 @@ const VERSIONS: Readonly<Record<number, { preferred: number; lowest: number }>> 
   [ApiKey.SaslHandshake]: { preferred: 1, lowest: 1 },
   [ApiKey.SaslAuthenticate]: { preferred: 2, lowest: 0 },
   [ApiKey.DescribeConfigs]: { preferred: 4, lowest: 1 },
+  // The transactional producer (producer.ts) and the admin calls (admin.ts). Produce v12 and EndTxn v5
+  // would mean transaction version 2; this client runs the version 1 protocol (AddPartitionsToTxn first).
+  [ApiKey.Produce]: { preferred: 11, lowest: 3 },
+  [ApiKey.InitProducerId]: { preferred: 4, lowest: 3 },
+  [ApiKey.AddPartitionsToTxn]: { preferred: 3, lowest: 0 },
+  [ApiKey.EndTxn]: { preferred: 4, lowest: 0 },
+  [ApiKey.CreateTopics]: { preferred: 7, lowest: 2 },
+  [ApiKey.CreatePartitions]: { preferred: 3, lowest: 0 },
+  [ApiKey.OffsetCommit]: { preferred: 9, lowest: 2 },
 };
 
 const API_VERSIONS_VERSION = 3;
