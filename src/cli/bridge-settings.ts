@@ -55,13 +55,13 @@ export const BRIDGE_SETTINGS = [
   { flag: 'engine', value: 'postgres', kind: { type: 'string' }, help: 'open the target PostgreSQL engine in this process instead of --core' },
   { flag: 'database-url', value: 'URL', kind: { type: 'string' }, help: 'the PostgreSQL URL for --engine postgres' },
   { flag: 'database-schema', value: 'NAME', kind: { type: 'string' }, default: 'queen', help: 'the PostgreSQL schema for --engine postgres' },
-  { flag: 'compression', value: 'CODEC', kind: { type: 'choice', choices: Object.keys(CODECS) }, default: 'none', help: `with --to-kafka, codec of the batches written to Kafka: ${Object.keys(CODECS).join(', ')} (forward, the source's batches are copied as they are, codec included)` },
+  { flag: 'compression', value: 'CODEC', kind: { type: 'choice', choices: Object.keys(CODECS) }, default: 'none', help: `with --to-kafka, codec of the batches that must be re-encoded for Kafka (gaps from compaction, LogAppendTime): ${Object.keys(CODECS).join(', ')} (the others, and every batch forward, are copied as they are, codec included)` },
   { flag: 'refresh-interval-ms', value: 'MS', kind: { type: 'int', min: 100, max: 3_600_000 }, default: 5000, help: 'how often new topics, partitions and group offsets are looked for' },
   { flag: 'progress-interval-ms', value: 'MS', kind: { type: 'int', min: 0, max: 3_600_000 }, default: 5000, help: 'how often the progress line is written to stderr; 0 for never' },
   { flag: 'metrics-port', value: 'PORT', kind: { type: 'int', min: 0, max: 65535 }, help: 'serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port; default: no metrics)' },
   { flag: 'log-level', value: 'LEVEL', kind: { type: 'choice', choices: LOG_LEVELS }, default: 'info', help: 'pino log level' },
   { flag: 'to-kafka', value: 'BROKERS', kind: { type: 'string' }, help: 'reverse, for a rollback: copy from --source (a gateway) to the Apache Kafka cluster at these bootstrap servers, instead of into a core' },
-  { flag: 'target-option', value: 'KEY=VALUE', kind: { type: 'pairs' }, help: 'with --to-kafka, a librdkafka setting for Kafka, repeatable: security.protocol, sasl.*, ssl.* ... (in a file, a mapping)' },
+  { flag: 'target-option', value: 'KEY=VALUE', kind: { type: 'pairs' }, help: 'with --to-kafka, a security setting for Kafka under the names --source-option takes, repeatable: security.protocol, sasl.*, ssl.* ... (in a file, a mapping)' },
 ] as const satisfies readonly SettingDef[];
 
 export function bridgeScope(everyFlag: ReadonlySet<string>): SettingsScope {

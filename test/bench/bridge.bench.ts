@@ -20,10 +20,17 @@
 //   reverse  Bridge.start with a KafkaTarget until it has copied every record (Kafka transactions,
 //            the offset mapping written beside them); each round copies a topic of its own, since
 //            a topic the bridge copied before is already on Kafka
+//   perf     Apache Kafka's own kafka-producer-perf-test writing records of the same size to a
+//            topic of as many partitions on the same Kafka (acks=all, 10 s after its warm-up)
+//
+// Ratios: forward bridge ÷ kafka-consumer-perf-test (issue 30 asks at least 0.9), reverse bridge ÷
+// kafka-producer-perf-test (at least 0.7). Every figure goes to bench-results/bridge.json.
 //
 // Figures are the better of the two rounds; each ratio is bridge ÷ consume of its own source (and,
 // forward, bridge ÷ kafka-consumer-perf-test; the bridge's time runs from Bridge.start, connecting included).
 // Run: npm run bench:bridge   (BRIDGE_BENCH_RECORDS to change the count; BRIDGE_BENCH_REVERSE=0 skips the reverse mode)
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import KafkaJavascript from '@confluentinc/kafka-javascript';
@@ -32,7 +39,7 @@ import { Bridge } from '../../src/bridge/bridge.js';
 import { KafkaTarget } from '../../src/bridge/to-kafka.js';
 import { CompressionCodec } from '../../protocol/records/compression.js';
 import { apacheKafkaInstall, startApacheKafka } from '../support/apache-kafka.js';
-import { perfConsume } from './e2e/perf-tools.js';
+import { perfConsume, perfProduce } from './e2e/perf-tools.js';
 import { startGatewayProcess } from '../support/gateway.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { connectConsumer, connectProducer, createTopic, disconnect, expectDelivered, produceAll } from '../support/rdkafka.js';
@@ -111,7 +118,10 @@ async function produceRecords(bootstrap: string, topic: string): Promise<void> {
 
 const perSecond = (rates: number[]) => `${Math.round(Math.max(...rates)).toLocaleString('en-US').padStart(7)} records/s  (rounds: ${rates.map((r) => Math.round(r)).join(', ')})`;
 
+const rounds = (rates: number[]) => rates.map((r) => Math.round(r));
+const round2 = (x: number) => Math.round(x * 100) / 100;
 const kafka = await startApacheKafka();
+const results: Record<string, unknown> = { measuredAt: new Date().toISOString(), records: RECORDS, recordBytes: RECORD_BYTES, partitions: PARTITIONS, machine: { cpus: cpus().length, loadAverageBefore: loadavg().map(round2) } };
 const { database } = await findTestDatabase();
 try {
   await produceRecords(kafka.bootstrap, TOPIC);
@@ -146,6 +156,11 @@ try {
     const best = Math.max(...rates);
     console.log(`  bridge copy to a ${name.padEnd(8)} core:      ${perSecond(rates)}  ratio bridge / consume: ${(best / consume).toFixed(2)}, bridge / kafka-consumer-perf-test: ${(best / perf).toFixed(2)}`);
   }
+  results['forward'] = {
+    consumeRecordsPerSecond: rounds(consumeRates),
+    kafkaConsumerPerfTestRecordsPerSecond: rounds(perfRates),
+    bridge: Object.fromEntries([...bridgeRates].map(([name, rates]) => [name, { recordsPerSecond: rounds(rates), ratioToConsumerPerfTest: round2(Math.max(...rates) / perf) }])),
+  };
 
   if (REVERSE) {
     const gateway = await startGatewayProcess({ engine: { engine: 'memory' }, autoCreateTopics: false });
@@ -154,17 +169,30 @@ try {
       for (const topic of topics) await produceRecords(gateway.bootstrap, topic);
       const gatewayRates: number[] = [];
       const reverseRates: number[] = [];
-      for (const topic of topics) {
+      const producerPerfRates: number[] = [];
+      for (const [round, topic] of topics.entries()) {
         gatewayRates.push(RECORDS / (await plainConsume(gateway.bootstrap, topic)));
         reverseRates.push(RECORDS / (await reverseCopy(gateway.bootstrap, kafka.bootstrap, topic)));
+        const perfTopic = `bench-producer-perf-${round}`;
+        await createTopic(kafka.bootstrap, perfTopic, PARTITIONS);
+        producerPerfRates.push((await perfProduce({ libs, bootstrap: kafka.bootstrap, topic: perfTopic, recordBytes: RECORD_BYTES, seconds: 10, warmupSeconds: 2 }, () => {})).recordsPerSecond);
       }
+      const reverse = Math.max(...reverseRates);
       console.log(`reverse (--to-kafka): the same records on a gateway (child process, memory engine) as the source, the same Kafka as the target`);
       console.log(`  plain consume of the gateway:               ${perSecond(gatewayRates)}`);
-      console.log(`  bridge copy to Kafka (transactions):        ${perSecond(reverseRates)}  ratio bridge / consume: ${(Math.max(...reverseRates) / Math.max(...gatewayRates)).toFixed(2)}`);
+      console.log(`  kafka-producer-perf-test into Kafka:        ${perSecond(producerPerfRates)}`);
+      console.log(`  bridge copy to Kafka (transactions):        ${perSecond(reverseRates)}  ratio bridge / consume: ${(reverse / Math.max(...gatewayRates)).toFixed(2)}, bridge / kafka-producer-perf-test: ${(reverse / Math.max(...producerPerfRates)).toFixed(2)}`);
+      results['reverse'] = {
+        gatewayConsumeRecordsPerSecond: rounds(gatewayRates),
+        kafkaProducerPerfTestRecordsPerSecond: rounds(producerPerfRates),
+        bridgeRecordsPerSecond: rounds(reverseRates),
+        ratioToProducerPerfTest: round2(reverse / Math.max(...producerPerfRates)),
+      };
     } finally {
       await gateway.stop();
     }
   }
+  writeFileSync(new URL('../../bench-results/bridge.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 } finally {
   await database?.release();
   await kafka.stop();

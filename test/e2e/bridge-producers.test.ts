@@ -19,6 +19,7 @@
  * the target once, in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LibrdKafkaError } from '@confluentinc/kafka-javascript';
 import { pino } from 'pino';
 import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type BoundListener, type Broker } from '../../src/index.js';
@@ -33,6 +34,10 @@ import { startJavaProduce } from '../support/java-client.js';
 import { expectExactlyOnceInOrder, sequencedValue, uniqueTopic, type SentRecord } from '../support/records.js';
 
 const PARTITIONS = 3;
+
+function call(run: (cb: (err: LibrdKafkaError | null) => void) => void, what: string): Promise<void> {
+  return new Promise((resolve, reject) => run((err) => (err ? reject(new Error(`${what}: ${err.message} (code ${err.code})`)) : resolve())));
+}
 const TOTAL = 600;
 
 describe('bridge: idempotent producers move from Apache Kafka to the gateway mid-stream', () => {
@@ -145,6 +150,50 @@ describe('bridge: idempotent producers move from Apache Kafka to the gateway mid
     expect(errors.filter((e) => /OUT_OF_ORDER|UNKNOWN_PRODUCER|sequence/i.test(e)), 'sequence errors the client raised').toEqual([]);
     expectExactlyOnceInOrder(topic, TOTAL, await readTarget(topic));
     await expectOneProducerKept(topic);
+  }, 300_000);
+
+  /** Transactions of 30 records over the partitions from a librdkafka producer with `transactionalId`, every third aborted (by number, from `first`); answers the committed ones' sequence numbers' end. */
+  async function transactions(topic: string, transactionalId: string, first: number, count: number, committedFrom: number, errors: string[]): Promise<number> {
+    const producer = await connectProducer(`127.0.0.1:${proxy.port}`, { 'transactional.id': transactionalId, 'transaction.timeout.ms': 60_000 }, topic);
+    producer.on('event.error', (e) => errors.push(e.message));
+    let seq = committedFrom;
+    try {
+      await call((cb) => producer.initTransactions(60_000, cb), 'initTransactions');
+      for (let t = first; t < first + count; t++) {
+        const abort = t % 3 === 2;
+        await call((cb) => producer.beginTransaction(cb), 'beginTransaction');
+        for (let i = 0; i < 30; i++) producer.produce(topic, i % PARTITIONS, Buffer.from(abort ? `${topic}:aborted-${t}-${i}` : sequencedValue(topic, seq + i)), Buffer.from(`k${i}`), Date.now());
+        if (abort) {
+          // Delivered first: librdkafka purges what it has not sent, and there would be nothing to abort at the broker.
+          await call((cb) => producer.flush(60_000, cb), 'flush');
+          await call((cb) => producer.abortTransaction(60_000, cb), 'abortTransaction');
+        } else {
+          await call((cb) => producer.commitTransaction(60_000, cb), 'commitTransaction');
+          seq += 30;
+        }
+      }
+    } finally {
+      await disconnect(producer);
+    }
+    return seq;
+  }
+
+  it('a librdkafka transactional producer moves between transactions (restarted with the same transactional.id): committed records once, aborted ones nowhere, no producer error', async () => {
+    const topic = uniqueTopic('bridge-move-txn');
+    const transactionalId = uniqueTopic('bridge-move-tid');
+    proxy.forwardTo(kafka.port);
+    await createTopic(`127.0.0.1:${directPort}`, topic, PARTITIONS);
+    await bridgeTopic(topic);
+    const errors: string[] = [];
+    // Four transactions at Kafka (the third aborted), then the switch between transactions, then three at the gateway (the sixth aborted).
+    const atKafka = await transactions(topic, transactionalId, 0, 4, 0, errors);
+    await waitFor(async () => (await readEnds(topic)).join() === (await targetEnds(topic)).join(), { what: `the bridge to catch up with Kafka on ${topic}`, timeoutMs: 60_000, intervalMs: 100 });
+    proxy.forwardTo(gatewayPort());
+    const total = await transactions(topic, transactionalId, 4, 3, atKafka, errors);
+    expect([atKafka, total], 'committed records at Kafka, in all').toEqual([90, 150]);
+    expect(errors.filter((e) => /OUT_OF_ORDER|UNKNOWN_PRODUCER|sequence|fenced|mapping/i.test(e)), 'producer errors the client raised').toEqual([]);
+    const read = await readRecords(`127.0.0.1:${gatewayPort()}`, topic, { partitions: [0, 1, 2], count: total, timeoutMs: 60_000, config: { 'isolation.level': 'read_committed' } });
+    expectExactlyOnceInOrder(topic, total, read);
   }, 300_000);
 
   it('the Java client\'s idempotent producer (one record at a time) keeps its producer id and sequences across the move', async () => {
