@@ -28,7 +28,7 @@ import { KafkaConnectionError } from '../kafka-client/errors.js';
 import { ClientSettingError } from '../kafka-client/settings.js';
 import type { BridgeTarget, PartitionWrite } from './target.js';
 import { CoreTarget } from './to-core.js';
-import { SourceReader, type PartitionCopy } from './source.js';
+import { BUFFER_BYTES, bufferLimits, SourceReader, type PartitionCopy } from './source.js';
 import type { Core } from '../core/core.js';
 
 export { COMMIT_METADATA } from './target.js';
@@ -45,6 +45,8 @@ export interface BridgeSource {
   groups: RegExp | null;
   /** How often new topics, partitions and group offsets are looked for. */
   refreshIntervalMs: number;
+  /** Bytes of source batches held in memory, read and not yet written (the write out included): BUFFER_BYTES unless given. */
+  bufferBytes?: number;
   log: Logger;
 }
 
@@ -71,12 +73,12 @@ export interface TopicProgress {
 export interface BridgeProgress {
   startedAt: number;
   copied: number;
+  /** Bytes of source batches in memory, read and not yet written. */
+  bufferedBytes: number;
   topics: TopicProgress[];
   groups: { group: string; commits: number; moved: string | null; inStep: boolean }[];
 }
 
-/** Bytes of batches handed to the target in one write (the core's appendAt calls split it further). */
-const WRITE_BYTES = 32 * 1024 * 1024;
 /** After a failed write (the target unreachable), how long before the same write is tried again. */
 const RETRY_MS = 1_000;
 
@@ -91,6 +93,7 @@ export class Bridge {
   private readonly groups = new Map<string, GroupCopy>();
   private readonly target: BridgeTarget;
   private readonly reader: SourceReader;
+  private readonly writeBytes: number;
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeWriter: (() => void) | null = null;
@@ -105,7 +108,10 @@ export class Bridge {
     private readonly client: KafkaClient,
   ) {
     this.target = 'target' in options ? options.target : new CoreTarget(options.core, options.log);
-    this.reader = new SourceReader(client, this.partitions, options.log, () => this.wakeWriter?.());
+    const budget = options.bufferBytes ?? BUFFER_BYTES;
+    this.reader = new SourceReader(client, this.partitions, options.log, () => this.wakeWriter?.(), bufferLimits(budget));
+    // Bytes of batches handed to the target in one write (the core's appendAt calls split it further): half the budget.
+    this.writeBytes = Math.floor(budget / 2);
   }
 
   /** Connects to the source, copies what matches, and keeps following it until stop(). */
@@ -153,6 +159,7 @@ export class Bridge {
     return {
       startedAt: this.startedAt,
       copied: this.copied,
+      bufferedBytes: this.reader.buffered,
       topics: [...this.topics].map(([topic, t]) => ({ topic, copied: t.copied, lag: lagByTopic.get(topic) ?? 0 })).sort((a, b) => a.topic.localeCompare(b.topic)),
       groups: [...this.groups].map(([group, g]) => ({ group, commits: g.commits, moved: g.moved, inStep: g.moved === null })).sort((a, b) => a.group.localeCompare(b.group)),
     };
@@ -187,7 +194,7 @@ export class Bridge {
     return false;
   }
 
-  /** One write of what is pending (up to WRITE_BYTES), retried while the target is unreachable. Long because each answer updates its partition's ledger. */
+  /** One write of what is pending (up to half the buffer budget), retried while the target is unreachable. Long because each answer updates its partition's ledger. */
   private async writeOnce(): Promise<void> {
     const { target } = this;
     const { log } = this.options;
@@ -195,10 +202,10 @@ export class Bridge {
     const copies: PartitionCopy[] = [];
     let bytes = 0;
     for (const p of this.partitions.values()) {
-      if (bytes >= WRITE_BYTES) break;
+      if (bytes >= this.writeBytes) break;
       if (p.pending.length === 0 && p.fetchAt <= p.next) continue;
       let n = 0;
-      while (n < p.pending.length && (n === 0 || bytes < WRITE_BYTES)) bytes += p.pending[n++]!.bytes.length;
+      while (n < p.pending.length && (n === 0 || bytes < this.writeBytes)) bytes += p.pending[n++]!.bytes.length;
       const batches = p.pending.slice(0, n);
       const end = n === p.pending.length && p.fetchAt > (batches.at(-1)?.nextOffset ?? p.next) ? p.fetchAt : null;
       writes.push({ topic: p.topic, partition: p.partition, next: p.next, batches, endOffset: end });

@@ -12,7 +12,8 @@
  *   the log start; the target's log then has a gap there.
  * - A broker's throttle time is waited out before its next fetch.
  * - Memory: fetched batches wait for the target in memory, at most
- *   PARTITION_BUFFER_BYTES per partition and BUFFER_BYTES in all; a loop
+ *   an eighth of the budget per partition and the budget in all (BUFFER_BYTES
+ *   unless the bridge is given another, bufferLimits); a loop
  *   stops fetching while either is full (a broker may send one batch over a
  *   partition's limit, as Kafka's consumers allow, so the budget holds to
  *   within one batch per partition and one fetch answer per broker).
@@ -22,13 +23,20 @@ import { KafkaClient, LEADERSHIP_ERRORS } from '../kafka-client/client.js';
 import { committedBatches, fetchFrom, type RawBatch } from '../kafka-client/fetch.js';
 import { reencodeTail } from './copy-batches.js';
 
-/** Bytes of fetched batches waiting for the target, in all; reading pauses above it. */
+/** Bytes of fetched batches waiting for the target, in all, by default (the bridge's bufferBytes); reading pauses above it. */
 export const BUFFER_BYTES = 64 * 1024 * 1024;
-/** Bytes waiting per partition; that partition's reading pauses above it. */
-export const PARTITION_BUFFER_BYTES = 8 * 1024 * 1024;
-/** Bytes asked per fetch request, and per partition in it. */
-const FETCH_BYTES = 16 * 1024 * 1024;
-const PARTITION_FETCH_BYTES = 4 * 1024 * 1024;
+
+/** The reader's limits, in parts of the budget: per partition waiting 1/8, per fetch request 1/4 and per partition in it 1/16 (8, 16 and 4 MiB of 64). */
+export interface BufferLimits {
+  total: number;
+  partition: number;
+  fetch: number;
+  partitionFetch: number;
+}
+
+export function bufferLimits(budget: number): BufferLimits {
+  return { total: budget, partition: Math.floor(budget / 8), fetch: Math.floor(budget / 4), partitionFetch: Math.floor(budget / 16) };
+}
 const FETCH_WAIT_MS = 500;
 /** After a failed fetch (broker unreachable), how long before that broker is asked again. */
 const RETRY_MS = 500;
@@ -68,6 +76,7 @@ export class SourceReader {
     private readonly log: Logger,
     /** Called when batches arrive (the writer wakes). */
     private readonly onBatches: () => void,
+    private readonly limits: BufferLimits = bufferLimits(BUFFER_BYTES),
   ) {}
 
   /** Starts a fetch loop for every broker leading a partition that has none yet. */
@@ -114,8 +123,9 @@ export class SourceReader {
     while (!this.stopping) {
       const mine = [...this.partitions.values()].filter((p) => !p.stale && this.client.leaderOf(p.topic, p.partition)?.leader === nodeId);
       if (mine.length === 0) return;
-      const asked = mine.filter((p) => p.pendingBytes < PARTITION_BUFFER_BYTES);
-      if (asked.length === 0 || this.buffered >= BUFFER_BYTES) {
+      const { limits } = this;
+      const asked = mine.filter((p) => p.pendingBytes < limits.partition);
+      if (asked.length === 0 || this.buffered >= limits.total) {
         await new Promise<void>((resolve) => {
           this.waiters.push(resolve);
           setTimeout(resolve, FETCH_WAIT_MS).unref();
@@ -125,8 +135,8 @@ export class SourceReader {
       let answer;
       try {
         const connection = await this.client.connection(nodeId);
-        const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: PARTITION_FETCH_BYTES }));
-        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(FETCH_BYTES, Math.max(PARTITION_FETCH_BYTES, BUFFER_BYTES - this.buffered)), readCommitted: true });
+        const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: limits.partitionFetch }));
+        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: true });
       } catch (e) {
         if (this.stopping) return;
         this.log.warn({ broker: nodeId, err: (e as Error).message }, `fetching from source broker ${nodeId} failed; reading the metadata again`);
