@@ -22,7 +22,7 @@ import { connectProducer, createTopic, disconnect, expectDelivered, produceAll }
 import { uniqueTopic, type SentRecord } from '../support/records.js';
 
 const BUDGET = 1024 * 1024;
-const PARTITIONS = 3;
+const PARTITIONS = 12;
 const RECORD_BYTES = 1024;
 const RECORDS = 24 * 1024;
 const WRITE_DELAY_MS = 100;
@@ -57,7 +57,7 @@ describe('bridge: memory bounded by the buffer budget', () => {
     core = await openCore({ engine: 'memory' });
     const topic = uniqueTopic('bridge-memory');
     await createTopic(source.bootstrap, topic, PARTITIONS);
-    // Batches of at most 16 KiB: a broker may send one batch past a partition's fetch limit, and the bound counts them.
+    // Batches of at most 16 KiB: a broker may send one batch past a partition's fetch limit, and the bound counts them. Twelve partitions: their limits (an eighth of the budget each) add up past the budget, so the budget in all is what binds.
     const producer = await connectProducer(source.bootstrap, { 'linger.ms': 5, 'batch.size': 16 * 1024 });
     const value = 'v'.repeat(RECORD_BYTES);
     const records: SentRecord[] = Array.from({ length: RECORDS }, (_, i) => ({ partition: i % PARTITIONS, key: null, value, headers: [], timestamp: Date.now() }));
