@@ -17,6 +17,7 @@
  */
 import { ApiKey } from '../../protocol/api-keys.js';
 import type { Message } from '../../protocol/codec/compile.js';
+import { errorName } from '../../protocol/error-codes.js';
 import { BatchAttr, BatchPos, CRC_START } from '../../protocol/records/batch-header.js';
 import { crc32c } from '../../protocol/records/crc32c.js';
 import type { KafkaClient } from './client.js';
@@ -82,11 +83,11 @@ export class TransactionalProducer {
    * per partition, the Kafka offset of each batch's first record.
    */
   async produce(parts: readonly PartitionBatches[]): Promise<number[][]> {
-    await this.addPartitions(parts.filter((p) => !this.added.has(key(p.topic, p.partition))));
+    await this.addPartitions(parts.filter((p) => p.batches.length > 0 && !this.added.has(key(p.topic, p.partition))));
     const rounds = Math.max(0, ...parts.map((p) => p.batches.length));
     // The leaders' connections first, so each round's requests are written in order, without an await between them.
     const connections = new Map<number, BrokerConnection>();
-    for (const p of parts) {
+    for (const p of parts.filter((x) => x.batches.length > 0)) {
       const leader = this.client.leaderOf(p.topic, p.partition)?.leader ?? -1;
       if (leader < 0) throw new ProducerError(5, `${p.topic}/${p.partition} has no leader on Kafka`, false);
       if (!connections.has(leader)) connections.set(leader, await this.client.connection(leader));
@@ -137,7 +138,7 @@ export class TransactionalProducer {
         const where = `${t['name'] as string}/${p['index'] as number}`;
         if (code !== 0) {
           if (LEADERSHIP_ERRORS.has(code)) await this.client.refreshMetadata([t['name'] as string]).catch(() => {});
-          throw new ProducerError(code, `Kafka answered error ${code} producing to ${where}${p['errorMessage'] ? ` (${p['errorMessage'] as string})` : ''}`, FENCED_ERRORS.has(code));
+          throw new ProducerError(code, `Kafka answered ${errorName(code)} (${code}) producing to ${where}${p['errorMessage'] ? ` (${p['errorMessage'] as string})` : ''}`, FENCED_ERRORS.has(code));
         }
         offsets[b.at]![round] = Number(p['baseOffset']);
       }
@@ -213,8 +214,8 @@ export class TransactionalProducer {
         continue;
       }
       if (code === 0) return;
-      if (!COORDINATOR_ERRORS.has(code) && code !== CONCURRENT_TRANSACTIONS) throw new ProducerError(code, `${what} for transactional id ${this.transactionalId} answered error ${code}`, FENCED_ERRORS.has(code));
-      last = `error ${code}`;
+      if (!COORDINATOR_ERRORS.has(code) && code !== CONCURRENT_TRANSACTIONS) throw new ProducerError(code, `${what} for transactional id ${this.transactionalId} answered ${errorName(code)} (${code})`, FENCED_ERRORS.has(code));
+      last = errorName(code);
       await sleep(RETRY_MS);
     }
     throw new ProducerError(-1, `${what} for transactional id ${this.transactionalId} did not succeed within ${RETRY_FOR_MS / 1000} s (last: ${last})`, false);
