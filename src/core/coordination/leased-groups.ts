@@ -68,7 +68,7 @@ export class LeasedGroups {
       const json = stored === null ? null : JSON.stringify(stored);
       if (stored === null || json === this.consumerStored.get(group)) return true;
       const epoch = this.leases.epochOf(group);
-      const owned = epoch !== null && (await this.coordination.saveConsumerGroup(group, epoch, stored).catch(() => false));
+      const owned = epoch !== null && (await this.coordination.saveGroupState('consumer', group, epoch, stored).catch(() => false));
       if (!owned) {
         if (epoch !== null) this.lost(group);
         return false;
@@ -88,13 +88,13 @@ export class LeasedGroups {
   async forgetConsumerGroup(group: string): Promise<void> {
     this.consumerGroups.drop(group);
     this.consumerStored.delete(group);
-    if (this.shared) await this.coordination.deleteConsumerGroup(group);
+    if (this.shared) await this.coordination.deleteGroupState('consumer', group);
   }
 
   private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
     const epoch = this.leases.epochOf(group);
     if (epoch === null) return Promise.resolve(false);
-    return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
+    return this.coordination.saveGroupState('classic', group, epoch, stored).then((owned) => {
       if (!owned) this.leases.forget(group);
       return owned;
     });
@@ -125,7 +125,7 @@ export class LeasedGroups {
    * only when there is no classic one.
    */
   private async load(group: string): Promise<void> {
-    const [classic, consumer] = await Promise.all([this.coordination.loadGroup(group), this.coordination.loadConsumerGroup(group)]);
+    const [classic, consumer] = await Promise.all([this.coordination.loadGroupState('classic', group), this.coordination.loadGroupState('consumer', group)]);
     if (consumer && (consumer.members.length > 0 || !classic)) {
       this.consumerGroups.restore(group, consumer);
       this.consumerStored.set(group, JSON.stringify(consumer));

@@ -51,10 +51,10 @@ export class GroupAdminCalls<E extends Engine> {
     for (const { group, state } of consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     for (const { group, state } of await shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     // Groups other cores coordinate, as they last stored them.
-    for (const { group, stored } of await coordination.storedConsumerGroups()) {
+    for (const { group, stored } of await coordination.storedGroupStates('consumer')) {
       if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
     }
-    for (const { group, stored } of await coordination.storedGroups()) {
+    for (const { group, stored } of await coordination.storedGroupStates('classic')) {
       if (!live.has(group)) live.set(group, { group, protocolType: stored.protocolType ?? '', state: stored.state });
     }
     for (const group of await this.parts.storage.groupsWithOffsets()) {
@@ -86,7 +86,7 @@ export class GroupAdminCalls<E extends Engine> {
     if (offsets.length > 0) await storage.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
     coordinator.remove(group);
     await groups.forgetConsumerGroup(group);
-    await this.parts.coordination.deleteGroup(group);
+    await this.parts.coordination.deleteGroupState('classic', group);
     await groups.release(group);
     return null;
   }
