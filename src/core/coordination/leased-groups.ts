@@ -2,6 +2,7 @@ import { isCoreError } from '../errors.js';
 import { GroupCoordinator, type CoordinatorOptions } from '../groups/coordinator.js';
 import { ConsumerGroupCoordinator, type ConsumerCoordinatorOptions } from '../groups/consumer/coordinator.js';
 import type { StoredGroup } from '../groups/types.js';
+import { GroupStateWriter } from './group-states.js';
 import { GroupLeases, type CoordinationStore } from './leases.js';
 
 /** A group call may proceed under the lease at `epoch`, or is answered with the error (and the owner, when another node holds it). */
@@ -26,13 +27,11 @@ export type Held = { epoch: number } | { error: 'not_coordinator' | 'coordinator
  */
 export class LeasedGroups {
   readonly coordinator: GroupCoordinator;
-  /** KIP-848 consumer groups, beside the classic ones under the same leases and stored the same way (saveConsumerGroup). */
+  /** KIP-848 consumer groups, beside the classic ones under the same leases and stored the same way (./group-states.ts). */
   readonly consumerGroups: ConsumerGroupCoordinator;
   private readonly leases: GroupLeases;
-  /** Per consumer group: the state last stored (JSON), so an unchanged group is not stored again. */
-  private readonly consumerStored = new Map<string, string>();
-  /** Per consumer group: the last store asked for, so stores go one after another. */
-  private readonly consumerStoring = new Map<string, Promise<boolean>>();
+  private readonly classicStates: GroupStateWriter<'classic'>;
+  private readonly consumerStates: GroupStateWriter<'consumer'>;
 
   constructor(
     private readonly coordination: CoordinationStore,
@@ -40,7 +39,10 @@ export class LeasedGroups {
     options: Partial<CoordinatorOptions>,
     consumerOptions: Partial<ConsumerCoordinatorOptions> = {},
   ) {
-    const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
+    const epochOf = (group: string) => this.leases.epochOf(group);
+    this.classicStates = new GroupStateWriter('classic', coordination, epochOf, (group) => this.lost(group));
+    this.consumerStates = new GroupStateWriter('consumer', coordination, epochOf, (group) => this.lost(group));
+    const store = shared ? { save: (group: string, stored: StoredGroup) => this.classicStates.save(group, () => stored) } : null;
     this.coordinator = new GroupCoordinator(options, store);
     this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.saveConsumerGroup(group));
     this.leases = new GroupLeases(coordination, {
@@ -52,52 +54,26 @@ export class LeasedGroups {
   private dropGroup(group: string): void {
     this.coordinator.drop(group);
     this.consumerGroups.drop(group);
-    this.consumerStored.delete(group);
+    this.classicStates.forget(group);
+    this.consumerStates.forget(group);
   }
 
   /**
    * Stores the consumer group as the coordinator holds it now, under its
-   * lease, after the stores before it; a group unchanged since its last store
-   * is not written again. Answers false when another node holds the group now
-   * (the group is then dropped here, and its members are told NOT_COORDINATOR).
+   * lease, after the stores before it (./group-states.ts). Answers false
+   * when it was not stored: when another node holds the group now, the group
+   * is dropped here, and its members are told NOT_COORDINATOR.
    */
   saveConsumerGroup(group: string): Promise<boolean> {
     if (!this.shared) return Promise.resolve(true);
-    const saving = (this.consumerStoring.get(group) ?? Promise.resolve(true)).then(async () => {
-      const stored = this.consumerGroups.snapshot(group);
-      const json = stored === null ? null : JSON.stringify(stored);
-      if (stored === null || json === this.consumerStored.get(group)) return true;
-      const epoch = this.leases.epochOf(group);
-      const owned = epoch !== null && (await this.coordination.saveConsumerGroup(group, epoch, stored).catch(() => false));
-      if (!owned) {
-        if (epoch !== null) this.lost(group);
-        return false;
-      }
-      this.consumerStored.set(group, json!);
-      return true;
-    });
-    this.consumerStoring.set(group, saving);
-    // The chain's end is forgotten once reached, so a quiet group holds nothing here.
-    void saving.then(() => {
-      if (this.consumerStoring.get(group) === saving) this.consumerStoring.delete(group);
-    });
-    return saving;
+    return this.consumerStates.save(group, () => this.consumerGroups.snapshot(group));
   }
 
   /** The group is no consumer group any more (an empty one became classic, or was deleted): its stored state goes. */
   async forgetConsumerGroup(group: string): Promise<void> {
     this.consumerGroups.drop(group);
-    this.consumerStored.delete(group);
-    if (this.shared) await this.coordination.deleteConsumerGroup(group);
-  }
-
-  private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
-    const epoch = this.leases.epochOf(group);
-    if (epoch === null) return Promise.resolve(false);
-    return this.coordination.saveGroup(group, epoch, stored).then((owned) => {
-      if (!owned) this.leases.forget(group);
-      return owned;
-    });
+    this.consumerStates.forget(group);
+    if (this.shared) await this.coordination.deleteGroupState('consumer', group);
   }
 
   /**
@@ -125,11 +101,14 @@ export class LeasedGroups {
    * only when there is no classic one.
    */
   private async load(group: string): Promise<void> {
-    const [classic, consumer] = await Promise.all([this.coordination.loadGroup(group), this.coordination.loadConsumerGroup(group)]);
+    const [classic, consumer] = await Promise.all([this.coordination.loadGroupState('classic', group), this.coordination.loadGroupState('consumer', group)]);
     if (consumer && (consumer.members.length > 0 || !classic)) {
       this.consumerGroups.restore(group, consumer);
-      this.consumerStored.set(group, JSON.stringify(consumer));
-    } else if (classic) this.coordinator.restore(group, classic);
+      this.consumerStates.loaded(group, consumer);
+    } else if (classic) {
+      this.coordinator.restore(group, classic);
+      this.classicStates.loaded(group, classic);
+    }
   }
 
   /** A write found the group's lease another node's: forget the lease and drop the group, so its members find the owner. */
@@ -138,8 +117,10 @@ export class LeasedGroups {
     this.dropGroup(group);
   }
 
-  /** Lets go of a group's lease (the group was deleted). */
+  /** Lets go of a group's lease (the group was deleted): what was written of it is forgotten too. */
   release(group: string): Promise<void> {
+    this.classicStates.forget(group);
+    this.consumerStates.forget(group);
     return this.leases.release(group);
   }
 

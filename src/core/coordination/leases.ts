@@ -20,7 +20,21 @@ export type LeaseKind = 'group' | 'transaction';
 /** What taking a lease found: held by this node (at `epoch`), or by `owner`. */
 export type LeaseTake = { held: true; epoch: number; deadline: number } | { held: false; owner: string };
 
-/** The engine's side of coordination: the leases and the stored group membership. */
+/**
+ * The group states a coordination store keeps, by kind: a classic group's
+ * membership (../groups/persistence.ts) and a KIP-848 consumer group's state
+ * (../groups/consumer/persistence.ts). What is stored, when, and what a
+ * refused store means are decided in the core (./leased-groups.ts); the
+ * store only writes a kind's row under the lease, reads it and lists them.
+ */
+export interface StoredGroupStates {
+  classic: StoredGroup;
+  consumer: StoredConsumerGroup;
+}
+
+export type GroupStateKind = keyof StoredGroupStates;
+
+/** The engine's side of coordination: the leases and the stored group states. */
 export interface CoordinationStore {
   /** This core node's id, unique per process start. */
   readonly nodeId: string;
@@ -37,18 +51,12 @@ export interface CoordinationStore {
   /** Moves on the deadlines of the leases held at these epochs; answers the "kind\0key"s still held. */
   renew(leases: { kind: LeaseKind; key: string; epoch: number }[]): Promise<Set<string>>;
   release(kind: LeaseKind, key: string, epoch: number): Promise<void>;
-  /** Stores a group's membership if this node still holds its lease at `epoch`; false when it does not. */
-  saveGroup(group: string, epoch: number, stored: StoredGroup): Promise<boolean>;
-  loadGroup(group: string): Promise<StoredGroup | null>;
-  deleteGroup(group: string): Promise<void>;
-  /** Every stored group (for listings of groups other nodes coordinate). */
-  storedGroups(): Promise<{ group: string; stored: StoredGroup }[]>;
-  /** Stores a KIP-848 consumer group's state if this node still holds its lease at `epoch`; false when it does not. */
-  saveConsumerGroup(group: string, epoch: number, stored: StoredConsumerGroup): Promise<boolean>;
-  loadConsumerGroup(group: string): Promise<StoredConsumerGroup | null>;
-  deleteConsumerGroup(group: string): Promise<void>;
-  /** Every stored consumer group (for listings of groups other nodes coordinate). */
-  storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]>;
+  /** Stores a group's state of this kind if this node still holds the group's lease at `epoch` (checked in the write's own transaction); false when it does not. */
+  saveGroupState<K extends GroupStateKind>(kind: K, group: string, epoch: number, stored: StoredGroupStates[K]): Promise<boolean>;
+  loadGroupState<K extends GroupStateKind>(kind: K, group: string): Promise<StoredGroupStates[K] | null>;
+  deleteGroupState(kind: GroupStateKind, group: string): Promise<void>;
+  /** Every stored group state of this kind (for listings of groups other nodes coordinate). */
+  storedGroupStates<K extends GroupStateKind>(kind: K): Promise<{ group: string; stored: StoredGroupStates[K] }[]>;
 }
 
 /** One node alone: every lease is its own, and membership lives in its coordinator. */
@@ -65,24 +73,14 @@ export class LocalCoordination implements CoordinationStore {
     return new Set(leases.map((l) => leaseName(l.kind, l.key)));
   }
   async release(): Promise<void> {}
-  async saveGroup(): Promise<boolean> {
+  async saveGroupState(): Promise<boolean> {
     return true;
   }
-  async loadGroup(): Promise<StoredGroup | null> {
+  async loadGroupState(): Promise<null> {
     return null;
   }
-  async deleteGroup(): Promise<void> {}
-  async storedGroups(): Promise<{ group: string; stored: StoredGroup }[]> {
-    return [];
-  }
-  async saveConsumerGroup(): Promise<boolean> {
-    return true;
-  }
-  async loadConsumerGroup(): Promise<StoredConsumerGroup | null> {
-    return null;
-  }
-  async deleteConsumerGroup(): Promise<void> {}
-  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
+  async deleteGroupState(): Promise<void> {}
+  async storedGroupStates(): Promise<[]> {
     return [];
   }
 }

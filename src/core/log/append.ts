@@ -172,24 +172,29 @@ class AppendGroup<P> {
     const logAppendTime = found.config.timestampType === 'LogAppendTime' ? now : null;
     const baseOffset = this.nextOffsets.get(handle) ?? found.nextOffset;
     let next = baseOffset;
-    const appended = parsed.batches.map((batch) => {
+    // Only an idempotent producer's batches move a window: the others are not copied for it.
+    const sequenced: Parameters<typeof advanceWindows>[0] = [];
+    for (const batch of parsed.batches) {
       const offset = next;
       const maxTimestamp = logAppendTime ?? batch.maxTimestamp;
       next = offset + batch.offsetCount;
       const bytes = prepareForStorage(p.records, batch, offset, logAppendTime, inPlace);
       this.batches.push({ partition: handle, queue: p.queue, index: p.partition, baseOffset: offset, nextOffset: next, maxTimestamp, appendedAt: now, bytes });
       if (batch.isTransactional) this.noteTransactionStart(found, batch.producerId, offset);
-      return { ...batch, baseOffset: offset, maxTimestamp };
-    });
-    this.nextOffsets.set(handle, next);
-    const changed = advanceWindows(appended, (producerId) => this.windowOf(handle, producerId));
-    if (changed.size > 0) {
-      this.windows ??= new Map();
-      let windows = this.windows.get(handle);
-      if (!windows) this.windows.set(handle, (windows = new Map()));
-      for (const [producerId, window] of changed) windows.set(producerId, window);
+      if (isIdempotent(batch)) sequenced.push({ ...batch, baseOffset: offset, maxTimestamp });
     }
+    this.nextOffsets.set(handle, next);
+    if (sequenced.length > 0) this.advance(handle, sequenced);
     return { ...base, error: null, baseOffset, logAppendTime: logAppendTime ?? -1, logStartOffset };
+  }
+
+  /** The idempotent producers' windows on the partition, moved past the batches just appended. */
+  private advance(handle: P, sequenced: Parameters<typeof advanceWindows>[0]): void {
+    const changed = advanceWindows(sequenced, (producerId) => this.windowOf(handle, producerId));
+    this.windows ??= new Map();
+    let windows = this.windows.get(handle);
+    if (!windows) this.windows.set(handle, (windows = new Map()));
+    for (const [producerId, window] of changed) windows.set(producerId, window);
   }
 
   /** The producer's window on the partition as the earlier calls of the group left it. */

@@ -17,8 +17,8 @@ import { leaseHoldsOffset, positionAfterAcks, requireCurrentLease, type LeaseSta
 
 /** A consumer group's lease on a partition, as the engine stores it. */
 export interface StoredLease extends LeaseState {
-  /** Offsets acked at or past the group's position. */
-  acked: readonly number[];
+  /** Offsets acked at or past the group's position (read, never changed, by the core: the memory engine lends its own set). */
+  acked: Iterable<number>;
   /** The offsets handed out when there are gaps between them (rules/leases.ts positionAfterAcks), else null. */
   delivered: readonly number[] | null;
 }

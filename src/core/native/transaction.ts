@@ -64,35 +64,50 @@ function transactionCall(plan: TransactionPlan, now: number): TransactionCall {
   };
 }
 
-/** Decides a transaction over `state`; see the head of this file. */
+/** Decides a transaction over `state`; see the head of this file. Plain loops, no closures: it runs once per native transaction. */
 export const decideTransaction: DecideTransaction = <P>(call: TransactionCall, state: TransactionState<P>) => {
   const { plan, now } = call;
   const pushBytes = checkPushTargets(plan.push, state);
-  const views = plan.acks.map(({ ack }) => resolveAck(state.ack(ack.queue, ack.partition, ack.consumerGroup), ack, now));
-  const rollback = (result: TransactionResult) => ({ result, writes: null });
-  const duplicate = firstStoredDuplicate(plan, (item) => storedHit(state, item));
-  if (duplicate) return rollback(duplicate);
-  const kv = evaluateKvOperations(plan.kv, (ns, key) => state.kv(ns, key), now);
-  if (!kv.ok) return rollback(kv.result);
-  const unheld = firstUnheldAck(plan, (i) => ackHolds(views[i]!, plan.acks[i]!.ack, now));
-  if (unheld) return rollback(unheld);
-  const kvWrites = [...kv.writes.values()];
+  const views: AckView<P>[] = [];
+  for (const { ack } of plan.acks) views.push(resolveAck(state.ack(ack.queue, ack.partition, ack.consumerGroup), ack, now));
+  const judged = judge(plan, state, views, now);
+  if ('result' in judged) return { result: judged.result, writes: null };
+  const kvWrites = judged.kv === null ? [] : [...judged.kv.writes.values()];
   state.room?.(pushBytes, kvWrites);
 
   // Every check has passed: decide the writes.
   const results: unknown[] = new Array(plan.operationCount);
   const writes: TransactionWrites<P> = { batches: [], dedup: [], acks: [], kv: kvWrites };
-  decidePushWrites(plan.push, state, writes).forEach((r, i) => (results[plan.opIndexOfItem[i]!] = transactionPushResult(r)));
-  // Acks in operation order, each seeing what the earlier ones of the same group and partition did.
+  const pushed = decidePushWrites(plan.push, state, writes);
+  for (let i = 0; i < pushed.length; i++) results[plan.opIndexOfItem[i]!] = transactionPushResult(pushed[i]!);
+  applyAcks(plan, views, now, writes, results);
+  if (judged.kv !== null) for (const [opIndex, result] of judged.kv.results) results[opIndex] = structuredClone(result);
+  return { result: { success: true, results }, writes };
+};
+
+/** Steps 2 to 4 of rules/transaction.ts: the rollback, or the KV step's decision (null when the transaction has no KV operation). */
+function judge<P>(plan: TransactionPlan, state: TransactionState<P>, views: AckView<P>[], now: number): { result: TransactionResult } | { kv: KvDecided | null } {
+  const duplicate = firstStoredDuplicate(plan, (item) => storedHit(state, item));
+  if (duplicate) return { result: duplicate };
+  const kv = plan.kv.length === 0 ? null : evaluateKvOperations(plan.kv, (ns, key) => state.kv(ns, key), now);
+  if (kv !== null && !kv.ok) return { result: kv.result };
+  const unheld = firstUnheldAck(plan, (i) => ackHolds(views[i]!, plan.acks[i]!.ack, now));
+  if (unheld) return { result: unheld };
+  return { kv: kv as KvDecided | null };
+}
+
+type KvDecided = Extract<ReturnType<typeof evaluateKvOperations>, { ok: true }>;
+
+/** Acks in operation order, each seeing what the earlier ones of the same group and partition did. */
+function applyAcks<P>(plan: TransactionPlan, views: AckView<P>[], now: number, writes: TransactionWrites<P>, results: unknown[]): void {
   const current = plan.acks.length > 1 ? new Map<string, AckView<P>>() : null;
-  plan.acks.forEach(({ opIndex, ack }, i) => {
+  for (let i = 0; i < plan.acks.length; i++) {
+    const { opIndex, ack } = plan.acks[i]!;
     const key = current && JSON.stringify([ack.queue, ack.partition, ack.consumerGroup]);
     const view = (key && current!.get(key)) || views[i]!;
     const { acked, write } = applyAck(view, ack, now);
     if (key) current!.set(key, afterAck(view, write));
     if (write) writes.acks.push(write);
     results[opIndex] = { acked };
-  });
-  for (const [opIndex, result] of kv.results) results[opIndex] = structuredClone(result);
-  return { result: { success: true, results }, writes };
-};
+  }
+}

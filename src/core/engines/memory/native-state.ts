@@ -49,7 +49,7 @@ export class MemoryNativeState implements TransactionState<PartitionState>, AckS
     if (!partition) return { missing: 'unknown_partition' };
     const lease = partition.leases.get(group);
     const committed = this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null;
-    return { partition, queue: queue.name, index: partition.index, committed, lease: lease ? { ...lease, acked: [...lease.acked] } : null };
+    return { partition, queue: queue.name, index: partition.index, committed, lease: lease ?? null };
   }
 
   ack(queue: string, partition: string, group: string): AckTarget<PartitionState> {

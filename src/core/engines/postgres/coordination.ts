@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CoreError } from '../../errors.js';
-import { leaseName, type CoordinationStore, type LeaseKind, type LeaseTake } from '../../coordination/leases.js';
-import type { StoredConsumerGroup } from '../../groups/consumer/persistence.js';
-import type { StoredGroup } from '../../groups/types.js';
+import { leaseName, type CoordinationStore, type GroupStateKind, type LeaseKind, type LeaseTake, type StoredGroupStates } from '../../coordination/leases.js';
 import type { Database, Statements } from './database.js';
 
 /**
@@ -14,6 +12,12 @@ import type { Database, Statements } from './database.js';
  * transaction, so a takeover waits for a write in flight and every later
  * write of the old owner is refused.
  */
+
+/** Each kind of group state's statements (sql/coordination.sql): a table per kind, the same four statements. */
+const GROUP_STATE_STATEMENTS: Record<GroupStateKind, { store: string; load: string; delete: string; all: string }> = {
+  classic: { store: 'group-state-store', load: 'group-state-load', delete: 'group-state-delete', all: 'group-states-all' },
+  consumer: { store: 'consumer-group-state-store', load: 'consumer-group-state-load', delete: 'consumer-group-state-delete', all: 'consumer-group-states-all' },
+};
 
 /** A coordinator write's claim: the lease it was decided under. */
 export interface LeaseFence {
@@ -88,16 +92,12 @@ export class PostgresCoordination implements CoordinationStore {
     await this.db.statements.run('lease-release', [kind, key, this.nodeId, epoch]);
   }
 
-  saveGroup(group: string, epoch: number, stored: StoredGroup): Promise<boolean> {
-    return this.storeUnderLease('group-state-store', group, epoch, stored);
-  }
-
-  /** Stores a group's state with `statement` if this node holds the group's lease at `epoch`; false when it does not. */
-  private async storeUnderLease(statement: string, group: string, epoch: number, stored: unknown): Promise<boolean> {
+  /** Stores a group's state if this node holds the group's lease at `epoch`, fence and write in one transaction; false when it does not. */
+  async saveGroupState<K extends GroupStateKind>(kind: K, group: string, epoch: number, stored: StoredGroupStates[K]): Promise<boolean> {
     try {
       await this.db.transaction(async (tx) => {
         await this.checkFence(tx, { kind: 'group', key: group, owner: this.nodeId, epoch });
-        await tx.run(statement, [group, JSON.stringify(stored), this.clock()]);
+        await tx.run(GROUP_STATE_STATEMENTS[kind].store, [group, JSON.stringify(stored), this.clock()]);
       });
       return true;
     } catch (e) {
@@ -106,36 +106,17 @@ export class PostgresCoordination implements CoordinationStore {
     }
   }
 
-  async loadGroup(group: string): Promise<StoredGroup | null> {
-    const row = await this.db.statements.one<{ state: StoredGroup }>('group-state-load', [group]);
+  async loadGroupState<K extends GroupStateKind>(kind: K, group: string): Promise<StoredGroupStates[K] | null> {
+    const row = await this.db.statements.one<{ state: StoredGroupStates[K] }>(GROUP_STATE_STATEMENTS[kind].load, [group]);
     return row?.state ?? null;
   }
 
-  async deleteGroup(group: string): Promise<void> {
-    await this.db.statements.run('group-state-delete', [group]);
+  async deleteGroupState(kind: GroupStateKind, group: string): Promise<void> {
+    await this.db.statements.run(GROUP_STATE_STATEMENTS[kind].delete, [group]);
   }
 
-  async storedGroups(): Promise<{ group: string; stored: StoredGroup }[]> {
-    const rows = await this.db.statements.run<{ group_name: string; state: StoredGroup }>('group-states-all');
-    return rows.map((r) => ({ group: r.group_name, stored: r.state }));
-  }
-
-  // A KIP-848 consumer group's state (migration 010), fenced by the same lease as a classic group's.
-  saveConsumerGroup(group: string, epoch: number, stored: StoredConsumerGroup): Promise<boolean> {
-    return this.storeUnderLease('consumer-group-state-store', group, epoch, stored);
-  }
-
-  async loadConsumerGroup(group: string): Promise<StoredConsumerGroup | null> {
-    const row = await this.db.statements.one<{ state: StoredConsumerGroup }>('consumer-group-state-load', [group]);
-    return row?.state ?? null;
-  }
-
-  async deleteConsumerGroup(group: string): Promise<void> {
-    await this.db.statements.run('consumer-group-state-delete', [group]);
-  }
-
-  async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
-    const rows = await this.db.statements.run<{ group_name: string; state: StoredConsumerGroup }>('consumer-group-states-all');
+  async storedGroupStates<K extends GroupStateKind>(kind: K): Promise<{ group: string; stored: StoredGroupStates[K] }[]> {
+    const rows = await this.db.statements.run<{ group_name: string; state: StoredGroupStates[K] }>(GROUP_STATE_STATEMENTS[kind].all);
     return rows.map((r) => ({ group: r.group_name, stored: r.state }));
   }
 }

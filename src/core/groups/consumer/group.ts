@@ -4,7 +4,8 @@ import type { ConsumerGroupDescription, ConsumerGroupState, DescribedTopicPartit
 
 /** A KIP-848 group and its members as the coordinator (./coordinator.ts) holds them, and how they are described. */
 
-export interface Member extends MemberProgress {
+/** Who a member is and what it subscribes to: held and stored (./persistence.ts) alike. */
+export interface MemberIdentity {
   memberId: string;
   instanceId: string | null;
   rackId: string | null;
@@ -14,6 +15,9 @@ export interface Member extends MemberProgress {
   subscribedTopicNames: string[];
   subscribedTopicRegex: string | null;
   serverAssignor: string | null;
+}
+
+export interface Member extends MemberProgress, MemberIdentity {
   /** The assignment the member was last answered, to answer it again only when it changes. */
   lastAnswered: string | null;
   sessionTimer: NodeJS.Timeout | null;

@@ -1,5 +1,5 @@
 import type { MemberAssignment } from './assignors.js';
-import { groupState, type Group, type Member } from './group.js';
+import { groupState, type Group, type Member, type MemberIdentity } from './group.js';
 import type { MemberState } from './reconciliation.js';
 import type { ConsumerGroupState } from './types.js';
 
@@ -18,16 +18,7 @@ import type { ConsumerGroupState } from './types.js';
 /** A MemberAssignment as JSON: [topicId, partitions][]. */
 type StoredAssignment = [string, number[]][];
 
-export interface StoredConsumerMember {
-  memberId: string;
-  instanceId: string | null;
-  rackId: string | null;
-  clientId: string;
-  clientHost: string;
-  rebalanceTimeoutMs: number;
-  subscribedTopicNames: string[];
-  subscribedTopicRegex: string | null;
-  serverAssignor: string | null;
+export interface StoredConsumerMember extends MemberIdentity {
   state: MemberState;
   memberEpoch: number;
   previousMemberEpoch: number;
