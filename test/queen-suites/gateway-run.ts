@@ -40,6 +40,7 @@ export async function runSuitesOnGateway(options: GatewayRunOptions): Promise<Su
     shutdownGraceMs: 2_000,
     http: { host: '127.0.0.1', port: httpPort, encryptionKey: randomBytes(32).toString('hex') },
   });
+  if (options.echo) console.log(`gateway (${options.engine}): HTTP API at http://127.0.0.1:${httpPort}`);
   try {
     const results = await RUNNERS[options.suite]({
       url: `http://127.0.0.1:${httpPort}`,
