@@ -2,8 +2,8 @@
  * Runs each of Queen's suites against a gateway's HTTP API and reads its
  * results test by test (see suites.ts for where the suites come from).
  */
-import { join } from 'node:path';
-import { SKIPPED, SUITES_DIR, pointAt, run, type SuiteName, type TestResult } from './suites.js';
+import { join, resolve } from 'node:path';
+import { SKIPPED, SUITES_DIR, run, runCopy, type SuiteName, type TestResult } from './suites.js';
 
 export interface SuiteRunOptions {
   /** The gateway's HTTP API, http://host:port. */
@@ -54,8 +54,15 @@ async function listJs(cwd: string, env: NodeJS.ProcessEnv, group: 'human' | 'str
 
 /** Each JavaScript test in its own `node test-v2/run.js NAME`, so one that hangs is bounded alone. */
 export async function runJs(options: SuiteRunOptions): Promise<TestResult[]> {
-  const cwd = join(SUITES_DIR, 'client-js');
-  pointAt(join(cwd, 'test-v2'), '.js', options.url);
+  const copy = runCopy('client-js', 'test-v2', '.js', options.url);
+  try {
+    return await runJsTests(copy.cwd, options);
+  } finally {
+    copy.remove();
+  }
+}
+
+async function runJsTests(cwd: string, options: SuiteRunOptions): Promise<TestResult[]> {
   const env = { ...pgEnvironment(options.databaseUrl), QUEEN_URL: options.url };
   const names = options.only ?? (await listJs(cwd, env, options.group ?? 'human'));
   const results = skippedResults('js', names);
@@ -74,14 +81,21 @@ export async function runJs(options: SuiteRunOptions): Promise<TestResult[]> {
 
 /** pytest over the Python suite's tests/ (the streams folders only with group "stream"). */
 export async function runPy(options: SuiteRunOptions): Promise<TestResult[]> {
-  const cwd = join(SUITES_DIR, 'client-py');
-  pointAt(join(cwd, 'tests'), '.py', options.url);
+  const copy = runCopy('client-py', 'tests', '.py', options.url);
+  try {
+    return await runPyTests(copy.cwd, options);
+  } finally {
+    copy.remove();
+  }
+}
+
+async function runPyTests(cwd: string, options: SuiteRunOptions): Promise<TestResult[]> {
   const args = ['-m', 'pytest', '-rA', '-p', 'no:cacheprovider', '-o', 'asyncio_mode=auto'];
   if (options.group === 'stream') args.push('tests/streams_integration', 'tests/streams_unit');
   else args.push('tests', '--ignore=tests/streams_integration', '--ignore=tests/streams_unit');
   for (const name of Object.keys(SKIPPED.py)) args.push('--deselect', name);
   if (options.only) args.push('-k', options.only.map((n) => n.split('::').at(-1)).join(' or '));
-  const r = await run('.venv/bin/python', args, { cwd, env: pgEnvironment(options.databaseUrl), timeoutMs: options.timeoutMs, echo: options.echo });
+  const r = await run(resolve(SUITES_DIR, 'client-py/.venv/bin/python'), args, { cwd, env: pgEnvironment(options.databaseUrl), timeoutMs: options.timeoutMs, echo: options.echo });
   const results = skippedResults('py', Object.keys(SKIPPED.py));
   for (const m of r.output.matchAll(/^(PASSED|FAILED|ERROR) (\S+)(?: - (.*))?$/gm)) {
     results.push({ name: m[2]!, outcome: m[1] === 'PASSED' ? 'passed' : 'failed', detail: m[3] ?? '' });

@@ -6,12 +6,12 @@
  *
  * The suites are run unchanged but for their server address: the JavaScript
  * and Python suites write `http://localhost:6632` into their sources, so the
- * runner rewrites that one constant to the gateway it started; the Go suite
- * reads QUEEN_SERVER_URL.
+ * runner rewrites that one constant, in a copy of the test folder of its own,
+ * to the gateway it started; the Go suite reads QUEEN_SERVER_URL.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export const SUITES_DIR = '.tmp/queen-suites/src';
 
@@ -56,6 +56,23 @@ export const SKIPPED: Record<SuiteName, Record<string, string>> = {
     TestProducerSubBodyIgnoredWithoutAuth: 'reads queen.messages',
   },
 };
+
+/**
+ * A private copy of a suite's test folder, pointed at `url`, for one run:
+ * two runs at once (a manual run beside npm test's small form) never see
+ * each other's address. The client's own sources, packages and virtual
+ * environment are linked, not copied. Removed by the returned function.
+ */
+export function runCopy(client: 'client-js' | 'client-py', tests: string, extension: string, url: string): { cwd: string; remove: () => void } {
+  const from = resolve(SUITES_DIR, client);
+  const cwd = mkdtempSync(join(resolve(SUITES_DIR, '..'), `run-${client}-`));
+  for (const entry of readdirSync(from)) {
+    if (entry === tests) cpSync(join(from, entry), join(cwd, entry), { recursive: true });
+    else symlinkSync(join(from, entry), join(cwd, entry));
+  }
+  pointAt(join(cwd, tests), extension, url);
+  return { cwd, remove: () => rmSync(cwd, { recursive: true, force: true }) };
+}
 
 /** Rewrites Queen's default server address in a suite's sources to `url`. */
 export function pointAt(dir: string, extension: string, url: string): number {
