@@ -1,5 +1,4 @@
 import type { Core, QueueConfig } from '../core/core.js';
-import { HttpError } from './errors.js';
 
 /**
  * Queen's queue options (POST /api/v1/configure) as the core holds them.
@@ -7,10 +6,9 @@ import { HttpError } from './errors.js';
  * priority, delayedProcessing, windowBuffer, maxSize, retentionSeconds,
  * completedRetentionSeconds, encryptionEnabled), so each is accepted; each is
  * either a core setting, kept as Queen metadata (it names or describes the
- * queue but changes nothing the core does), or, when it asks for a behaviour
- * the core lacks, refused with 501 naming the option. Queen's defaults (0,
- * false) always pass, so a client that leaves an option alone is never
- * refused.
+ * queue but changes nothing the core does). maxWaitTimeSeconds and
+ * completedRetentionSeconds are core settings (maxWaitMs, completedRetentionMs:
+ * what a pop passes over, src/core/native/pop.ts).
  */
 
 export interface QueenOptions {
@@ -63,12 +61,6 @@ export const QUEEN_OPTIONS_SCHEMA = {
   },
 } as const;
 
-/** Options that ask for a behaviour the core does not have, with what each would have done. */
-const NOT_BUILT: ReadonlyArray<[keyof QueenOptions, (value: unknown) => boolean, string]> = [
-  ['completedRetentionSeconds', (v) => typeof v === 'number' && v > 0, 'deleting consumed messages early; records are kept by retentionSeconds'],
-  ['maxWaitTimeSeconds', (v) => typeof v === 'number' && v > 0, 'evicting messages that waited longer than this'],
-];
-
 /** The options kept as metadata: Queen reports them back; maxSize and encryptionEnabled are acted on by the HTTP API (./queue-policies.ts). */
 const METADATA_KEYS = ['priority', 'retryDelay', 'ttl', 'deadLetterQueue', 'dlqAfterMaxRetries', 'retentionEnabled', 'maxSize', 'encryptionEnabled'] as const;
 
@@ -87,13 +79,8 @@ export interface QueenMetadata {
   encryptionEnabled?: boolean;
 }
 
-/** The core settings the options ask for; a 501 for any option whose behaviour the core lacks. */
+/** The core settings the options ask for. */
 export function coreConfigOf(options: QueenOptions): Partial<QueueConfig> {
-  for (const [key, asks, what] of NOT_BUILT) {
-    if (asks(options[key])) {
-      throw new HttpError(501, 'not_supported', `Queue option ${key}=${JSON.stringify(options[key])} (${what}) is not built in this gateway; leave it at Queen's default (0 or false). src/http/README.md lists what is not built.`);
-    }
-  }
   const config: Partial<QueueConfig> = {};
   if (options.leaseTime !== undefined) config.leaseMs = Math.max(1, Math.round(options.leaseTime * 1000));
   if (options.retryLimit !== undefined) config.retryLimit = options.retryLimit;
@@ -101,6 +88,8 @@ export function coreConfigOf(options: QueenOptions): Partial<QueueConfig> {
   if (options.windowBuffer !== undefined) config.windowBufferMs = Math.round(options.windowBuffer * 1000);
   // Queen's retentionSeconds 0 means "keep": no retention; -1 says the same in Kafka's terms.
   if (options.retentionSeconds !== undefined) config.retentionMs = options.retentionSeconds <= 0 ? -1 : Math.round(options.retentionSeconds * 1000);
+  if (options.maxWaitTimeSeconds !== undefined) config.maxWaitMs = Math.round(options.maxWaitTimeSeconds * 1000);
+  if (options.completedRetentionSeconds !== undefined) config.completedRetentionMs = Math.round(options.completedRetentionSeconds * 1000);
   if (options.dedupWindowSeconds !== undefined) config.dedupWindowSeconds = options.dedupWindowSeconds;
   if (options.retentionBytes !== undefined) config.retentionBytes = options.retentionBytes;
   if (options.maxMessageBytes !== undefined) config.maxMessageBytes = options.maxMessageBytes;
@@ -138,10 +127,10 @@ export function queenOptionsAnswer(config: QueueConfig, metadata: QueenMetadata)
     delayedProcessing: config.delayedProcessingMs / 1000,
     windowBuffer: config.windowBufferMs / 1000,
     retentionSeconds: config.retentionMs < 0 ? 0 : config.retentionMs / 1000,
-    completedRetentionSeconds: 0,
+    completedRetentionSeconds: (config.completedRetentionMs ?? 0) / 1000,
     retentionEnabled: metadata.retentionEnabled ?? config.retentionMs >= 0,
     encryptionEnabled: metadata.encryptionEnabled ?? false,
-    maxWaitTimeSeconds: 0,
+    maxWaitTimeSeconds: (config.maxWaitMs ?? 0) / 1000,
     dedupWindowSeconds: config.dedupWindowSeconds,
     retentionBytes: config.retentionBytes,
     maxMessageBytes: config.maxMessageBytes,

@@ -42,6 +42,18 @@ export interface QueueConfig {
   /** Native consume: a partition is popped only once it has had no new record for this long (Queen's windowBuffer). */
   windowBufferMs: number;
   /**
+   * Native consume: a message that has waited longer than this since it was
+   * stored (its record timestamp) is passed over by a pop, never delivered
+   * (Queen's maxWaitTimeSeconds); 0: no limit. Kafka readers still see it.
+   */
+  maxWaitMs: number;
+  /**
+   * Native consume: a group with no position yet on a partition starts past
+   * the records older than this that every other group has consumed (Queen's
+   * completedRetentionSeconds deletes them); 0: it starts at the log start.
+   */
+  completedRetentionMs: number;
+  /**
    * A Kafka topic: its producers pick partitions by count, so a native push
    * never adds one (../core/rules/push-routing.ts). Set for the topics the
    * gateway creates.
@@ -85,6 +97,8 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   retryLimit: 3,
   delayedProcessingMs: 0,
   windowBufferMs: 0,
+  maxWaitMs: 0,
+  completedRetentionMs: 0,
   fixedPartitionCount: false,
   compaction: null,
 });

@@ -42,8 +42,30 @@ export function popReady(position: number, lastStableOffset: number, config: Que
   return position < lastStableOffset && !inWindowBuffer(config.windowBufferMs ?? 0, newestAppendAt, now);
 }
 
-export function popCollector(where: RecordLocation, position: number, batch: number, readLimit: number, config: QueueConfig, now: number): PopCollector {
-  return new PopCollector(position, batch, where, readLimit, popVisibleUntil(config.delayedProcessingMs ?? 0, now));
+/**
+ * Whether a pop asks where every other group is (`consumedByAll` of
+ * popCollector): the group has no position yet and the queue keeps consumed
+ * records only for a while.
+ */
+export function needsConsumedByAll(config: QueueConfig, committed: number | null): boolean {
+  return committed === null && (config.completedRetentionMs ?? 0) > 0;
+}
+
+/**
+ * Records a pop passes over without delivering them: those that waited
+ * longer than the queue's maxWaitMs (Queen evicts them), and those older than
+ * its completedRetentionMs that every other group has consumed (below
+ * `consumedByAll`, the lowest position of the partition's other groups; Queen
+ * deletes them).
+ */
+export function popExpired(config: QueueConfig, now: number, consumedByAll: number | null): (offset: number, timestamp: number) => boolean {
+  const waitedBefore = (config.maxWaitMs ?? 0) > 0 ? now - config.maxWaitMs : Number.NEGATIVE_INFINITY;
+  const completedBefore = consumedByAll !== null && (config.completedRetentionMs ?? 0) > 0 ? now - config.completedRetentionMs : Number.NEGATIVE_INFINITY;
+  return (offset, timestamp) => timestamp < waitedBefore || (offset < (consumedByAll ?? 0) && timestamp < completedBefore);
+}
+
+export function popCollector(where: RecordLocation, position: number, batch: number, readLimit: number, config: QueueConfig, now: number, consumedByAll: number | null = null): PopCollector {
+  return new PopCollector(position, batch, where, readLimit, popVisibleUntil(config.delayedProcessingMs ?? 0, now), popExpired(config, now, consumedByAll));
 }
 
 /** The lease the collected messages go out under. */

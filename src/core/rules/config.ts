@@ -64,6 +64,8 @@ const RULES: Record<keyof QueueConfig, Rule> = {
   retryLimit: integerAtLeast(0, 'of 0 or more deliveries again (0 sends a failed message to the dead-letter queue at once)'),
   delayedProcessingMs: integerAtLeast(0, 'of 0 or more milliseconds'),
   windowBufferMs: integerAtLeast(0, 'of 0 or more milliseconds'),
+  maxWaitMs: integerAtLeast(0, 'of 0 or more milliseconds (0: no limit)'),
+  completedRetentionMs: integerAtLeast(0, 'of 0 or more milliseconds (0: keep consumed records)'),
   fixedPartitionCount: (value) => (typeof value === 'boolean' ? null : 'must be true or false'),
   compaction: compactionRule,
 };

@@ -149,7 +149,12 @@ export class PopCollector {
     private readonly maxBytes: number,
     /** Records stamped later than this are not visible yet (Queen's delayed processing); the pop ends before them. */
     private readonly visibleUntil: number = Number.POSITIVE_INFINITY,
+    /** Records the pop passes over without delivering (Queen's maxWaitTimeSeconds, completedRetentionSeconds). */
+    private readonly expired: (offset: number, timestamp: number) => boolean = () => false,
   ) {}
+
+  /** How many records were passed over as expired; the engine then stores the group's new position. */
+  evicted = 0;
 
   /**
    * Takes the next stored batch; false once the pop is complete. A Kafka
@@ -182,6 +187,13 @@ export class PopCollector {
     for (const record of records) {
       if (record.offset < this.position) continue;
       if (record.timestamp > this.visibleUntil) return false;
+      if (this.expired(record.offset, record.timestamp)) {
+        // After some messages it ends the pop, so a lease covers consecutive offsets; the next pop passes it over.
+        if (this.messages.length > 0) return false;
+        this.position = record.offset + 1;
+        this.evicted += 1;
+        continue;
+      }
       this.messages.push(toQueenMessage(record, this.where));
       this.recordBytes += (record.key?.length ?? 0) + (record.value?.length ?? 0) + record.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
       if (this.messages.length === this.limit || this.recordBytes >= POP_MAX_RECORD_BYTES) return false;

@@ -2,7 +2,7 @@ import type { AckRequest, CallOptions, Lease, PartitionInfo, PopResult, PushResu
 import { unknownPartitionNameError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { isLeaseLive, unknownLeaseError, type LeaseState } from '../../rules/leases.js';
-import { popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
+import { needsConsumedByAll, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, PushCall, PushWrites } from '../../native/push.js';
@@ -72,20 +72,22 @@ export class MemoryNative {
     for (const partition of candidates) {
       const log = partition.log;
       const held = partition.leases.get(group);
-      const start = popPosition(held, this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null, log.logStartOffset, log.highWatermark, now);
+      const committed = this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null;
+      const start = popPosition(held, committed, log.logStartOffset, log.highWatermark, now);
       if (start.dropExpired) this.dropLease(partition, group);
       const position = start.position;
       if (position === null) continue;
       const lastStable = this.store.kafkaTxns.lastStableOffset(partition, log.highWatermark);
       if (!popReady(position, lastStable, queue.config, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
       const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
-      const collected = popCollector(where, position, batch, storedBatchLimit(this.store.appendLimits), queue.config, now);
+      const consumedByAll = needsConsumedByAll(queue.config, committed) ? this.consumedByAll(group, queue.name, partition.index) : null;
+      const collected = popCollector(where, position, batch, storedBatchLimit(this.store.appendLimits), queue.config, now, consumedByAll);
       for (const stored of log.batchesFrom(position)) {
         if (stored.baseOffset >= lastStable) break;
         if (!collected.take(stored, (producerId) => this.store.kafkaTxns.isAborted(partition, producerId, stored.baseOffset))) break;
       }
-      if (collected.unreadable.length > 0) {
-        unreadable.push(...collected.unreadable);
+      if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
+      if (collected.unreadable.length > 0 || collected.evicted > 0) {
         this.store.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: collected.position, leaderEpoch: -1, metadata: null });
       }
       const { messages } = collected;
@@ -96,6 +98,16 @@ export class MemoryNative {
       return { messages, lease: this.leaseOf(queue, partition, group, lease), ...(unreadable.length > 0 ? { unreadable } : {}) };
     }
     return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
+  }
+
+  /** The lowest position of the other groups on the partition; null when none has one. */
+  private consumedByAll(group: string, queue: string, partition: number): number | null {
+    let lowest: number | null = null;
+    for (const [other, offsets] of this.store.groupOffsets) {
+      const committed = other === group ? undefined : offsets.get(partitionKey(queue, partition))?.offset;
+      if (committed !== undefined) lowest = Math.min(lowest ?? committed, committed);
+    }
+    return lowest;
   }
 
   private leaseOf(queue: QueueState, partition: PartitionState, group: string, lease: LeaseState): Lease {

@@ -4,7 +4,7 @@ import { storedBatchLimit } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { isLeaseLive, unknownLeaseError } from '../../rules/leases.js';
 import type { PopCollector } from '../../rules/native-records.js';
-import { needsNewestAppend, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
+import { needsConsumedByAll, needsNewestAppend, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckTarget, AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, DedupSince, PushCall, PushPartition, PushReads, PushState, PushWrites } from '../../native/push.js';
@@ -167,9 +167,12 @@ export class PostgresNative {
         const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
         const newest = needsNewestAppend(queue.config) ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
         if (!popReady(position, lastStable, queue.config, newest ? Number(newest.appended_at) : null, now)) continue;
-        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now);
-        if (collected.unreadable.length > 0) {
-          unreadable.push(...collected.unreadable);
+        const consumedByAll = needsConsumedByAll(queue.config, committed?.committed ?? null)
+          ? ((await tx.one<{ lowest: number | null }>('others-lowest-position', [group, queue.name, partition.idx]))?.lowest ?? null)
+          : null;
+        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now, consumedByAll);
+        if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
+        if (collected.unreadable.length > 0 || collected.evicted > 0) {
           await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
         }
         const { messages } = collected;
@@ -183,9 +186,9 @@ export class PostgresNative {
     });
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, now: number): Promise<PopCollector> {
+  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, now: number, consumedByAll: number | null): Promise<PopCollector> {
     const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
-    const collected = popCollector(where, position, batch, storedBatchLimit(this.store.options.appendLimits), queue.config, now);
+    const collected = popCollector(where, position, batch, storedBatchLimit(this.store.options.appendLimits), queue.config, now, consumedByAll);
     const aborted = await this.store.kafkaTxns.abortedFrom(tx, partition.id, position);
     let from = position;
     for (;;) {

@@ -55,6 +55,9 @@ UPDATE leases SET deadline = $2 WHERE id = $1;
 -- name: group-position
 SELECT committed FROM group_offsets WHERE group_name = $1 AND queue_name = $2 AND partition_idx = $3;
 
+-- name: others-lowest-position
+SELECT min(committed) AS lowest FROM group_offsets WHERE group_name <> $1 AND queue_name = $2 AND partition_idx = $3;
+
 -- name: set-group-position
 INSERT INTO group_offsets (group_name, queue_name, partition_idx, committed, leader_epoch, metadata)
 VALUES ($1, $2, $3, $4, -1, NULL)
