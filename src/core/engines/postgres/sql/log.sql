@@ -100,6 +100,9 @@ COPY (
     SELECT base_offset, size, bytes, sum(size) OVER (ORDER BY base_offset) - size AS bytes_before
     FROM batches
     WHERE partition_id = w.partition_id AND next_offset > w.fetch_offset AND base_offset < w.readable
+      -- From the batch holding the fetch offset: without this bound the scan
+      -- starts at the log's first batch and filters its way to the offset.
+      AND base_offset >= coalesce((SELECT max(s.base_offset) FROM batches s WHERE s.partition_id = w.partition_id AND s.base_offset <= w.fetch_offset), w.fetch_offset)
     ORDER BY base_offset
     LIMIT 5000
   ) b
