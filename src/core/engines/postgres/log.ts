@@ -145,6 +145,7 @@ export class PostgresLog {
     const found = await this.readBatches(wanted);
     // The answer's limit, in partition order: the first batch of the answer always goes, so a consumer passes a batch over its limit.
     let total = 0;
+    const abortedRanges: { answer: ReadPartitionResult; partitionId: number; fetchOffset: number; upTo: number }[] = [];
     for (const w of wanted) {
       const p = parts[w.answer]!;
       const answer = answers[w.answer]!;
@@ -160,9 +161,11 @@ export class PostgresLog {
       total += taken;
       const last = answer.batches.at(-1);
       if (isolation === 'read_committed' && last) {
-        answer.abortedTransactions = await this.store.kafkaTxns.abortedIn(w.id, p.fetchOffset, Number(last.readBigInt64BE(0)) + last.readInt32BE(BatchPos.LastOffsetDelta) + 1);
+        abortedRanges.push({ answer, partitionId: w.id, fetchOffset: p.fetchOffset, upTo: Number(last.readBigInt64BE(0)) + last.readInt32BE(BatchPos.LastOffsetDelta) + 1 });
       }
     }
+    const aborted = await this.store.kafkaTxns.abortedIn(abortedRanges);
+    abortedRanges.forEach((r, i) => (r.answer.abortedTransactions = aborted[i]!));
     return { partitions: answers };
   }
 
