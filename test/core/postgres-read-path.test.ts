@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Core } from '../../src/core/core.js';
-import { inlineIntegers } from '../../src/core/engines/postgres/binary-copy.js';
+import { binaryCopyRows, inlineIntegers } from '../../src/core/engines/postgres/binary-copy.js';
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { postgresFront } from '../support/fronts.js';
 import { findTestDatabase } from '../support/postgres.js';
@@ -78,6 +78,23 @@ if (found.database === null) {
         await core.close();
       }
     }, 120_000);
+
+    it('parses a binary COPY answer however its messages split it', () => {
+      const field = (b: Buffer | null): Buffer => (b === null ? Buffer.from([0xff, 0xff, 0xff, 0xff]) : Buffer.concat([int32(b.length), b]));
+      const int32 = (n: number): Buffer => Buffer.from([n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]);
+      const rows = [[Buffer.from([0, 0, 0, 0, 0, 0, 0, 1]), randomBytes(300)], [Buffer.from([0, 0, 0, 0, 0, 0, 0, 2]), null], [Buffer.alloc(8), Buffer.alloc(0)]];
+      const answer = Buffer.concat([
+        Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), int32(0), int32(3), Buffer.from('ext'),
+        ...rows.map((r) => Buffer.concat([Buffer.from([0, 2]), ...r.map(field)])),
+        Buffer.from([0xff, 0xff]),
+      ]);
+      for (let cut = 1; cut < answer.length; cut += 7) {
+        for (const chunks of [[answer.subarray(0, cut), answer.subarray(cut)], [answer.subarray(0, cut), Buffer.alloc(0), answer.subarray(cut)]]) {
+          expect(binaryCopyRows(chunks)).toEqual(rows);
+        }
+      }
+      expect(() => binaryCopyRows([answer.subarray(0, answer.length - 1)])).toThrow(/ends/);
+    });
 
     it('writes only integers into a COPY statement', () => {
       expect(inlineIntegers('SELECT $1::bigint[], $2::int[]', [[1, -2], []])).toBe("SELECT '{1,-2}'::bigint[], '{}'::int[]");

@@ -22,7 +22,7 @@ import type { Availability } from './availability.js';
 export async function copyRows(pool: Pool, availability: Availability, name: string, text: string, values: readonly (readonly number[])[]): Promise<(Buffer | null)[][]> {
   const mark = availability.begin();
   const started = performance.now();
-  let data: Buffer;
+  let data: Buffer[];
   try {
     data = await pool.query(new CopyOut(inlineIntegers(text, values)));
   } catch (e) {
@@ -35,10 +35,10 @@ export async function copyRows(pool: Pool, availability: Availability, name: str
 }
 
 /** A COPY ... TO STDOUT run on a pooled connection; resolves with every byte it sent. */
-export class CopyOut implements Submittable<Buffer> {
-  callback?: (error: Error | null, result?: Buffer) => void;
-  private buffer = Buffer.allocUnsafe(64 * 1024);
-  private length = 0;
+export class CopyOut implements Submittable<Buffer[]> {
+  callback?: (error: Error | null, result?: Buffer[]) => void;
+  /** The CopyData messages' bytes: PostgreSQL sends a row a message, so a batch is copied once, into a buffer of its own size. */
+  private readonly chunks: Buffer[] = [];
   private answered = false;
 
   constructor(private readonly text: string) {}
@@ -49,14 +49,7 @@ export class CopyOut implements Submittable<Buffer> {
 
   /** The chunk is a view of the driver's read buffer, which it reuses: copied before the next message. */
   handleCopyData(message: { chunk: Buffer }): void {
-    const chunk = message.chunk;
-    if (this.length + chunk.length > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + chunk.length));
-      this.buffer.copy(grown, 0, 0, this.length);
-      this.buffer = grown;
-    }
-    chunk.copy(this.buffer, this.length);
-    this.length += chunk.length;
+    this.chunks.push(Buffer.from(message.chunk));
   }
 
   handleRowDescription(): void {}
@@ -71,10 +64,10 @@ export class CopyOut implements Submittable<Buffer> {
   }
 
   handleReadyForQuery(): void {
-    this.answer(null, this.buffer.subarray(0, this.length));
+    this.answer(null, this.chunks);
   }
 
-  private answer(error: Error | null, result?: Buffer): void {
+  private answer(error: Error | null, result?: Buffer[]): void {
     if (this.answered) return;
     this.answered = true;
     this.callback?.(error, result);
@@ -95,29 +88,63 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
 /**
  * The rows of a binary COPY answer, each an array of its fields' bytes (null
- * for SQL NULL); the fields are views of `data`.
+ * for SQL NULL). The answer comes in the messages' chunks; a field inside
+ * one chunk is a view of it, one across chunks is joined.
  */
-export function binaryCopyRows(data: Buffer): (Buffer | null)[][] {
-  if (data.length < 19 || !data.subarray(0, 11).equals(SIGNATURE)) throw new Error('Not a binary COPY answer: its signature is missing.');
-  let at = 15;
-  at += 4 + data.readUInt32BE(at); // the header extension, skipped
+export function binaryCopyRows(chunks: readonly Buffer[]): (Buffer | null)[][] {
+  const data = new ChunkReader(chunks);
+  if (!data.take(11).equals(SIGNATURE)) throw new Error('Not a binary COPY answer: its signature is missing.');
+  data.take(4); // flags
+  data.take(data.int32()); // the header extension, skipped
   const rows: (Buffer | null)[][] = [];
   for (;;) {
-    const fields = data.readInt16BE(at);
-    at += 2;
+    const fields = data.take(2).readInt16BE(0);
     if (fields === -1) return rows;
     const row: (Buffer | null)[] = [];
     for (let i = 0; i < fields; i++) {
-      const size = data.readInt32BE(at);
-      at += 4;
-      if (size === -1) {
-        row.push(null);
-        continue;
-      }
-      if (at + size > data.length) throw new Error('A binary COPY answer ends inside a field.');
-      row.push(data.subarray(at, at + size));
-      at += size;
+      const size = data.int32();
+      row.push(size === -1 ? null : data.take(size));
     }
     rows.push(row);
+  }
+}
+
+/** Reads across a list of chunks as if they were one buffer. */
+class ChunkReader {
+  private chunk = 0;
+  private at = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {}
+
+  int32(): number {
+    return this.take(4).readInt32BE(0);
+  }
+
+  take(size: number): Buffer {
+    if (size === 0) return Buffer.alloc(0);
+    while (this.chunk < this.chunks.length && this.at === this.chunks[this.chunk]!.length) {
+      this.chunk++;
+      this.at = 0;
+    }
+    const current = this.chunks[this.chunk];
+    if (current === undefined) throw new Error('A binary COPY answer ends early.');
+    if (this.at + size <= current.length) {
+      this.at += size;
+      return current.subarray(this.at - size, this.at);
+    }
+    const joined = Buffer.allocUnsafe(size);
+    for (let filled = 0; filled < size; ) {
+      const from = this.chunks[this.chunk];
+      if (from === undefined) throw new Error('A binary COPY answer ends inside a field.');
+      const n = Math.min(size - filled, from.length - this.at);
+      from.copy(joined, filled, this.at, this.at + n);
+      filled += n;
+      this.at += n;
+      if (this.at === from.length) {
+        this.chunk++;
+        this.at = 0;
+      }
+    }
+    return joined;
   }
 }
