@@ -10,7 +10,8 @@
  * partition (as librdkafka sends a Produce request to a broker). Consume: one
  * consumer reading every partition from the start, as a Kafka consumer
  * fetches (50 MiB per answer, 1 MiB per partition), until it has every
- * record. Each engine's phases run back to back; BENCH_ROUNDS rounds.
+ * record (BENCH_ISOLATION=read_committed reads as librdkafka does). Each
+ * engine's phases run back to back; BENCH_ROUNDS rounds.
  */
 import { buildBatch } from '../../protocol/records/record-batch.js';
 import { memoryFront, postgresFront } from '../support/fronts.js';
@@ -25,6 +26,10 @@ const RECORDS = env('BENCH_RECORDS', 160_000);
 const PRODUCERS = env('BENCH_PRODUCERS', 4);
 const ROUNDS = env('BENCH_ROUNDS', 2);
 const ONLY = process.env['BENCH_ENGINE'];
+/** Bytes a Fetch asks of each partition (Kafka's default 1 MiB); small values make many small Fetches, as a consumer at the log's end makes. */
+const PARTITION_FETCH_BYTES = env('BENCH_PARTITION_FETCH_BYTES', 1 << 20);
+/** librdkafka's consumers read committed by default, Kafka's Java consumer uncommitted. */
+const ISOLATION = process.env['BENCH_ISOLATION'] === 'read_committed' ? 'read_committed' : 'read_uncommitted';
 
 /** The clients' record value: the alphabet repeated, as the end-to-end bench sends (test/bench/e2e/client.ts). */
 function value(bytes: number): Buffer {
@@ -78,8 +83,8 @@ async function consume(core: Core, queue: string): Promise<{ rate: number; fetch
   const started = performance.now();
   while (offsets.some((o, i) => o < ends[i]!)) {
     fetches++;
-    const partitions = offsets.map((fetchOffset, partition) => ({ queue, partition, fetchOffset, maxBytes: 1 << 20 }));
-    const res = await core.read({ partitions, minBytes: 1, maxWaitMs: 0, maxBytes: 50 << 20, isolation: 'read_uncommitted' });
+    const partitions = offsets.map((fetchOffset, partition) => ({ queue, partition, fetchOffset, maxBytes: PARTITION_FETCH_BYTES }));
+    const res = await core.read({ partitions, minBytes: 1, maxWaitMs: 0, maxBytes: 50 << 20, isolation: ISOLATION });
     for (const [i, p] of res.partitions.entries()) {
       if (p.error) throw new Error(`read failed: ${p.error}`);
       const last = p.batches.at(-1);
@@ -113,7 +118,7 @@ if (found.database) {
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-console.log(`log path: ${RECORD_BYTES} B records, ${PARTITIONS} partitions, ${BATCH_RECORDS} records a batch, ${RECORDS} records, ${PRODUCERS} producers`);
+console.log(`log path: ${RECORD_BYTES} B records, ${PARTITIONS} partitions, ${BATCH_RECORDS} records a batch, ${RECORDS} records, ${PRODUCERS} producers, ${ISOLATION}, ${PARTITION_FETCH_BYTES} B a partition per Fetch`);
 console.log(['round', 'engine', 'produce rec/s', 'consume rec/s', 'fetches', 'produce MB/s', 'consume MB/s', 'produce µs/rec', 'consume µs/rec'].map((h) => h.padStart(15)).join(''));
 for (let round = 1; round <= ROUNDS; round++) {
   for (const engine of engines) {
