@@ -122,7 +122,7 @@ export class PostgresLog {
   }
 
 
-  /** A Fetch's answer: the partitions' bounds in one statement, their batches in one more (two when some are read from a standby). */
+  /** A Fetch's answer: the partitions' bounds in one statement, their batches in one more (two when some are read from a standby, none when there is nothing to read). */
   private async collectRead(parts: ReadRequest['partitions'], maxBytes: number, isolation: ReadRequest['isolation']): Promise<ReadResult> {
     const rows = await this.store.findPartitions(parts);
     const answers: ReadPartitionResult[] = [];
@@ -138,8 +138,9 @@ export class PostgresLog {
       const offsets = { highWatermark, lastStableOffset, logStartOffset: row.log_start_offset! };
       const outOfRange = p.fetchOffset < offsets.logStartOffset || p.fetchOffset > highWatermark;
       answers.push({ queue: p.queue, partition: p.partition, error: outOfRange ? 'offset_out_of_range' : null, ...offsets, batches: [], abortedTransactions: [] });
-      if (outOfRange) continue;
       const readable = isolation === 'read_committed' ? lastStableOffset : highWatermark;
+      // Nothing to read at or past the readable end (no batch straddles it): a consumer long-polling at the end costs one statement a check.
+      if (outOfRange || p.fetchOffset >= readable) continue;
       wanted.push({ answer: i, id: row.id, fetchOffset: p.fetchOffset, readable, budget: Math.min(p.maxBytes, maxBytes), behind: highWatermark - p.fetchOffset });
     }
     const found = await this.readBatches(wanted);
@@ -177,6 +178,7 @@ export class PostgresLog {
    */
   private async readBatches(wanted: WantedRead[]): Promise<Map<number, Buffer[]>> {
     const found = new Map<number, Buffer[]>();
+    if (wanted.length === 0) return found;
     const collect = (set: WantedRead[], rows: (Buffer | null)[][]): void => {
       for (const [ord, , bytes] of rows) {
         const w = set[Number(ord!.readBigInt64BE(0)) - 1]!;
