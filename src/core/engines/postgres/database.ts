@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sqlDirectory } from './sql-files.js';
+import { copyRows } from './binary-copy.js';
 import { Availability, isUnavailableError } from './availability.js';
 import { parseDatabaseUrl, PrimaryRouter, probeWith, type DatabaseTarget, type ServerRole } from './hosts.js';
 import { commitInDoubt, statementLatency, watchPool } from '../../../metrics/postgres.js';
@@ -56,6 +57,12 @@ function loadStatements(files: string[]): Map<string, string> {
 
 const STATEMENTS = loadStatements(['queues', 'log', 'producers', 'groups', 'kv', 'native', 'maintenance', 'kafka-transactions', 'compaction', 'scram-credentials', 'access', 'coordination', 'shares']);
 
+function statementText(name: string): string {
+  const text = STATEMENTS.get(name);
+  if (text === undefined) throw new Error(`No SQL statement named "${name}".`);
+  return text;
+}
+
 export type Row = Record<string, unknown>;
 
 /** Runs named statements, on the pool or inside one transaction. */
@@ -66,8 +73,7 @@ export class Statements {
   ) {}
 
   async run<R = Row>(name: string, values: unknown[] = []): Promise<R[]> {
-    const text = STATEMENTS.get(name);
-    if (text === undefined) throw new Error(`No SQL statement named "${name}".`);
+    const text = statementText(name);
     let result: QueryResult<R>;
     const mark = this.availability.begin();
     const started = performance.now();
@@ -116,6 +122,7 @@ export interface DatabaseOptions {
 interface StandbyReads {
   pool: Pool;
   statements: Statements;
+  availability: Availability;
   minLagRecords: number;
 }
 
@@ -241,7 +248,8 @@ export class Database {
     const pool = new pg.Pool(connector.poolConfig({ schema: this.options.schema, applicationName: `${this.options.applicationName}-standby-reads` }, this.options.poolSize));
     pool.on('error', () => {});
     // Its faults are not the database's: the primary answers the read instead, and nothing is logged.
-    return { pool, statements: new Statements(pool, new Availability(null, () => connector.router?.forget())), minLagRecords };
+    const availability = new Availability(null, () => connector.router?.forget());
+    return { pool, statements: new Statements(pool, availability), availability, minLagRecords };
   }
 
   /** How far behind the high watermark a read must start to go to a standby; null when reads stay on the primary. */
@@ -259,6 +267,22 @@ export class Database {
     if (this.standby === null) return null;
     try {
       const rows = await this.standby.statements.run<R>(name, values);
+      return rows.length > 0 ? rows : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A binary COPY statement's rows on the primary (see copyRows). */
+  async copyRows(name: string, values: readonly (readonly number[])[]): Promise<(Buffer | null)[][]> {
+    return copyRows(this.pool, this.availability, name, statementText(name), values);
+  }
+
+  /** The same on a standby; null when no standby answers or it has none of the rows yet (as runOnStandby). */
+  async copyRowsOnStandby(name: string, values: readonly (readonly number[])[]): Promise<(Buffer | null)[][] | null> {
+    if (this.standby === null) return null;
+    try {
+      const rows = await copyRows(this.standby.pool, this.standby.availability, name, statementText(name), values);
       return rows.length > 0 ? rows : null;
     } catch {
       return null;

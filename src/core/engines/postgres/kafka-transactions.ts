@@ -7,7 +7,7 @@ import type {
 } from '../../core.js';
 import type { EngineKafkaTransactions } from '../../engine.js';
 import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/unit.js';
-import { abortedInRange, transactionMarker, type AbortedRange, type StoredTransaction } from '../../rules/kafka-transactions.js';
+import { transactionMarker, type AbortedRange, type StoredTransaction } from '../../rules/kafka-transactions.js';
 import type { Database, Statements } from './database.js';
 import { LogWrites } from './log-writes.js';
 import { offsetColumns } from './offset-columns.js';
@@ -175,9 +175,17 @@ export class PostgresTransactions implements EngineKafkaTransactions {
     await tx.run('txn-first-offsets', [firsts.map((f) => f.transactionalId), firsts.map((f) => f.partition), firsts.map((f) => f.offset)]);
   }
 
-  async abortedIn(partitionId: number, fetchOffset: number, upTo: number): Promise<AbortedTransaction[]> {
-    const rows = await this.db.statements.run<{ producer_id: number; first_offset: number; last_offset: number }>('txn-aborted-in-range', [partitionId, fetchOffset, upTo]);
-    return abortedInRange(rows.map((r) => ({ producerId: r.producer_id, firstOffset: r.first_offset, lastOffset: r.last_offset })), fetchOffset, upTo);
+  /** The aborted transactions each read range meets (a Fetch's partitions, in one statement), in the ranges' order. */
+  async abortedIn(ranges: { partitionId: number; fetchOffset: number; upTo: number }[]): Promise<AbortedTransaction[][]> {
+    const found = ranges.map((): AbortedTransaction[] => []);
+    if (ranges.length === 0) return found;
+    const rows = await this.db.statements.run<{ ord: number; producer_id: number; first_offset: number }>('txn-aborted-in-ranges', [
+      ranges.map((r) => r.partitionId),
+      ranges.map((r) => r.fetchOffset),
+      ranges.map((r) => r.upTo),
+    ]);
+    for (const row of rows) found[row.ord - 1]!.push({ producerId: row.producer_id, firstOffset: row.first_offset });
+    return found;
   }
 
   /** The aborted ranges a native reader from `position` may meet. */

@@ -122,40 +122,82 @@ export class PostgresLog {
   }
 
 
+  /** A Fetch's answer: the partitions' bounds in one statement, their batches in one more (two when some are read from a standby, none when there is nothing to read). */
   private async collectRead(parts: ReadRequest['partitions'], maxBytes: number, isolation: ReadRequest['isolation']): Promise<ReadResult> {
     const rows = await this.store.findPartitions(parts);
-    let total = 0;
-    let first = true;
-    const partitions: ReadPartitionResult[] = [];
+    const answers: ReadPartitionResult[] = [];
+    const wanted: WantedRead[] = [];
     for (const [i, p] of parts.entries()) {
       const row = rows[i]!;
       if (row.queue_id === null || row.id === null) {
-        partitions.push({ ...emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
+        answers.push({ ...emptyPartitionRead(p), error: row.queue_id === null ? 'unknown_queue' : 'unknown_partition' });
         continue;
       }
       const highWatermark = row.next_offset!;
       const lastStableOffset = row.open_txn_offset ?? highWatermark;
       const offsets = { highWatermark, lastStableOffset, logStartOffset: row.log_start_offset! };
-      if (p.fetchOffset < offsets.logStartOffset || p.fetchOffset > highWatermark) {
-        partitions.push({ queue: p.queue, partition: p.partition, error: 'offset_out_of_range', ...offsets, batches: [], abortedTransactions: [] });
-        continue;
-      }
-      const budget = Math.min(p.maxBytes, maxBytes - total);
+      const outOfRange = p.fetchOffset < offsets.logStartOffset || p.fetchOffset > highWatermark;
+      answers.push({ queue: p.queue, partition: p.partition, error: outOfRange ? 'offset_out_of_range' : null, ...offsets, batches: [], abortedTransactions: [] });
       const readable = isolation === 'read_committed' ? lastStableOffset : highWatermark;
-      const readArgs = [row.id, p.fetchOffset, readable, budget, first, maxBytes - total];
-      // A consumer far behind reads from a standby when one is configured; bounds and the rest stay the primary's.
-      const lag = this.store.db.standbyReadLag;
-      const fromStandby = lag !== null && highWatermark - p.fetchOffset >= lag ? await this.store.db.runOnStandby<{ base_offset: number; bytes: Buffer }>('read-batches', readArgs) : null;
-      const found = fromStandby ?? (await this.store.db.statements.run<{ base_offset: number; bytes: Buffer }>('read-batches', readArgs));
-      const batches = found.map((b) => b.bytes);
-      for (const b of batches) total += b.length;
-      if (batches.length > 0) first = false;
-      const last = found.at(-1);
-      const abortedTransactions =
-        isolation === 'read_committed' && last ? await this.store.kafkaTxns.abortedIn(row.id, p.fetchOffset, last.base_offset + last.bytes.readInt32BE(BatchPos.LastOffsetDelta) + 1) : [];
-      partitions.push({ queue: p.queue, partition: p.partition, error: null, ...offsets, batches, abortedTransactions });
+      // Nothing to read at or past the readable end (no batch straddles it): a consumer long-polling at the end costs one statement a check.
+      if (outOfRange || p.fetchOffset >= readable) continue;
+      wanted.push({ answer: i, id: row.id, fetchOffset: p.fetchOffset, readable, budget: Math.min(p.maxBytes, maxBytes), behind: highWatermark - p.fetchOffset });
     }
-    return { partitions };
+    const found = await this.readBatches(wanted);
+    // The answer's limit, in partition order: the first batch of the answer always goes, so a consumer passes a batch over its limit.
+    let total = 0;
+    const abortedRanges: { answer: ReadPartitionResult; partitionId: number; fetchOffset: number; upTo: number }[] = [];
+    for (const w of wanted) {
+      const p = parts[w.answer]!;
+      const answer = answers[w.answer]!;
+      const remaining = maxBytes - total;
+      const budget = Math.min(p.maxBytes, remaining);
+      let taken = 0;
+      for (const batch of found.get(w.answer) ?? []) {
+        const fits = taken === 0 ? total === 0 || batch.length <= remaining : taken + batch.length <= budget;
+        if (!fits) break;
+        answer.batches.push(batch);
+        taken += batch.length;
+      }
+      total += taken;
+      const last = answer.batches.at(-1);
+      if (isolation === 'read_committed' && last) {
+        abortedRanges.push({ answer, partitionId: w.id, fetchOffset: p.fetchOffset, upTo: Number(last.readBigInt64BE(0)) + last.readInt32BE(BatchPos.LastOffsetDelta) + 1 });
+      }
+    }
+    const aborted = await this.store.kafkaTxns.abortedIn(abortedRanges);
+    abortedRanges.forEach((r, i) => (r.answer.abortedTransactions = aborted[i]!));
+    return { partitions: answers };
+  }
+
+  /**
+   * Each wanted partition's candidate batches (those within its budget, and
+   * its first whatever its size), by its place in the answer. A partition far
+   * enough behind reads from a standby when one is configured; one the
+   * standby has nothing for yet reads from the primary.
+   */
+  private async readBatches(wanted: WantedRead[]): Promise<Map<number, Buffer[]>> {
+    const found = new Map<number, Buffer[]>();
+    if (wanted.length === 0) return found;
+    const collect = (set: WantedRead[], rows: (Buffer | null)[][]): void => {
+      for (const [ord, , bytes] of rows) {
+        const w = set[Number(ord!.readBigInt64BE(0)) - 1]!;
+        let list = found.get(w.answer);
+        if (!list) found.set(w.answer, (list = []));
+        list.push(bytes!);
+      }
+    };
+    const args = (set: WantedRead[]): number[][] => [set.map((w) => w.id), set.map((w) => w.fetchOffset), set.map((w) => w.readable), set.map((w) => w.budget)];
+    const lag = this.store.db.standbyReadLag;
+    const behind = lag === null ? [] : wanted.filter((w) => w.behind >= lag);
+    let fromPrimary = wanted;
+    if (behind.length > 0) {
+      const rows = await this.store.db.copyRowsOnStandby('read-batches', args(behind));
+      if (rows !== null) collect(behind, rows);
+      fromPrimary = wanted.filter((w) => !found.has(w.answer));
+    }
+    if (fromPrimary.length > 0) collect(fromPrimary, await this.store.db.copyRows('read-batches', args(fromPrimary)));
+    return found;
   }
 
   async sizes(req: { partitions: PartitionRef[] }): Promise<{ partitions: PartitionSize[] }> {
@@ -224,6 +266,17 @@ export class PostgresLog {
     });
     return { queue: req.queue, partition: req.partition, lowWatermark };
   }
+}
+
+/** A partition a Fetch reads batches of: where its answer goes, and the bounds of the read. */
+interface WantedRead {
+  answer: number;
+  id: number;
+  fetchOffset: number;
+  readable: number;
+  budget: number;
+  /** Records between the fetch offset and the high watermark. */
+  behind: number;
 }
 
 /** What a group's calls name to read, each partition once (keyed "queue\0index"). */

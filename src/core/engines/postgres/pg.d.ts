@@ -60,6 +60,16 @@ declare module 'pg' {
     detail?: string;
   }
 
+  /**
+   * A query object that drives the protocol itself (how pg-cursor and COPY
+   * streams plug in): pg calls submit() when the connection is its, then the
+   * handlers for the server's messages; it answers through `callback`.
+   */
+  export interface Submittable<T> {
+    callback?: (error: Error | null, result?: T) => void;
+    submit(connection: { query(text: string): void }): void;
+  }
+
   export class Client extends EventEmitter {
     constructor(config?: ClientConfig);
     connect(): Promise<void>;
@@ -72,6 +82,7 @@ declare module 'pg' {
   }
 
   export interface PoolClient {
+    query<T>(query: Submittable<T>): Promise<T>;
     query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
     release(destroy?: boolean | Error): void;
     on(event: 'error', listener: (error: Error) => void): this;
@@ -83,6 +94,7 @@ declare module 'pg' {
   export class Pool extends EventEmitter {
     constructor(config?: PoolConfig);
     connect(): Promise<PoolClient>;
+    query<T>(query: Submittable<T>): Promise<T>;
     query<R = Record<string, unknown>>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
     end(): Promise<void>;
     on(event: 'error', listener: (error: Error, client: PoolClient) => void): this;

@@ -106,6 +106,14 @@ SELECT producer_id, first_offset, last_offset FROM aborted_transactions
 WHERE partition_id = $1 AND last_offset >= $2 AND first_offset < $3
 ORDER BY first_offset;
 
+-- name: txn-aborted-in-ranges
+-- The same for every partition of a Fetch at once: partition ids ($1),
+-- fetch offsets ($2), the offsets read up to ($3).
+SELECT r.ord, a.producer_id, a.first_offset
+FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS r (partition_id, from_offset, up_to, ord)
+JOIN aborted_transactions a ON a.partition_id = r.partition_id AND a.last_offset >= r.from_offset AND a.first_offset < r.up_to
+ORDER BY r.ord, a.first_offset;
+
 -- name: txn-aborted-from
 -- The aborted ranges a native reader from `position` may meet.
 SELECT producer_id, first_offset, last_offset FROM aborted_transactions

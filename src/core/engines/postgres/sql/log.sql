@@ -85,20 +85,30 @@ WITH stored AS (
 SELECT pg_notify($24, $25) WHERE $24 <> '';
 
 -- name: read-batches
--- Batches from the one holding fetchOffset, below `readable` ($3), while they
--- fit the partition's budget ($4). The first is returned whatever its size
--- when nothing else has been ($5), else when it fits what the whole answer
--- has left ($6): a consumer always progresses past a batch over its limit.
-SELECT base_offset, bytes
-FROM (
-  SELECT base_offset, size, bytes, sum(size) OVER (ORDER BY base_offset) - size AS bytes_before
-  FROM batches
-  WHERE partition_id = $1 AND next_offset > $2 AND base_offset < $3
-  ORDER BY base_offset
-  LIMIT 5000
-) s
-WHERE (bytes_before = 0 AND ($5::boolean OR size <= $6)) OR bytes_before + size <= $4
-ORDER BY base_offset;
+-- A Fetch's batches, every partition in one statement, answered as binary
+-- COPY (../binary-copy.ts: the bytes arrive as stored, not as hex text), so
+-- its integer arrays are written into the text: ids ($1), fetch offsets
+-- ($2), the offsets readable below ($3) and each partition's byte budget
+-- ($4). Per partition: batches from the one holding the fetch offset while
+-- they fit the budget, and the first one whatever its size; the answer's
+-- whole limit is applied by the caller (log.ts), in partition order.
+COPY (
+  SELECT w.ord, b.base_offset, b.bytes
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[])
+       WITH ORDINALITY AS w (partition_id, fetch_offset, readable, budget, ord)
+  CROSS JOIN LATERAL (
+    SELECT base_offset, size, bytes, sum(size) OVER (ORDER BY base_offset) - size AS bytes_before
+    FROM batches
+    WHERE partition_id = w.partition_id AND next_offset > w.fetch_offset AND base_offset < w.readable
+      -- From the batch holding the fetch offset: without this bound the scan
+      -- starts at the log's first batch and filters its way to the offset.
+      AND base_offset >= coalesce((SELECT max(s.base_offset) FROM batches s WHERE s.partition_id = w.partition_id AND s.base_offset <= w.fetch_offset), w.fetch_offset)
+    ORDER BY base_offset
+    LIMIT 5000
+  ) b
+  WHERE b.bytes_before = 0 OR b.bytes_before + b.size <= w.budget
+  ORDER BY w.ord, b.base_offset
+) TO STDOUT (FORMAT binary);
 
 -- name: native-batches
 -- Batches for a native reader from `position`, a bounded number at a time.
