@@ -100,8 +100,8 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   await configureQueue(httpOptions);
 
   const groups: CampaignGroup[] = [
-    await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2),
-    await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2),
+    await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2, keepClientLog),
+    await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2, keepClientLog),
   ];
   const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, (o.minutes + 8) * 60_000);
   history.transforms.push({ input: topics.input, output: topics.output, transform: transformValue });

@@ -27,29 +27,48 @@ export interface CampaignGroup {
   close(): Promise<void>;
 }
 
-export async function startGroup(bootstrap: string, topic: string, group: string, protocol: 'classic' | 'consumer', size: number): Promise<CampaignGroup> {
+/** librdkafka's lines about commits and the coordinator, kept for the post-mortem of a group offset anomaly. */
+const COMMIT_LINE = /OffsetCommit|Retrying|coordinator|COMMIT/i;
+const KEPT_LINES = 200_000;
+
+export async function startGroup(
+  bootstrap: string,
+  topic: string,
+  group: string,
+  protocol: 'classic' | 'consumer',
+  size: number,
+  keepLog?: (name: string, text: string) => void,
+): Promise<CampaignGroup> {
   const history: GroupHistory = { group, topic, protocol, reads: [], commits: [] };
   const members: GroupMember[] = [];
+  const log: string[] = [];
   for (let i = 0; i < size; i++) {
     const name = `${group}-m${i}`;
     const member = await within(
-      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
+      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, ...(keepLog ? { debug: 'protocol,cgrp' } : {}), ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
       60_000,
       `group member ${name} to connect`,
     );
     member.onRecords = (batch) => {
       for (const r of batch) history.reads.push({ member: name, partition: r.partition, offset: r.offset, value: r.value });
     };
+    member.onLog = (line) => {
+      if (COMMIT_LINE.test(line) && log.length < KEPT_LINES) log.push(`${new Date().toISOString().slice(11, 23)} ${name} ${line}`);
+    };
     member.onCommitted = (offsets) => {
       const at = Date.now();
       for (const [partition, offset] of offsets) history.commits.push({ member: name, partition, offset, at });
+      if (keepLog && log.length < KEPT_LINES) log.push(`${new Date(at).toISOString().slice(11, 23)} ${name} ACKNOWLEDGED ${offsets.map(([p, o]) => `p${p}@${o}`).join(' ')}`);
     };
     members.push(member);
   }
   return {
     history,
     members,
-    close: () => Promise.all(members.map((m) => within(m.close(), 30_000, `member ${m.name} to close`).catch(() => {}))).then(() => {}),
+    close: () =>
+      Promise.all(members.map((m) => within(m.close(), 30_000, `member ${m.name} to close`).catch(() => {}))).then(() => {
+        keepLog?.(`${group}-commits.log`, log.join('\n'));
+      }),
   };
 }
 

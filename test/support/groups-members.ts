@@ -46,6 +46,8 @@ export interface MemberOptions {
    */
   groupProtocol?: 'classic' | 'consumer';
   remoteAssignor?: 'uniform' | 'range';
+  /** librdkafka's debug contexts (e.g. 'protocol,cgrp'); their lines go to the member's `onLog`. */
+  debug?: string;
 }
 
 export interface RebalanceEvent {
@@ -95,7 +97,8 @@ export function consumerConfig(options: MemberOptions): Record<string, unknown> 
     'fetch.wait.max.ms': 100,
     'reconnect.backoff.ms': 50,
     'reconnect.backoff.max.ms': 500,
-    'log_level': 3,
+    ...(options.debug ? { 'debug': options.debug } : {}),
+    'log_level': options.debug ? 7 : 3,
   };
 }
 
@@ -111,6 +114,8 @@ export class GroupMember implements MemberView {
   onRecords: (batch: MemberRecord[]) => void = () => {};
   onRebalance: (event: RebalanceEvent) => void = () => {};
   onCommitted: (offsets: [number, number][]) => void = () => {};
+  /** librdkafka's log lines when `debug` is set. */
+  onLog: (line: string) => void = () => {};
   private running = true;
   private loop: Promise<void> = Promise.resolve();
 
@@ -147,6 +152,7 @@ export class GroupMember implements MemberView {
       if (acknowledged.length > 0) member.onCommitted(acknowledged);
     });
     consumer.on('event.error', (err: LibrdKafkaError) => member.errors.push(`${err.message} (code ${err.code})`));
+    if (options.debug) consumer.on('event.log', (line: { message: string }) => member.onLog(line.message));
     await new Promise<void>((resolve, reject) => {
       consumer.connect({ timeout: 20_000 }, (err) =>
         err ? reject(new Error(`member ${options.name} could not connect to ${options.bootstrap}: ${err.message}`)) : resolve(),
