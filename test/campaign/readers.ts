@@ -110,6 +110,27 @@ function watermarks(consumer: KafkaConsumer, topic: string, partition: number): 
   );
 }
 
+/** A group's committed offset of each partition (OffsetFetch through a consumer of that group that never joins it). */
+export async function committedOffsets(bootstrap: string, group: string, topic: string, partitions: number): Promise<Map<number, number>> {
+  const consumer = await connectConsumer(bootstrap, { 'group.id': group }, topic);
+  try {
+    const asked = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answered = await new Promise<{ partition: number; offset?: number }[]>((resolve, reject) =>
+          consumer.committed(asked, 10_000, (err, offsets) => (err ? reject(new Error(`committed offsets of ${group}: ${err.message}`)) : resolve(offsets))),
+        );
+        return new Map(answered.filter((o) => o.offset !== undefined && o.offset >= 0).map((o) => [o.partition, o.offset!]));
+      } catch (e) {
+        if (attempt === 10) throw e;
+        await sleep(1_000);
+      }
+    }
+  } finally {
+    await disconnect(consumer);
+  }
+}
+
 /** The high watermark of every partition, asked again on an error (a gateway just killed). */
 export async function highWatermarks(bootstrap: string, topic: string, partitions: number): Promise<Map<number, number>> {
   const consumer = await connectConsumer(bootstrap, {}, topic);
