@@ -3,7 +3,11 @@
  *
  * - consumer groups of librdkafka members (test/support/groups-members.ts),
  *   classic and KIP-848, each member's reads and acknowledged commits kept
- *   in the history with the time each commit was acknowledged;
+ *   in the history with the time each commit was acknowledged; a member has
+ *   one commit outstanding at a time ('ordered': librdkafka retries a failed
+ *   commit after a backoff, so with several outstanding a retried older one
+ *   lands after a newer one, against Apache Kafka as well), and the
+ *   committed offsets are read back at the end (`committedOffsets`);
  * - the consume-transform-produce processor (test/support/
  *   transactional-processor.ts), read_committed in, transactional out,
  *   offsets in the transaction; its input end is known only when the writers
@@ -45,7 +49,7 @@ export async function startGroup(
   for (let i = 0; i < size; i++) {
     const name = `${group}-m${i}`;
     const member = await within(
-      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, ...(keepLog ? { debug: 'protocol,cgrp' } : {}), ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
+      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, commit: 'ordered', ...(keepLog ? { debug: 'protocol,cgrp' } : {}), ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
       60_000,
       `group member ${name} to connect`,
     );
