@@ -12,6 +12,10 @@
  *   campaign: N records, F faults (P of the PostgreSQL primary), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies
  *
  * Exits 0 when the checker found no anomaly of any kind, 1 otherwise.
+ *
+ * The npm script sets UV_THREADPOOL_SIZE=64: a librdkafka call that never
+ * returns (sendOffsetsToTransaction, docs/fault-campaign.md) holds one of
+ * libuv's threads, and with the default four held no client connects.
  */
 import { pgHaMissing, startPgHa, type PgHaCluster } from '../support/pg-ha.js';
 import { findTestDatabase } from '../support/postgres.js';
