@@ -17,20 +17,20 @@ import { sleep, waitFor, within } from '../support/eventually.js';
 import { startClusterRig, type ClusterRig } from '../support/cluster.js';
 import { createTopic } from '../support/rdkafka.js';
 import { anomalies, check, detailLines, finalLine, type Verdict } from './checker.js';
-import { describeFaults, startFaults, type FaultLog } from './faults.js';
+import { describeFaults, startFaults, type Fault, type FaultLog } from './faults.js';
 import { emptyHistory, type CampaignHistory } from './history.js';
 import { configureQueue, runHttpPushes, runOnceMarkers } from './http-writers.js';
 import { networkFaultsMissing, startRedisBehindLink, type RedisLink } from './network.js';
 import { runJavaIdempotent, runRdkafkaIdempotent, runTransactional } from './producers.js';
-import { readLog, startGroup, startProcessor, highWatermarks, type CampaignGroup } from './readers.js';
+import { committedOffsets, readLog, startGroup, startProcessor, highWatermarks, type CampaignGroup } from './readers.js';
 
 export interface CampaignOptions {
   records: number;
   minutes: number;
   seed: number;
   database: { url: string; schema: string };
-  /** Kills the PostgreSQL primary (test/support/pg-ha.ts, once wired); null: no such fault. */
-  primaryFault?: (() => Promise<void>) | null;
+  /** The replicated store's faults (./store-faults.ts) when `database` is the pg_auto_failover rig. */
+  storeFaults?: Fault[];
   say(line: string): void;
 }
 
@@ -100,12 +100,12 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   await configureQueue(httpOptions);
 
   const groups: CampaignGroup[] = [
-    await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2),
-    await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2),
+    await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2, keepClientLog),
+    await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2, keepClientLog),
   ];
   const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, (o.minutes + 8) * 60_000);
   history.transforms.push({ input: topics.input, output: topics.output, transform: transformValue });
-  const faults = startFaults({ rig, link, primaryFault: o.primaryFault ?? null }, o.seed, o.say);
+  const faults = startFaults({ rig, link, storeFaults: o.storeFaults ?? [] }, o.seed, o.say);
   const progress = setInterval(() => {
     const acked = history.writes.filter((w) => w.outcome === 'acknowledged').length + history.transactions.filter((t) => t.outcome === 'committed').reduce((n, t) => n + t.values.length, 0);
     o.say(`progress: ${acked} acknowledged, ${faults.log.total} faults; ${processor.processor.describe()}; groups read ${groups.map((g) => g.history.reads.length).join(', ')}`);
@@ -137,6 +137,7 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     for (const g of groups) await g.close();
     // Commits acknowledged after close are kept; the histories are complete now.
     history.groups.push(...groups.map((g) => g.history));
+    for (const g of groups) g.history.final = await committedOffsets(rig.bootstrap, g.history.group, topics.input, PARTITIONS);
     for (const [topic, partitions] of [[topics.input, PARTITIONS], [topics.output, PARTITIONS], [topics.txn, TX_PARTITIONS], [topics.queue, HTTP_PARTITIONS]] as const) {
       history.logs.push({ topic, records: await readLog(rig.bootstrap, topic, partitions, 180_000) });
     }

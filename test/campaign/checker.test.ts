@@ -45,6 +45,10 @@ function cleanHistory(): CampaignHistory {
       { member: 'm1', partition: 0, offset: 4, at: 2 },
       { member: 'm2', partition: 1, offset: 4, at: 3 },
     ],
+    final: new Map([
+      [0, 4],
+      [1, 4],
+    ]),
   });
   h.once.push({ key: 'k', attempts: [{ caller: 'x', outcome: 'won' }, { caller: 'y', outcome: 'lost' }] });
   return h;
@@ -129,10 +133,19 @@ describe('the fault campaign checker', () => {
     const h = cleanHistory();
     h.groups[0]!.commits.push({ member: 'm2', partition: 0, offset: 3, at: 4 });
     h.groups[0]!.commits.push({ member: 'm2', partition: 1, offset: 9, at: 5 });
+    h.groups[0]!.final!.set(1, 9);
     const v = check(h);
     expect(v.groupOffsets).toBe(2);
     expect(v.examples.join('\n')).toMatch(/commit of 3 was acknowledged after m1's of 4/);
     expect(v.examples.join('\n')).toMatch(/committed 9, ahead of the last offset the group read \(3\)/);
+  });
+
+  it("counts a group whose committed offset reads back behind its last acknowledged commit (a stale commit landed late)", () => {
+    const h = cleanHistory();
+    h.groups[0]!.final!.set(1, 3);
+    const v = check(h);
+    expect(v.groupOffsets).toBe(1);
+    expect(v.examples.join('\n')).toMatch(/partition 1: the group's committed offset reads 3 at the end, behind the last acknowledged commit \(m2's of 4\)/);
   });
 
   it('counts a transform output missing, doubled, out of order, or of no input', () => {

@@ -14,7 +14,8 @@
  *   aborted transaction, part of a transaction whose outcome was unknown, or
  *   a record nobody wrote;
  * - group offset anomalies: a partition's acknowledged commits going back,
- *   or a commit ahead of anything the group had read;
+ *   a commit ahead of anything the group had read, or the committed offset
+ *   read back at the end behind the last acknowledged commit;
  * - transform anomalies: an input record with no output, or an output with
  *   no input;
  * - once anomalies: two callers told they won one `once` key, or none told
@@ -180,6 +181,11 @@ function checkGroups(history: CampaignHistory, tally: Tally): void {
         tally.add('groupOffsets', () => `${g.group} partition ${c.partition}: ${c.member} committed ${c.offset}, ahead of the last offset the group read (${highestRead.get(c.partition) ?? 'none'})`);
       }
       last.set(c.partition, { offset: c.offset, member: c.member });
+    }
+    // A commit the client gave up on may still land later, but never one older than an acknowledged commit.
+    for (const [partition, acked] of g.final ? last : []) {
+      const stored = g.final!.get(partition) ?? -1;
+      if (stored < acked.offset) tally.add('groupOffsets', () => `${g.group} partition ${partition}: the group's committed offset reads ${stored} at the end, behind the last acknowledged commit (${acked.member}'s of ${acked.offset})`);
     }
   }
 }

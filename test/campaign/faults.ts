@@ -9,9 +9,11 @@
  * - Redis SIGKILLed and started again empty;
  * - Redis's network link cut or throttled for 1-5 s (./network.ts), when
  *   the campaign runs Redis in a namespace;
- * - the PostgreSQL primary: a slot, `primaryFault`, for the replicated
- *   store's rig (test/support/pg-ha.ts, built on another branch). Until it is
- *   wired the campaign has no such fault and counts 0 of them.
+ * - with the replicated store (test/support/pg-ha.ts), its faults
+ *   (./store-faults.ts): the PostgreSQL primary SIGKILLed or frozen until a
+ *   standby takes over, a standby SIGKILLed, the failover manager (the
+ *   monitor, a node's keeper) SIGKILLed, each started again. Their kinds
+ *   starting "PostgreSQL primary" are counted apart on the last line.
  *
  * Between faults the rig gets 1-4 s of quiet. Each fault restores what it
  * broke before the next starts; `stop()` waits for the one running.
@@ -24,8 +26,8 @@ export interface FaultTargets {
   rig: ClusterRig;
   /** Redis's link, when Redis runs in a namespace. */
   link: RedisLink | null;
-  /** Kills the PostgreSQL primary and returns once a standby has taken over; null until pg-ha.ts is wired. */
-  primaryFault: (() => Promise<void>) | null;
+  /** The replicated store's faults (./store-faults.ts); none with a single PostgreSQL. */
+  storeFaults: Fault[];
 }
 
 export interface FaultLog {
@@ -49,12 +51,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-interface Fault {
+export interface Fault {
+  /** Kinds starting "PostgreSQL primary" count as faults of the primary. */
   kind: string;
   run(random: () => number): Promise<string>;
 }
 
-const between = (random: () => number, lowMs: number, highMs: number) => Math.round(lowMs + random() * (highMs - lowMs));
+export const between = (random: () => number, lowMs: number, highMs: number) => Math.round(lowMs + random() * (highMs - lowMs));
 const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
 function signal(pid: number | undefined, sig: NodeJS.Signals): void {
@@ -148,17 +151,7 @@ function faultsFor(targets: FaultTargets): Fault[] {
       });
     }
   }
-  if (targets.primaryFault) {
-    const primaryFault = targets.primaryFault;
-    faults.push({
-      kind: 'PostgreSQL primary SIGKILL',
-      async run() {
-        await primaryFault();
-        return 'a standby took over';
-      },
-    });
-  }
-  return faults;
+  return [...faults, ...targets.storeFaults];
 }
 
 export interface FaultScheduler {

@@ -68,6 +68,8 @@ export interface GroupHistory {
   protocol: 'classic' | 'consumer';
   reads: GroupRead[];
   commits: GroupCommit[];
+  /** The committed offset of each partition as the group reads it back at the end (OffsetFetch), once its members closed. */
+  final?: Map<number, number>;
 }
 
 export interface TransformHistory {

@@ -3,7 +3,11 @@
  *
  * - consumer groups of librdkafka members (test/support/groups-members.ts),
  *   classic and KIP-848, each member's reads and acknowledged commits kept
- *   in the history with the time each commit was acknowledged;
+ *   in the history with the time each commit was acknowledged; a member has
+ *   one commit outstanding at a time ('ordered': librdkafka retries a failed
+ *   commit after a backoff, so with several outstanding a retried older one
+ *   lands after a newer one, against Apache Kafka as well), and the
+ *   committed offsets are read back at the end (`committedOffsets`);
  * - the consume-transform-produce processor (test/support/
  *   transactional-processor.ts), read_committed in, transactional out,
  *   offsets in the transaction; its input end is known only when the writers
@@ -27,29 +31,48 @@ export interface CampaignGroup {
   close(): Promise<void>;
 }
 
-export async function startGroup(bootstrap: string, topic: string, group: string, protocol: 'classic' | 'consumer', size: number): Promise<CampaignGroup> {
+/** librdkafka's lines about commits and the coordinator, kept for the post-mortem of a group offset anomaly. */
+const COMMIT_LINE = /OffsetCommit|Retrying|coordinator|COMMIT/i;
+const KEPT_LINES = 200_000;
+
+export async function startGroup(
+  bootstrap: string,
+  topic: string,
+  group: string,
+  protocol: 'classic' | 'consumer',
+  size: number,
+  keepLog?: (name: string, text: string) => void,
+): Promise<CampaignGroup> {
   const history: GroupHistory = { group, topic, protocol, reads: [], commits: [] };
   const members: GroupMember[] = [];
+  const log: string[] = [];
   for (let i = 0; i < size; i++) {
     const name = `${group}-m${i}`;
     const member = await within(
-      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
+      startMember({ bootstrap, group, topic, name, groupProtocol: protocol, commit: 'ordered', ...(keepLog ? { debug: 'protocol,cgrp' } : {}), ...(protocol === 'classic' ? { assignor: 'cooperative-sticky' as const } : {}) }),
       60_000,
       `group member ${name} to connect`,
     );
     member.onRecords = (batch) => {
       for (const r of batch) history.reads.push({ member: name, partition: r.partition, offset: r.offset, value: r.value });
     };
+    member.onLog = (line) => {
+      if (COMMIT_LINE.test(line) && log.length < KEPT_LINES) log.push(`${new Date().toISOString().slice(11, 23)} ${name} ${line}`);
+    };
     member.onCommitted = (offsets) => {
       const at = Date.now();
       for (const [partition, offset] of offsets) history.commits.push({ member: name, partition, offset, at });
+      if (keepLog && log.length < KEPT_LINES) log.push(`${new Date(at).toISOString().slice(11, 23)} ${name} ACKNOWLEDGED ${offsets.map(([p, o]) => `p${p}@${o}`).join(' ')}`);
     };
     members.push(member);
   }
   return {
     history,
     members,
-    close: () => Promise.all(members.map((m) => within(m.close(), 30_000, `member ${m.name} to close`).catch(() => {}))).then(() => {}),
+    close: () =>
+      Promise.all(members.map((m) => within(m.close(), 30_000, `member ${m.name} to close`).catch(() => {}))).then(() => {
+        keepLog?.(`${group}-commits.log`, log.join('\n'));
+      }),
   };
 }
 
@@ -89,6 +112,27 @@ function watermarks(consumer: KafkaConsumer, topic: string, partition: number): 
   return new Promise((resolve, reject) =>
     consumer.queryWatermarkOffsets(topic, partition, 10_000, (err, offsets) => (err ? reject(new Error(`watermarks of ${topic}[${partition}]: ${err.message}`)) : resolve(offsets))),
   );
+}
+
+/** A group's committed offset of each partition (OffsetFetch through a consumer of that group that never joins it). */
+export async function committedOffsets(bootstrap: string, group: string, topic: string, partitions: number): Promise<Map<number, number>> {
+  const consumer = await connectConsumer(bootstrap, { 'group.id': group }, topic);
+  try {
+    const asked = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answered = await new Promise<{ partition: number; offset?: number }[]>((resolve, reject) =>
+          consumer.committed(asked, 10_000, (err, offsets) => (err ? reject(new Error(`committed offsets of ${group}: ${err.message}`)) : resolve(offsets))),
+        );
+        return new Map(answered.filter((o) => o.offset !== undefined && o.offset >= 0).map((o) => [o.partition, o.offset!]));
+      } catch (e) {
+        if (attempt === 10) throw e;
+        await sleep(1_000);
+      }
+    }
+  } finally {
+    await disconnect(consumer);
+  }
 }
 
 /** The high watermark of every partition, asked again on an error (a gateway just killed). */

@@ -11,7 +11,9 @@
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl, PrimaryRouter, type ServerAddress, type ServerRole } from '../../src/core/engines/postgres/hosts.js';
-import { Database, DEFAULT_DATABASE_TIMEOUTS } from '../../src/core/engines/postgres/database.js';
+import pg from 'pg';
+import { Connector, Database, DEFAULT_DATABASE_TIMEOUTS } from '../../src/core/engines/postgres/database.js';
+import { within } from '../support/eventually.js';
 import { findTestDatabase } from '../support/postgres.js';
 
 describe('a PostgreSQL URL naming several servers', () => {
@@ -151,5 +153,24 @@ describe.skipIf(lookup.database === null)(`the routed engine connection against 
       await db.close();
       await plain.close();
     }
+  });
+
+  it('a routed connection the server ends while no query runs (a demoted primary restarting) fails its next query instead of ending the process', { timeout: 60_000 }, async () => {
+    const connector = new Connector(`${database.url}${database.url.includes('?') ? '&' : '?'}target_session_attrs=read-write`, DEFAULT_DATABASE_TIMEOUTS);
+    const { Client, ...config } = connector.poolConfig({ applicationName: 'hosts-test-ended' }, 1);
+    const client = new Client(config);
+    await client.connect();
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      // What a restarting server sends each session: FATAL 57P01, "terminating connection due to administrator command".
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    } finally {
+      await admin.end();
+    }
+    await within(ended, 20_000, 'the terminated connection to end');
+    await expect(client.query('SELECT 1')).rejects.toThrow();
   });
 });

@@ -116,7 +116,7 @@ function rigProcess(name: string, args: () => string[], ready: string): RigProce
       exited = new Promise((resolve) => spawned.once('exit', () => resolve()));
       await waitFor(() => logs.matching(ready).length > readyBefore || spawned.exitCode !== null, {
         what: `${name} to be ready`,
-        timeoutMs: 60_000,
+        timeoutMs: 180_000, // a core migrating a replicated store on a busy machine takes minutes
         intervalMs: 50,
         describe: () => logs.tail(),
       });

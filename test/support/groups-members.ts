@@ -22,7 +22,14 @@ import { sequencedValue, type SentRecord } from './records.js';
 const { KafkaConsumer, CODES } = KafkaJavascript;
 
 export type Assignor = 'range' | 'roundrobin' | 'cooperative-sticky';
-export type CommitMode = 'async' | 'sync' | 'none';
+/**
+ * 'ordered': asynchronous with at most one commit outstanding; positions read meanwhile
+ * wait and go in the next one. librdkafka retries a commit that failed retriably (a
+ * coordinator error, a lost connection) after its backoff, so with several outstanding a
+ * retried older commit can land after a newer one (against Apache Kafka too); Kafka's Java
+ * consumer never retries asynchronous commits for that reason.
+ */
+export type CommitMode = 'async' | 'ordered' | 'sync' | 'none';
 
 export interface MemberOptions {
   bootstrap: string;
@@ -46,6 +53,8 @@ export interface MemberOptions {
    */
   groupProtocol?: 'classic' | 'consumer';
   remoteAssignor?: 'uniform' | 'range';
+  /** librdkafka's debug contexts (e.g. 'protocol,cgrp'); their lines go to the member's `onLog`. */
+  debug?: string;
 }
 
 export interface RebalanceEvent {
@@ -95,7 +104,8 @@ export function consumerConfig(options: MemberOptions): Record<string, unknown> 
     'fetch.wait.max.ms': 100,
     'reconnect.backoff.ms': 50,
     'reconnect.backoff.max.ms': 500,
-    'log_level': 3,
+    ...(options.debug ? { 'debug': options.debug } : {}),
+    'log_level': options.debug ? 7 : 3,
   };
 }
 
@@ -111,7 +121,12 @@ export class GroupMember implements MemberView {
   onRecords: (batch: MemberRecord[]) => void = () => {};
   onRebalance: (event: RebalanceEvent) => void = () => {};
   onCommitted: (offsets: [number, number][]) => void = () => {};
+  /** librdkafka's log lines when `debug` is set. */
+  onLog: (line: string) => void = () => {};
   private running = true;
+  /** 'ordered' commits: one outstanding, and the positions read since, waiting for it. */
+  private commitOutstanding = false;
+  private readonly commitWaiting = new Map<number, number>();
   private loop: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -129,6 +144,7 @@ export class GroupMember implements MemberView {
     const member = new GroupMember(options, consumer);
     consumer.on('rebalance', (err: LibrdKafkaError, partitions: TopicPartition[]) => member.rebalanced(err, partitions));
     consumer.on('offset.commit', (err: LibrdKafkaError, offsets: { partition: number; offset: number; error?: LibrdKafkaError }[]) => {
+      if (options.commit === 'ordered') setImmediate(() => member.commitAnswered());
       if (err) {
         member.errors.push(`commit: ${err.message} (code ${err.code})`);
         return;
@@ -147,6 +163,7 @@ export class GroupMember implements MemberView {
       if (acknowledged.length > 0) member.onCommitted(acknowledged);
     });
     consumer.on('event.error', (err: LibrdKafkaError) => member.errors.push(`${err.message} (code ${err.code})`));
+    if (options.debug) consumer.on('event.log', (line: { message: string }) => member.onLog(line.message));
     await new Promise<void>((resolve, reject) => {
       consumer.connect({ timeout: 20_000 }, (err) =>
         err ? reject(new Error(`member ${options.name} could not connect to ${options.bootstrap}: ${err.message}`)) : resolve(),
@@ -209,6 +226,11 @@ export class GroupMember implements MemberView {
     const next = new Map<number, number>();
     for (const m of batch) if (this.assigned.has(m.partition)) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
     // Only partitions still owned: a revoked partition's commit would be fenced anyway.
+    if (mode === 'ordered') {
+      for (const [p, offset] of next) this.commitWaiting.set(p, offset);
+      if (!this.commitOutstanding) this.commitWaitingNow();
+      return;
+    }
     const offsets = [...next].filter(([p]) => this.assigned.has(p)).map(([partition, offset]) => ({ topic: this.options.topic, partition, offset }));
     if (offsets.length === 0) return;
     try {
@@ -222,6 +244,24 @@ export class GroupMember implements MemberView {
       }
     } catch (e) {
       this.errors.push(`commit (${mode}): ${(e as Error).message}`);
+    }
+  }
+
+  /** 'ordered': the outstanding commit was answered; the positions read meanwhile go now. */
+  private commitAnswered(): void {
+    this.commitOutstanding = false;
+    if (this.running) this.commitWaitingNow();
+  }
+
+  private commitWaitingNow(): void {
+    const offsets = [...this.commitWaiting].filter(([p]) => this.assigned.has(p)).map(([partition, offset]) => ({ topic: this.options.topic, partition, offset }));
+    this.commitWaiting.clear();
+    if (offsets.length === 0) return;
+    try {
+      this.consumer.commit(offsets);
+      this.commitOutstanding = true;
+    } catch (e) {
+      this.errors.push(`commit (ordered): ${(e as Error).message}`);
     }
   }
 

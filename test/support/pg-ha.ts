@@ -45,8 +45,17 @@ export interface PgHaCluster {
   primary(): Promise<PgHaNode>;
   /** Waits (up to timeoutMs) until a primary other than `not` is serving with a synchronous standby again. */
   waitForPrimary(options?: { not?: PgHaNode; timeoutMs?: number }): Promise<PgHaNode>;
-  /** Kills a node's processes (pg_autoctl and PostgreSQL) with the signal, SIGKILL by default. */
-  kill(node: PgHaNode, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Kills a node's processes (pg_autoctl and PostgreSQL) with the signal, SIGKILL by default;
+   * `keeperOnly` signals pg_autoctl alone, the PostgreSQL it started runs on. `monitor` is a node too.
+   */
+  kill(node: PgHaNode, signal?: NodeJS.Signals, options?: { keeperOnly?: boolean }): Promise<void>;
+  /** Starts a killed node's pg_autoctl again (`pg_autoctl run`): a node rejoins as a standby, the monitor serves again. */
+  restart(node: PgHaNode): void;
+  /** The monitor, as a node: kill() and restart() take it. */
+  monitor: PgHaNode;
+  /** The nodes the monitor names secondary and that report so (streaming, a candidate for promotion). */
+  standbys(): Promise<PgHaNode[]>;
   /** Stops everything it started and removes its files. */
   stop(): Promise<void>;
 }
@@ -198,7 +207,11 @@ export async function startPgHa(options: { timeoutMs?: number } = {}): Promise<P
     return node;
   };
 
+  const monitor: PgHaNode = { name: 'monitor', port: monitorPort, dataDir: join(dir, 'monitor') };
+  const everyNode = (name: string) => (name === 'monitor' ? monitor : nodes.find((n) => n.name === name));
+
   return {
+    monitor,
     url: `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}/queen?target_session_attrs=read-write`,
     urlOf,
     nodes,
@@ -211,14 +224,22 @@ export async function startPgHa(options: { timeoutMs?: number } = {}): Promise<P
         return (await states(monitorSql)).get(node.name) === 'primary/primary' ? node : null;
       });
     },
-    async kill(node, signal = 'SIGKILL') {
+    async kill(node, signal = 'SIGKILL', { keeperOnly = false } = {}) {
       const child = byNode.get(node.name);
       if (!child) throw new Error(`pg-ha: no node ${node.name}`);
       // PostgreSQL's children each start a session of their own: they are signalled by pid, beside pg_autoctl's group.
-      const postgresPids = postgresProcesses(node.dataDir);
+      const postgresPids = keeperOnly ? [] : postgresProcesses(node.dataDir);
       signalGroup(child, signal);
       for (const pid of postgresPids) signalPid(pid, signal);
       if (signal === 'SIGKILL' && !(await exited(child, 10_000))) throw new Error(`pg-ha: ${node.name} did not exit on SIGKILL within 10 s`);
+    },
+    restart(node) {
+      if (!everyNode(node.name)) throw new Error(`pg-ha: no node ${node.name}`);
+      autoctl(node.name, ['run', '--pgdata', node.dataDir]);
+    },
+    async standbys() {
+      const s = await states(monitorSql);
+      return nodes.filter((n) => s.get(n.name) === 'secondary/secondary');
     },
     stop,
   };

@@ -149,6 +149,16 @@ export class PrimaryRouter {
   clientClass(): typeof pg.Client {
     const router = this;
     return class PrimaryClient extends pg.Client {
+      constructor(...args: ConstructorParameters<typeof pg.Client>) {
+        super(...args);
+        // The server may end the connection while no query runs and no pool listens: between the
+        // router's role check and the pool taking the client, or while a caller holds it. A demoted
+        // primary restarting says "terminating connection due to administrator command" then, and an
+        // 'error' event nobody listens to ends the process. The next query fails instead, and the
+        // pool drops a client that is no longer queryable when it comes back.
+        this.on('error', () => router.forget());
+      }
+
       override connect(callback?: (error: Error | null) => void): Promise<void> {
         const connecting = router.connectTo(this, () => super.connect());
         if (callback === undefined) return connecting;
