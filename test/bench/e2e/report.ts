@@ -96,6 +96,7 @@ export function versusKafka(result: ConfigurationResult): ConfigurationResult['v
       p50: sameLoad ? ratio(f.latency!.p50, kafka.latency!.p50) : undefined,
       p99: sameLoad ? ratio(f.latency!.p99, kafka.latency!.p99) : undefined,
       produceMicrosPerRecord: ratio(f.produce?.brokerMicrosPerRecord, kafka.produce?.brokerMicrosPerRecord),
+      produceWithStorageMicrosPerRecord: ratio(f.produce?.withStorageMicrosPerRecord, kafka.produce?.brokerMicrosPerRecord),
       peakMemory: ratio(f.peakMemoryMB, kafka.peakMemoryMB),
       residentMemory: ratio(f.residentMB, kafka.residentMB),
     };
@@ -111,6 +112,7 @@ export const VERSUS_KAFKA_COLUMNS: { key: keyof VersusKafka; title: string }[] =
   { key: 'p50', title: 'p50 (same load)' },
   { key: 'p99', title: 'p99 (same load)' },
   { key: 'produceMicrosPerRecord', title: 'broker CPU/rec' },
+  { key: 'produceWithStorageMicrosPerRecord', title: 'CPU/rec with PG' },
   { key: 'peakMemory', title: 'peak memory' },
   { key: 'residentMemory', title: 'memory held' },
 ];

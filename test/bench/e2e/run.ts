@@ -51,6 +51,7 @@ import { ENGINES, evaluateTargets, halfMaximum, printCell, printTargets, SHARED_
 import { LOCAL_TEST_URL } from '../../support/postgres.js';
 import { pgHaMissing } from '../../support/pg-ha.js';
 import { standbyDatabase, stopStandbyRig } from './standby.js';
+import { StorageCpu } from './storage-cpu.js';
 import { apacheKafkaInstall, startApacheKafka } from '../../support/apache-kafka.js';
 
 export type BrokerName = 'null' | 'mock' | 'kafka' | 'memory' | 'postgres' | 'standby';
@@ -88,6 +89,8 @@ export interface PhaseFigures {
   brokerCores: number;
   /** Broker CPU per record, in microseconds. */
   brokerMicrosPerRecord: number;
+  /** The PostgreSQL engine's: the gateway's and its PostgreSQL backends' CPU per record (./storage-cpu.ts). */
+  withStorageMicrosPerRecord?: number;
 }
 
 export interface LatencyFigures {
@@ -134,6 +137,8 @@ export interface VersusKafka {
    * opens the window, so a quick broker did much of its work outside it.)
    */
   produceMicrosPerRecord?: number;
+  /** The same with the PostgreSQL backends' CPU added to the gateway's (Kafka's storage work is in its process). */
+  produceWithStorageMicrosPerRecord?: number;
   peakMemory?: number;
   /** Memory held (RSS) at the end: below 1 holds less than Kafka's JVM. */
   residentMemory?: number;
@@ -238,6 +243,8 @@ const phasesPer = (c: Configuration) =>
 const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let schemaCount = 0;
+/** The PostgreSQL backends of each durable gateway, by the gateway's pid. */
+const storageOf = new Map<number, StorageCpu>();
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
@@ -284,6 +291,7 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
   const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
+  if (databaseUrl) storageOf.set(child.pid, new StorageCpu(databaseUrl, child.pid));
   return childServer(child, bootstrap, schema, databaseUrl);
 }
 
@@ -303,9 +311,13 @@ async function createTopic(bootstrap: string, topic: string, partitions: number)
  * Runs one client process; the broker's CPU is read when the client opens
  * and closes its measured window.
  */
-async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number, onReady?: () => void): Promise<{ result: T; brokerCpuSeconds: number; windowSeconds: number; child: Child }> {
+async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number, onReady?: () => void): Promise<{ result: T; brokerCpuSeconds: number; windowSeconds: number; storageCpuSeconds?: number; child: Child }> {
   let window: { cpu: number; at: number } | null = null;
   let measured = { cpu: 0, seconds: 0 };
+  const storage = storageOf.get(brokerPid);
+  await storage?.refresh().catch(() => {});
+  let storageAtStart: Map<number, number> | undefined;
+  let storageAtEnd: Map<number, number> | undefined;
   const members = job.role === 'consume' ? (job.members ?? 1) : 1;
   const child = spawnScript('./client.ts', [JSON.stringify(job)], {
     label: `${job.client} ${job.role}`,
@@ -315,13 +327,22 @@ async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number
     onMessage(m) {
       if (typeof m['progress'] === 'number') progress.update(`${job.role}: ${fmt(m['progress'])} records`);
       if (m['ready']) onReady?.();
-      if (m['window'] === 'start') window = { cpu: safeCpu(brokerPid), at: performance.now() };
-      if (m['window'] === 'end' && window) measured = { cpu: safeCpu(brokerPid) - window.cpu, seconds: (performance.now() - window.at) / 1000 };
+      if (m['window'] === 'start') {
+        window = { cpu: safeCpu(brokerPid), at: performance.now() };
+        storageAtStart = storage?.read();
+      }
+      if (m['window'] === 'end' && window) {
+        measured = { cpu: safeCpu(brokerPid) - window.cpu, seconds: (performance.now() - window.at) / 1000 };
+        storageAtEnd = storage?.read();
+      }
     },
   });
   const result = await child.waitFor((m) => m['result'] as T | undefined, 'result', timeoutMs);
   await child.exited;
-  return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, child };
+  // Backends the pool opened during the phase are found now and counted from their birth to now.
+  let storageCpuSeconds: number | undefined;
+  if (storage && storageAtStart && storageAtEnd) storageCpuSeconds = await storage.refresh().then(() => StorageCpu.between(storageAtStart!, storageAtEnd!, storage.read()), () => undefined);
+  return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, storageCpuSeconds, child };
 }
 
 /**
@@ -348,13 +369,15 @@ function safeCpu(pid: number): number {
   }
 }
 
-function phaseFigures(records: number, seconds: number, recordBytes: number, cpu: { brokerCpuSeconds: number; windowSeconds: number }): PhaseFigures {
+function phaseFigures(records: number, seconds: number, recordBytes: number, cpu: { brokerCpuSeconds: number; windowSeconds: number; storageCpuSeconds?: number }): PhaseFigures {
   const recordsPerSecond = records / seconds;
+  const perRecord = (cpuSeconds: number) => (cpuSeconds / cpu.windowSeconds / recordsPerSecond) * 1e6;
   return {
     recordsPerSecond,
     megabytesPerSecond: (recordsPerSecond * recordBytes) / 1e6,
     brokerCores: cpu.brokerCpuSeconds / cpu.windowSeconds,
-    brokerMicrosPerRecord: (cpu.brokerCpuSeconds / cpu.windowSeconds / recordsPerSecond) * 1e6,
+    brokerMicrosPerRecord: perRecord(cpu.brokerCpuSeconds),
+    ...(cpu.storageCpuSeconds === undefined ? {} : { withStorageMicrosPerRecord: perRecord(cpu.brokerCpuSeconds + cpu.storageCpuSeconds) }),
   };
 }
 
