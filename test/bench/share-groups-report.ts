@@ -86,7 +86,7 @@ function panel(out: string[], x0: number, y0: number, width: number, title: stri
   out.push(`<text x="${x0}" y="${y0}" font-weight="bold">${escape(title)}</text>`);
   bars.forEach((b, i) => {
     const y = y0 + 8 + i * (bar + 4);
-    const w = Math.max(1, (b.value / max) * (width - 210));
+    const w = Math.max(1, (b.value / max) * (width - 400));
     out.push(`<text x="${x0}" y="${y + bar - 3}">${escape(b.label)}</text>`);
     out.push(`<rect x="${x0 + 150}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${b.colour}"/>`);
     out.push(`<text x="${(x0 + 154 + w).toFixed(1)}" y="${y + bar - 3}" font-size="9">${escape(compact(b.value) + unit + (b.note ? ` · ${b.note}` : ''))}</text>`);
