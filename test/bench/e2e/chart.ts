@@ -18,6 +18,7 @@ const SERIES: { row: Row; name: string; colour: string }[] = [
   { row: 'kafka', name: 'Apache Kafka (peer)', colour: '#222222' },
   { row: 'memory', name: 'queen-gateway memory', colour: '#e0703a' },
   { row: 'postgres', name: 'queen-gateway postgres', colour: '#3a9e6b' },
+  { row: 'standby', name: 'postgres + sync standby', colour: '#2b6cb0' },
 ];
 
 interface Panel {
@@ -56,7 +57,7 @@ export function renderChart(results: BenchResults): string {
   out.push(`<text x="10" y="18" font-size="14" font-weight="bold">queen-gateway ÷ Apache Kafka on the same machine, same run: ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.quick ? ' (quick)' : ''}</text>`);
   out.push(`<text x="10" y="34" fill="#555">${results.machine.cpus} cores, load average ${results.machine.loadAverageAtStart.map((l) => l.toFixed(1)).join(' ')} at start; engine bars say "×K": their figure ÷ Apache Kafka's; compare within a row: only ratios from one run mean much</text>`);
   SERIES.forEach((s, i) => {
-    const x = 10 + i * 175;
+    const x = 10 + i * 160;
     out.push(`<rect x="${x}" y="44" width="10" height="10" fill="${s.colour}"/><text x="${x + 14}" y="53">${escape(s.name)}</text>`);
   });
 
@@ -83,7 +84,7 @@ export function renderChart(results: BenchResults): string {
         const y = y0 + k * bar;
         const w = Math.max(1, scale(v));
         out.push(`<rect x="${x0}" y="${y}" width="${w.toFixed(1)}" height="${bar - 1}" fill="${s.colour}"/>`);
-        const versus = s.row === 'memory' || s.row === 'postgres' ? c.versusKafka?.[s.row]?.[panel.versus] : undefined;
+        const versus = s.row === 'memory' || s.row === 'postgres' || s.row === 'standby' ? c.versusKafka?.[s.row]?.[panel.versus] : undefined;
         const label = panel.unit(v) + (versus !== undefined && Number.isFinite(versus) ? ` · ${versus.toFixed(2)}×K` : '');
         out.push(`<text x="${(x0 + w + 3).toFixed(1)}" y="${y + bar - 2}" font-size="8">${escape(label)}</text>`);
       });

@@ -45,14 +45,22 @@ export type ClientJob =
   /** As fast as the client goes for `seconds`; the first `warmupSeconds` are not counted. */
   | { role: 'produce'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; kafkaLibs?: string }
   /** Reads from the start (or the end) of the topic in a new group until `count` records or `seconds` after the first. */
-  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number; from?: 'earliest' | 'latest'; kafkaLibs?: string }
+  | { role: 'consume'; client: ClientName; bootstrap: string; topic: string; count: number; seconds: number; timeoutSeconds: number; from?: 'earliest' | 'latest'; kafkaLibs?: string; members?: number }
   /** Sends `rate` records/s for `seconds`, each stamped with its send time; those of the first `warmupSeconds` are marked unmeasured. */
   | { role: 'pace'; client: ClientName; bootstrap: string; topic: string; partitions: number; recordBytes: number; seconds: number; warmupSeconds: number; rate: number }
   /** Reads stamped records and reports latency percentiles of the measured ones; ends once idle for `idleSeconds`. */
   | { role: 'latency'; client: ClientName; bootstrap: string; topic: string; timeoutSeconds: number; idleSeconds: number };
 
 export interface ProduceResult { acked: number; counted: number; seconds: number; recordsPerSecond: number; failed: number }
-export interface ConsumeResult { records: number; seconds: number; recordsPerSecond: number; firstRecordAfterMs: number }
+export interface ConsumeResult {
+  records: number;
+  seconds: number;
+  recordsPerSecond: number;
+  firstRecordAfterMs: number;
+  /** With several members in the group: how many, and when the last of them first had its (possibly empty) assignment. */
+  members?: number;
+  allAssignedAfterMs?: number;
+}
 export interface PaceResult { sent: number; acked: number; failed: number; seconds: number; achievedRate: number }
 export interface LatencyResult { measured: number; p50: number; p99: number; p999: number; max: number }
 
@@ -274,11 +282,13 @@ interface Reader {
   close(): Promise<void>;
 }
 
-async function rdkafkaReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest'): Promise<Reader> {
+const newGroupId = () => `queen-bench-${process.pid}-${Date.now().toString(36)}`;
+
+async function rdkafkaReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest', groupId = newGroupId()): Promise<Reader> {
   const consumer = new KafkaConsumer({
     ...RDKAFKA_BASE,
     'bootstrap.servers': bootstrap,
-    'group.id': `queen-bench-${process.pid}-${Date.now().toString(36)}`,
+    'group.id': groupId,
     'rebalance_cb': true,
     ...JSON.parse(process.env['BENCH_CONSUMER_CONFIG'] ?? '{}'),
   } as unknown as ConsumerGlobalConfig, { 'auto.offset.reset': from });
@@ -319,9 +329,9 @@ async function rdkafkaReader(bootstrap: string, topic: string, onAssigned: () =>
   };
 }
 
-async function kafkajsReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest'): Promise<Reader> {
+async function kafkajsReader(bootstrap: string, topic: string, onAssigned: () => void, from: 'earliest' | 'latest', groupId = newGroupId()): Promise<Reader> {
   const kafka = new Kafka({ clientId: 'queen-bench', brokers: [bootstrap], logLevel: logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId: `queen-bench-${process.pid}-${Date.now().toString(36)}` });
+  const consumer = kafka.consumer({ groupId });
   consumer.on(consumer.events.GROUP_JOIN, () => onAssigned());
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: from === 'earliest' });
@@ -347,7 +357,8 @@ function readerOf(client: ClientName): typeof rdkafkaReader {
 async function runConsume(job: Extract<ClientJob, { role: 'consume' }>): Promise<ConsumeResult> {
   if (job.client === 'perftest') return perfConsume({ ...job, libs: kafkaLibsOf(job), from: job.from ?? 'earliest' }, emit);
   const started = now();
-  const reader = await readerOf(job.client)(job.bootstrap, job.topic, () => emit({ ready: true }), job.from ?? 'earliest');
+  const group = await groupOf(job, started);
+  const reader = group.reader;
   let records = 0;
   let firstBatch = 0;
   let first = 0;
@@ -385,7 +396,39 @@ async function runConsume(job: Extract<ClientJob, { role: 'consume' }>): Promise
   await reader.close();
   // The first delivery starts the clock (group join and the first fetch are not throughput), so its records are not counted.
   const seconds = Math.max((records >= job.count ? last : ended) - first, 1) / 1000;
-  return { records, seconds, recordsPerSecond: (records - firstBatch) / seconds, firstRecordAfterMs: first - started };
+  return { records, seconds, recordsPerSecond: (records - firstBatch) / seconds, firstRecordAfterMs: first - started, ...group.figures() };
+}
+
+/**
+ * The consume phase's reader: one consumer, or `members` consumers of one
+ * group in this process (each with a worker of libuv's pool, which a
+ * waiting consume call holds), started together and read as one.
+ */
+async function groupOf(job: Extract<ClientJob, { role: 'consume' }>, started: number): Promise<{ reader: Reader; figures(): Partial<ConsumeResult> }> {
+  const members = job.members ?? 1;
+  const from = job.from ?? 'earliest';
+  if (members === 1) return { reader: await readerOf(job.client)(job.bootstrap, job.topic, () => emit({ ready: true }), from), figures: () => ({}) };
+  const groupId = newGroupId();
+  const assigned = new Set<number>();
+  let allAssignedAt = 0;
+  const readers = await Promise.all(
+    Array.from({ length: members }, (_, i) =>
+      readerOf(job.client)(job.bootstrap, job.topic, () => {
+        assigned.add(i);
+        if (assigned.size === members && allAssignedAt === 0) {
+          allAssignedAt = now();
+          emit({ ready: true });
+        }
+      }, from, groupId),
+    ),
+  );
+  return {
+    reader: {
+      start: (onRecords) => readers.forEach((r) => r.start(onRecords)),
+      close: async () => void (await Promise.all(readers.map((r) => r.close()))),
+    },
+    figures: () => ({ members, allAssignedAfterMs: allAssignedAt > 0 ? allAssignedAt - started : undefined }),
+  };
 }
 
 function percentile(sorted: Float64Array, p: number): number {

@@ -42,6 +42,8 @@ export interface SpawnOptions {
   timeoutMs: number;
   onMessage?: (message: Record<string, any>) => void;
   label: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
 }
 
 /** A TypeScript file of this folder run through tsx. */
@@ -50,7 +52,7 @@ export function spawnScript(file: string, args: string[], options: SpawnOptions)
 }
 
 export function spawnProcess(command: string, args: string[], options: SpawnOptions): Child {
-  const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ? { ...process.env, ...options.env } : process.env });
   living.add(child);
   const listeners = new Set<(message: Record<string, any>) => void>();
   let stderr = '';
@@ -133,6 +135,16 @@ export function cpuSeconds(pid: number): number {
 export function peakMemoryMB(pid: number): number {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN; // the process has gone
+  }
+}
+
+/** The memory the process holds now (VmRSS) in MB. */
+export function residentMB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : NaN;
   } catch {
     return NaN; // the process has gone

@@ -45,14 +45,19 @@ import type { ClientJob, ClientName, ConsumeResult, LatencyResult, PaceResult, P
 import type { RawPostgresJob, RawPostgresResult } from './raw-postgres.js';
 import { Progress } from './progress.js';
 import { PERF_PRODUCER_PROPERTIES, PERF_TOOL_JVM_OPTIONS } from './perf-tools.js';
-import { cpuSeconds, killAll, peakMemoryMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
+import { cpuSeconds, killAll, peakMemoryMB, residentMB, REPO_ROOT, spawnProcess, spawnScript, type Child } from './processes.js';
 import { renderChart } from './chart.js';
-import { evaluateTargets, halfMaximum, printCell, printTargets, SHARED_LATENCY_LOAD, sharedLatencyRate, versusKafka } from './report.js';
+import { ENGINES, evaluateTargets, halfMaximum, printCell, printTargets, SHARED_LATENCY_LOAD, sharedLatencyRate, versusKafka } from './report.js';
 import { LOCAL_TEST_URL } from '../../support/postgres.js';
+import { pgHaMissing } from '../../support/pg-ha.js';
+import { standbyDatabase, stopStandbyRig } from './standby.js';
+import { StorageCpu } from './storage-cpu.js';
 import { apacheKafkaInstall, startApacheKafka } from '../../support/apache-kafka.js';
 
-export type BrokerName = 'null' | 'mock' | 'kafka' | 'memory' | 'postgres';
-const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'kafka', 'memory', 'postgres'];
+export type BrokerName = 'null' | 'mock' | 'kafka' | 'memory' | 'postgres' | 'standby';
+/** `standby`: the PostgreSQL engine on a primary with a synchronous standby (./standby.ts), where pg_auto_failover is installed. */
+const ALL_BROKERS: BrokerName[] = ['null', 'mock', 'kafka', 'memory', 'postgres', ...(pgHaMissing() === null ? (['standby'] as const) : [])];
+const KNOWN_BROKERS: BrokerName[] = ['null', 'mock', 'kafka', 'memory', 'postgres', 'standby'];
 /**
  * Apache Kafka as kafka-server-start.sh runs it: its heap (1 GiB) and
  * kafka-run-class.sh's G1 settings, and the broker's default network and
@@ -73,6 +78,8 @@ export interface Configuration {
   recordBytes: number;
   partitions: number;
   latency: boolean;
+  /** Consumer-group members reading in the consume phase (one when absent). */
+  members?: number;
 }
 
 export interface PhaseFigures {
@@ -82,6 +89,8 @@ export interface PhaseFigures {
   brokerCores: number;
   /** Broker CPU per record, in microseconds. */
   brokerMicrosPerRecord: number;
+  /** The PostgreSQL engine's: the gateway's and its PostgreSQL backends' CPU per record (./storage-cpu.ts). */
+  withStorageMicrosPerRecord?: number;
 }
 
 export interface LatencyFigures {
@@ -98,11 +107,13 @@ export interface LatencyFigures {
 export interface BrokerFigures {
   /** The better of the produce runs; `runs` has each run's records/s. */
   produce?: PhaseFigures & { acked: number; failed: number; runs?: number[] };
-  consume?: PhaseFigures & { records: number };
+  consume?: PhaseFigures & { records: number; members?: number; firstRecordAfterMs?: number; allAssignedAfterMs?: number };
   /** Producer and consumer at once, the producer flat out: what the broker carries end to end on this machine. */
   endToEnd?: { produced: number; delivered: number; recordsPerSecond: number };
   latency?: LatencyFigures;
   peakMemoryMB?: number;
+  /** Memory held (VmRSS) as the broker stopped, after its last phase. */
+  residentMB?: number;
   /** Why the consume phase has no figure, when it failed and the other phases went on. */
   consumeError?: string;
   /** Partitions actually written when fewer than the configuration's (the mock's topics have 4). */
@@ -126,7 +137,11 @@ export interface VersusKafka {
    * opens the window, so a quick broker did much of its work outside it.)
    */
   produceMicrosPerRecord?: number;
+  /** The same with the PostgreSQL backends' CPU added to the gateway's (Kafka's storage work is in its process). */
+  produceWithStorageMicrosPerRecord?: number;
   peakMemory?: number;
+  /** Memory held (RSS) at the end: below 1 holds less than Kafka's JVM. */
+  residentMemory?: number;
 }
 
 export interface ConfigurationResult extends Configuration {
@@ -134,7 +149,7 @@ export interface ConfigurationResult extends Configuration {
   brokers: Partial<Record<BrokerName | 'rawPostgres', BrokerFigures>>;
   /** The offered load of the latency phases Kafka and the engines share. */
   sharedLatencyRate?: number;
-  versusKafka?: Partial<Record<'memory' | 'postgres', VersusKafka>>;
+  versusKafka?: Partial<Record<(typeof ENGINES)[number], VersusKafka>>;
 }
 
 export interface BenchResults {
@@ -166,9 +181,9 @@ const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
 const only = flag('only');
 const brokers = (flag('brokers')?.split(',') ?? ALL_BROKERS) as BrokerName[];
-const unknownBrokers = brokers.filter((b) => !ALL_BROKERS.includes(b));
+const unknownBrokers = brokers.filter((b) => !KNOWN_BROKERS.includes(b));
 if (unknownBrokers.length > 0) {
-  process.stderr.write(`--brokers: ${unknownBrokers.join(', ')} is not a broker the benchmark runs; name some of ${ALL_BROKERS.join(', ')}, separated by commas.\n`);
+  process.stderr.write(`--brokers: ${unknownBrokers.join(', ')} is not a broker the benchmark runs; name some of ${KNOWN_BROKERS.join(', ')}, separated by commas.\n`);
   process.exit(2);
 }
 const phaseSeconds = Number(flag('seconds') ?? (quick ? 4 : 5));
@@ -177,6 +192,16 @@ const latencyRate = flag('latency-rate') === undefined ? undefined : Number(flag
 const outFile = flag('out') ?? join(REPO_ROOT, 'bench-results/latest.json');
 const profileDir = join(REPO_ROOT, 'bench-results/profiles');
 
+/**
+ * Issue 31's configurations at scale, in the quick run too: 64 partitions
+ * with the latency phase (the durable engine's p99 at the shared load), and
+ * a consumer group of 100 members reading 64 partitions.
+ */
+const AT_SCALE: Configuration[] = [
+  { client: 'rdkafka', recordBytes: 100, partitions: 64, latency: true },
+  { client: 'rdkafka', recordBytes: 100, partitions: 64, latency: false, members: 100 },
+];
+
 function matrix(): Configuration[] {
   const configurations: Configuration[] = [];
   if (quick) {
@@ -184,6 +209,7 @@ function matrix(): Configuration[] {
     configurations.push({ client: 'rdkafka', recordBytes: 1024, partitions: 8, latency: true });
     configurations.push({ client: 'kafkajs', recordBytes: 100, partitions: 8, latency: false });
     configurations.push({ client: 'perftest', recordBytes: 100, partitions: 8, latency: false });
+    configurations.push(...AT_SCALE);
     return configurations;
   }
   for (const client of ['rdkafka', 'kafkajs', 'perftest'] as const) {
@@ -191,11 +217,12 @@ function matrix(): Configuration[] {
       for (const partitions of [1, 8, 64]) configurations.push({ client, recordBytes, partitions, latency: client === 'rdkafka' });
     }
   }
+  configurations.push(AT_SCALE[1]!);
   return configurations;
 }
 
 export function labelOf(c: Configuration): string {
-  return `${c.client} ${c.recordBytes === 1024 ? '1 KiB' : `${c.recordBytes} B`} ${c.partitions}p`;
+  return `${c.client} ${c.recordBytes === 1024 ? '1 KiB' : `${c.recordBytes} B`} ${c.partitions}p${c.members ? ` ${c.members} members` : ''}`;
 }
 
 const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
@@ -208,6 +235,7 @@ const kafkaVersion = kafkaInstall?.version;
  * from the mock's ApiVersions answer and waits it out).
  */
 function notRun(name: BrokerName, c: Configuration): string | undefined {
+  if (c.members && (name === 'null' || name === 'mock')) return 'not run: this configuration measures a group\'s consume, and the ceilings are those of produce';
   return name === 'mock' && c.client === 'perftest' ? 'not run: the Java client reads a throttle of 1,179,648 ms from the mock\'s ApiVersions answer and never sends' : undefined;
 }
 const phasesPer = (c: Configuration) =>
@@ -215,6 +243,8 @@ const phasesPer = (c: Configuration) =>
 const progress = new Progress(configurations.reduce((n, c) => n + phasesPer(c), 0));
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let schemaCount = 0;
+/** The PostgreSQL backends of each durable gateway, by the gateway's pid. */
+const storageOf = new Map<number, StorageCpu>();
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
@@ -226,10 +256,12 @@ interface Server {
   /** The runner's own child (not Kafka's JVM, which the launcher holds). */
   child?: Child;
   schema?: string;
+  /** Where `schema` is, for dropping it (one host). */
+  databaseUrl?: string;
 }
 
-function childServer(child: Child, bootstrap: string, schema?: string): Server {
-  return { pid: child.pid, bootstrap, child, schema, stop: () => child.stop(profile ? 30_000 : 5_000) };
+function childServer(child: Child, bootstrap: string, schema?: string, databaseUrl?: string): Server {
+  return { pid: child.pid, bootstrap, child, schema, databaseUrl, stop: () => child.stop(profile ? 30_000 : 5_000) };
 }
 
 async function startServer(name: BrokerName, c: Configuration, capture?: string): Promise<Server> {
@@ -246,17 +278,21 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
     const kafka = await startApacheKafka({ jvmOptions: KAFKA_JVM_OPTIONS, config: KAFKA_CONFIG, stopTimeoutMs: 30_000 });
     return { pid: kafka.pid, bootstrap: kafka.bootstrap, stop: () => kafka.stop() };
   }
-  const args = ['serve', '--port', '0', '--engine', name, '--group-initial-rebalance-delay-ms', '0', '--default-partitions', String(c.partitions), '--log-level', 'info', '--no-http'];
+  const args = ['serve', '--port', '0', '--engine', name === 'standby' ? 'postgres' : name, '--group-initial-rebalance-delay-ms', '0', '--default-partitions', String(c.partitions), '--log-level', 'info', '--no-http'];
   let schema: string | undefined;
-  if (name === 'postgres') {
+  let databaseUrl: string | undefined;
+  if (name === 'postgres' || name === 'standby') {
     schema = `queen_bench_${runTag}_${schemaCount++}`;
-    args.push('--database-url', DATABASE_URL, '--database-schema', schema);
+    const standby = name === 'standby' ? await standbyDatabase() : undefined;
+    databaseUrl = standby?.primaryUrl ?? DATABASE_URL;
+    args.push('--database-url', standby?.url ?? DATABASE_URL, '--database-schema', schema);
   }
   // The built product, not the tsx-run source (bin/ would pick the source in a checkout). Node's default profile names; the run prints which is whose.
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
   const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
-  return childServer(child, bootstrap, schema);
+  if (databaseUrl) storageOf.set(child.pid, new StorageCpu(databaseUrl, child.pid));
+  return childServer(child, bootstrap, schema, databaseUrl);
 }
 
 /** CreateTopics through librdkafka's AdminClient (kafkajs's admin cannot find the mock's controller). */
@@ -275,22 +311,38 @@ async function createTopic(bootstrap: string, topic: string, partitions: number)
  * Runs one client process; the broker's CPU is read when the client opens
  * and closes its measured window.
  */
-async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number, onReady?: () => void): Promise<{ result: T; brokerCpuSeconds: number; windowSeconds: number; child: Child }> {
+async function runClient<T>(job: ClientJob, brokerPid: number, timeoutMs: number, onReady?: () => void): Promise<{ result: T; brokerCpuSeconds: number; windowSeconds: number; storageCpuSeconds?: number; child: Child }> {
   let window: { cpu: number; at: number } | null = null;
   let measured = { cpu: 0, seconds: 0 };
+  const storage = storageOf.get(brokerPid);
+  await storage?.refresh().catch(() => {});
+  let storageAtStart: Map<number, number> | undefined;
+  let storageAtEnd: Map<number, number> | undefined;
+  const members = job.role === 'consume' ? (job.members ?? 1) : 1;
   const child = spawnScript('./client.ts', [JSON.stringify(job)], {
     label: `${job.client} ${job.role}`,
     timeoutMs,
+    // A waiting librdkafka consume call holds one of libuv's workers (4 by default): one each for a group's members.
+    env: members > 1 ? { UV_THREADPOOL_SIZE: String(Math.min(members + 4, 1024)) } : undefined,
     onMessage(m) {
       if (typeof m['progress'] === 'number') progress.update(`${job.role}: ${fmt(m['progress'])} records`);
       if (m['ready']) onReady?.();
-      if (m['window'] === 'start') window = { cpu: safeCpu(brokerPid), at: performance.now() };
-      if (m['window'] === 'end' && window) measured = { cpu: safeCpu(brokerPid) - window.cpu, seconds: (performance.now() - window.at) / 1000 };
+      if (m['window'] === 'start') {
+        window = { cpu: safeCpu(brokerPid), at: performance.now() };
+        storageAtStart = storage?.read();
+      }
+      if (m['window'] === 'end' && window) {
+        measured = { cpu: safeCpu(brokerPid) - window.cpu, seconds: (performance.now() - window.at) / 1000 };
+        storageAtEnd = storage?.read();
+      }
     },
   });
   const result = await child.waitFor((m) => m['result'] as T | undefined, 'result', timeoutMs);
   await child.exited;
-  return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, child };
+  // Backends the pool opened during the phase are found now and counted from their birth to now.
+  let storageCpuSeconds: number | undefined;
+  if (storage && storageAtStart && storageAtEnd) storageCpuSeconds = await storage.refresh().then(() => StorageCpu.between(storageAtStart!, storageAtEnd!, storage.read()), () => undefined);
+  return { result, brokerCpuSeconds: measured.cpu, windowSeconds: measured.seconds, storageCpuSeconds, child };
 }
 
 /**
@@ -317,18 +369,20 @@ function safeCpu(pid: number): number {
   }
 }
 
-function phaseFigures(records: number, seconds: number, recordBytes: number, cpu: { brokerCpuSeconds: number; windowSeconds: number }): PhaseFigures {
+function phaseFigures(records: number, seconds: number, recordBytes: number, cpu: { brokerCpuSeconds: number; windowSeconds: number; storageCpuSeconds?: number }): PhaseFigures {
   const recordsPerSecond = records / seconds;
+  const perRecord = (cpuSeconds: number) => (cpuSeconds / cpu.windowSeconds / recordsPerSecond) * 1e6;
   return {
     recordsPerSecond,
     megabytesPerSecond: (recordsPerSecond * recordBytes) / 1e6,
     brokerCores: cpu.brokerCpuSeconds / cpu.windowSeconds,
-    brokerMicrosPerRecord: (cpu.brokerCpuSeconds / cpu.windowSeconds / recordsPerSecond) * 1e6,
+    brokerMicrosPerRecord: perRecord(cpu.brokerCpuSeconds),
+    ...(cpu.storageCpuSeconds === undefined ? {} : { withStorageMicrosPerRecord: perRecord(cpu.brokerCpuSeconds + cpu.storageCpuSeconds) }),
   };
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
+async function dropSchema(schema: string, url = DATABASE_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -408,12 +462,13 @@ async function runBroker(name: BrokerName, c: Configuration, result: Configurati
       // only its own figure: the phases after it read from the end.
       try {
         const consumed = await runClient<ConsumeResult>(
-          { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + 30, kafkaLibs },
+          { role: 'consume', client: c.client, bootstrap: server.bootstrap, topic, count: acked, seconds: phaseSeconds, timeoutSeconds: phaseSeconds + (c.members ? 120 : 30), kafkaLibs, members: c.members },
           server.pid,
-          // Room for a librdkafka consumer's slow close after a large prefetch.
-          (phaseSeconds + 90) * 1000,
+          // Room for a librdkafka consumer's slow close after a large prefetch (and a hundred members' leaving).
+          (phaseSeconds + (c.members ? 240 : 90)) * 1000,
         );
-        figures.consume = { ...phaseFigures(consumed.result.records, consumed.result.seconds, c.recordBytes, consumed), records: consumed.result.records };
+        const { records, members, firstRecordAfterMs, allAssignedAfterMs } = consumed.result;
+        figures.consume = { ...phaseFigures(records, consumed.result.seconds, c.recordBytes, consumed), records, ...(members ? { members, firstRecordAfterMs, allAssignedAfterMs } : {}) };
         progress.end(`${fmt(figures.consume.recordsPerSecond)} rec/s, ${fmt(figures.consume.megabytesPerSecond)} MB/s`);
       } catch (e) {
         figures.consumeError = (e as Error).message;
@@ -499,6 +554,7 @@ async function stopBroker(live: LiveBroker, result: ConfigurationResult): Promis
   const began = performance.now();
   const { server, figures, capture, c } = live;
   figures.peakMemoryMB = peakMemoryMB(server.pid);
+  figures.residentMB = residentMB(server.pid);
   try {
     if (capture && server.child) {
       const written = server.child.waitFor((m) => ('captured' in m ? true : undefined), 'capture', 60_000);
@@ -507,7 +563,7 @@ async function stopBroker(live: LiveBroker, result: ConfigurationResult): Promis
     }
   } finally {
     await server.stop();
-    if (server.schema) await dropSchema(server.schema).catch(() => {});
+    if (server.schema) await dropSchema(server.schema, server.databaseUrl).catch(() => {});
     figures.wallSeconds = (figures.wallSeconds ?? 0) + seconds(began);
   }
 
@@ -575,6 +631,7 @@ try {
   }
 } finally {
   killAll();
+  await stopStandbyRig();
 }
 
 const targets = evaluateTargets(results);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './processes.js';
-import { lowerCeilingRatio, ratio, ROW_NAMES as NAMES, ROW_ORDER as ORDER, times, VERSUS_KAFKA_COLUMNS } from './report.js';
+import { ENGINES, lowerCeilingRatio, ratio, ROW_NAMES as NAMES, ROW_ORDER as ORDER, times, VERSUS_KAFKA_COLUMNS } from './report.js';
 import type { BenchResults, BrokerFigures, BrokerName } from './run.js';
 
 type Row = BrokerName | 'rawPostgres';
@@ -33,7 +33,7 @@ if (withKafka.length > 0) {
   lines.push(`| configuration | engine | ${VERSUS_KAFKA_COLUMNS.map((col) => col.title).join(' | ')} | latency load rec/s |`);
   lines.push(`| --- | --- | ${VERSUS_KAFKA_COLUMNS.map(() => '---:').join(' | ')} | ---: |`);
   for (const c of withKafka) {
-    for (const engine of ['memory', 'postgres'] as const) {
+    for (const engine of ENGINES) {
       const v = c.versusKafka![engine];
       if (v) lines.push(`| ${c.label} | ${engine} | ${VERSUS_KAFKA_COLUMNS.map((col) => times(v[col.key])).join(' | ')} | ${n(c.brokers.kafka?.latency?.offeredRate)} |`);
     }
@@ -53,7 +53,7 @@ for (const c of results.configurations) {
       lines.push(`| ${name} | failed: ${f.error.replace(/\|/g, '/').slice(0, 120)} |||||||||||||||| `);
       continue;
     }
-    const product = row === 'memory' || row === 'postgres';
+    const product = (ENGINES as readonly string[]).includes(row);
     lines.push(
       `| ${name} | ${n(f.produce?.recordsPerSecond)} | ${n(f.produce?.megabytesPerSecond, 1)} | ${row === 'null' ? '' : pct(ratio(rate(row), rate('null')))} | ` +
         `${row === 'postgres' ? pct(ratio(rate(row), rate('rawPostgres'))) : ''} | ${row === 'postgres' ? pct(lowerCeilingRatio(c)) : ''} | ${product ? pct(ratio(rate(row), rate('mock'))) : ''} | ` +
@@ -64,6 +64,11 @@ for (const c of results.configurations) {
         (f.consumeError ? ` consume: ${f.consumeError.replace(/\|/g, '/').slice(0, 80)}` : ''),
     );
   }
+  const groups = ORDER.filter((row) => c.brokers[row]?.consume?.members).map((row) => {
+    const consume = c.brokers[row]!.consume!;
+    return `${NAMES[row]}: all ${consume.members} members assigned after ${n((consume.allAssignedAfterMs ?? NaN) / 1000, 1) || '(not all)'} s, first record after ${n((consume.firstRecordAfterMs ?? NaN) / 1000, 1)} s`;
+  });
+  if (groups.length > 0) lines.push('', `A group of ${c.members} members: ${groups.join('; ')}.`);
   lines.push('');
 }
 lines.push('| | configuration | figure | target |', '| --- | --- | ---: | --- |');
