@@ -6,7 +6,7 @@ import { LocalCoordination, type CoordinationStore } from './coordination/leases
 import { joinError, syncError, type CoordinatorOptions, type GroupCoordinator } from './groups/coordinator.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from './groups/types.js';
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
-import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from './groups/consumer/types.js';
+import { LEAVE_EPOCH, type ConsumerGroupDescription, type ConsumerGroupError, type ConsumerGroupHeartbeatResult, type TopicMetadata } from './groups/consumer/types.js';
 import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
 import { ShareGroupCalls } from './groups/share/calls.js';
@@ -579,6 +579,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     // An empty classic group becomes a consumer group, as Kafka converts it.
     if (this.coordinator.knows(req.group)) this.coordinator.remove(req.group);
     const result = this.consumerGroups.heartbeat(req, topics);
+    // The last member of the consumer protocol left and classic members remain: the group becomes classic again (KIP-848's downgrade).
+    if (req.memberEpoch === LEAVE_EPOCH && result.error === null && (await this.groups.downgradeIfClassic(req.group))) return result;
     // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
     if (!(await this.groups.saveConsumerGroup(req.group))) return failed('not_coordinator');
     return result;

@@ -1,6 +1,7 @@
 import { isCoreError } from '../errors.js';
 import { GroupCoordinator, type CoordinatorOptions } from '../groups/coordinator.js';
 import { ConsumerGroupCoordinator, type ConsumerCoordinatorOptions } from '../groups/consumer/coordinator.js';
+import { downgradedConsumerGroup } from '../groups/consumer/downgrade.js';
 import type { StoredGroup } from '../groups/types.js';
 import { GroupLeases, type CoordinationStore } from './leases.js';
 
@@ -42,7 +43,8 @@ export class LeasedGroups {
   ) {
     const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
     this.coordinator = new GroupCoordinator(options, store);
-    this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.saveConsumerGroup(group));
+    // A member removed on a timer may have been the last of the consumer protocol: the group may become classic.
+    this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.downgradeIfClassic(group).then((done) => done || this.saveConsumerGroup(group)));
     this.leases = new GroupLeases(coordination, {
       active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups()],
       lost: (group) => this.dropGroup(group),
@@ -89,6 +91,22 @@ export class LeasedGroups {
     this.consumerGroups.drop(group);
     this.consumerStored.delete(group);
     if (this.shared) await this.coordination.deleteConsumerGroup(group);
+  }
+
+  /**
+   * KIP-848's downgrade: a consumer group whose members all speak the
+   * classic protocol (the last consumer-protocol member left or was removed)
+   * becomes a classic group, rebalancing (./groups/consumer/downgrade.ts).
+   * True when it did; its stored consumer state then goes.
+   */
+  async downgradeIfClassic(group: string): Promise<boolean> {
+    const stored = this.consumerGroups.snapshot(group);
+    const classic = stored && downgradedConsumerGroup(stored);
+    if (!classic) return false;
+    await this.consumerStoring.get(group);
+    this.coordinator.adoptDowngraded(group, classic);
+    await this.forgetConsumerGroup(group);
+    return true;
   }
 
   private saveUnderLease(group: string, stored: StoredGroup): Promise<boolean> {
