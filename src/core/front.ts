@@ -8,6 +8,9 @@ import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing
 import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './groups/consumer/coordinator.js';
 import { LEAVE_EPOCH, type ConsumerGroupDescription, type ConsumerGroupError, type ConsumerGroupHeartbeatResult, type TopicMetadata } from './groups/consumer/types.js';
 import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
+import { StreamsGroupCalls } from './groups/streams/calls.js';
+import type { StreamsGroupCoordinator } from './groups/streams/coordinator.js';
+import type { StreamsGroupApi, StreamsGroupError } from './groups/streams/types.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
 import { ShareGroupCalls } from './groups/share/calls.js';
 import { ShareGroups } from './groups/share/service.js';
@@ -60,6 +63,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   /** Share groups (KIP-932): membership here, records' locks in the engine. */
   private readonly shareGroups: ShareGroups;
   private readonly shares: ShareGroupCalls;
+  /** Kafka Streams groups (KIP-1071), beside the others under the same leases. */
+  private readonly streamsGroups: StreamsGroupCoordinator;
+  private readonly streams: StreamsGroupCalls;
   private readonly transactions: KafkaTransactionCoordinator;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
@@ -82,8 +88,16 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.classicMembers = new ClassicMembers(this.consumerGroups);
     this.shareGroups = new ShareGroups(engine, () => this.topicMetadata());
     const own = async (group: string) => (await this.groups.own(group)) as { error: ShareGroupError } | object;
-    const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group);
+    this.streamsGroups = this.groups.streamsGroups;
+    const otherKind = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.isConsumerGroup(group) || this.streamsGroups.hasMembers(group);
     this.shares = new ShareGroupCalls(this.shareGroups, own, () => this.topicMetadata(), otherKind);
+    const otherThanStreams = (group: string) => this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group) || this.shareGroups.hasMembers(group);
+    const forgetOthers = async (group: string) => {
+      if (this.coordinator.knows(group)) this.coordinator.remove(group);
+      if (this.consumerGroups.isConsumerGroup(group)) await this.groups.forgetConsumerGroup(group);
+    };
+    const ownStreams = async (group: string) => (await this.groups.own(group)) as { error: StreamsGroupError } | object;
+    this.streams = new StreamsGroupCalls(this.streamsGroups, ownStreams, () => this.topicMetadata(), otherThanStreams, forgetOthers);
   }
 
   /** The partitions of the Kafka topics among these queues, for routing native pushes. */
@@ -394,6 +408,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
+    if (this.streamsGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
+    this.streamsGroups.drop(req.group);
     // A consumer group with members takes a classic member as one of its own (KIP-848's migration, as Kafka 4 does); an empty one becomes classic.
     if (this.consumerGroups.hasMembers(req.group)) {
       const joined = this.classicMembers.join(req, await this.topicMetadata());
@@ -462,7 +478,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const withOffsets = await this.groupsWithOffsets();
     return {
       groups: described.map((d) =>
-        d.state === 'Dead' && withOffsets.has(d.group) && !this.consumerGroups.isConsumerGroup(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
+        d.state === 'Dead' && withOffsets.has(d.group) && !this.consumerGroups.isConsumerGroup(d.group) && !this.streamsGroups.isStreamsGroup(d.group) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d,
       ),
     };
   }
@@ -471,6 +487,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const live = new Map<string, GroupListing>(this.coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of this.consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
+    for (const { group, state } of this.streamsGroups.list()) live.set(group, { group, protocolType: 'streams', state, groupType: 'streams' });
     // Groups other cores coordinate, as they last stored them.
     for (const { group, stored } of await this.coordination.storedConsumerGroups()) {
       if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
@@ -493,7 +510,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         results.push({ group, error: 'not_coordinator' });
         continue;
       }
-      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group) || this.shareGroups.hasMembers(group)) {
+      if (this.coordinator.hasMembers(group) || this.consumerGroups.hasMembers(group) || this.shareGroups.hasMembers(group) || this.streamsGroups.hasMembers(group)) {
         results.push({ group, error: 'non_empty_group' });
         continue;
       }
@@ -503,13 +520,14 @@ export class CoreFront<E extends Engine = Engine> implements Core {
         results.push({ group, error: null });
         continue;
       }
-      if (!withOffsets.has(group) && !this.coordinator.knows(group) && !this.consumerGroups.isConsumerGroup(group)) {
+      if (!withOffsets.has(group) && !this.coordinator.knows(group) && !this.consumerGroups.isConsumerGroup(group) && !this.streamsGroups.isStreamsGroup(group)) {
         results.push({ group, error: 'group_id_not_found' });
         continue;
       }
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
+      this.streamsGroups.drop(group);
       await this.groups.forgetConsumerGroup(group);
       await this.coordination.deleteGroup(group);
       await this.groups.release(group);
@@ -523,7 +541,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     if ('error' in held) return { error: held.error };
     const error = this.consumerGroups.isConsumerGroup(req.group)
       ? this.consumerGroups.checkMember(req.group, req.memberId, req.generationId)
-      : this.coordinator.checkCommit(req);
+      : this.streamsGroups.isStreamsGroup(req.group)
+        ? this.streamsGroups.checkMember(req.group, req.memberId, req.generationId)
+        : this.coordinator.checkCommit(req);
     if (error) return { error: commitError(error) };
     try {
       await this.commitOffsets({
@@ -551,7 +571,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     }
     const subscribed = this.coordinator.hasMembers(req.group)
       ? this.coordinator.subscribedTopics(req.group)
-      : this.consumerGroups.subscribedTopicNames(req.group, await this.topicMetadata());
+      : this.streamsGroups.hasMembers(req.group)
+        ? this.streamsGroups.sourceTopics(req.group)
+        : this.consumerGroups.subscribedTopicNames(req.group, await this.topicMetadata());
     const partitions: OffsetDeletePartitionResult[] = req.partitions.map((p) => ({
       ...p,
       error: subscribed.has(p.queue) ? 'group_subscribed_to_topic' : null,
@@ -567,6 +589,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     const held = await this.groups.own(req?.group);
     if ('error' in held) return failed(held.error);
+    if (this.streamsGroups.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group.`);
+    this.streamsGroups.drop(req.group);
     const topics = await this.topicMetadata();
     if (this.coordinator.hasMembers(req.group)) {
       // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.
@@ -603,9 +627,15 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   async checkOffsetFetchMember(req: { group: string; memberId: string; memberEpoch: number }) {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
+    if (this.streamsGroups.isStreamsGroup(req.group)) return { error: this.streamsGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
     if (!this.consumerGroups.isConsumerGroup(req.group)) return { error: null };
     return { error: this.consumerGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
   }
+
+  // ─── Streams groups (./groups/streams) ─────────────────────────────────────
+
+  streamsGroupHeartbeat: StreamsGroupApi['streamsGroupHeartbeat'] = (req) => this.streams.streamsGroupHeartbeat(req);
+  streamsGroupDescribe: StreamsGroupApi['streamsGroupDescribe'] = (req) => this.streams.streamsGroupDescribe(req);
 
   // ─── Share groups (./groups/share) ─────────────────────────────────────────
 

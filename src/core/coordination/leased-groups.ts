@@ -2,6 +2,7 @@ import { isCoreError } from '../errors.js';
 import { GroupCoordinator, type CoordinatorOptions } from '../groups/coordinator.js';
 import { ConsumerGroupCoordinator, type ConsumerCoordinatorOptions } from '../groups/consumer/coordinator.js';
 import { downgradedConsumerGroup } from '../groups/consumer/downgrade.js';
+import { StreamsGroupCoordinator, type StreamsCoordinatorOptions } from '../groups/streams/coordinator.js';
 import type { StoredGroup } from '../groups/types.js';
 import { GroupLeases, type CoordinationStore } from './leases.js';
 
@@ -29,6 +30,8 @@ export class LeasedGroups {
   readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases and stored the same way (saveConsumerGroup). */
   readonly consumerGroups: ConsumerGroupCoordinator;
+  /** Kafka Streams groups (KIP-1071), under the same leases; held in memory by the lease holder (not stored). */
+  readonly streamsGroups: StreamsGroupCoordinator;
   private readonly leases: GroupLeases;
   /** Per consumer group: the state last stored (JSON), so an unchanged group is not stored again. */
   private readonly consumerStored = new Map<string, string>();
@@ -40,13 +43,15 @@ export class LeasedGroups {
     private readonly shared: boolean,
     options: Partial<CoordinatorOptions>,
     consumerOptions: Partial<ConsumerCoordinatorOptions> = {},
+    streamsOptions: Partial<StreamsCoordinatorOptions> = {},
   ) {
     const store = shared ? { save: (group: string, stored: StoredGroup) => this.saveUnderLease(group, stored) } : null;
     this.coordinator = new GroupCoordinator(options, store);
     // A member removed on a timer may have been the last of the consumer protocol: the group may become classic.
     this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.downgradeIfClassic(group).then((done) => done || this.saveConsumerGroup(group)));
+    this.streamsGroups = new StreamsGroupCoordinator(streamsOptions);
     this.leases = new GroupLeases(coordination, {
-      active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups()],
+      active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups(), ...this.streamsGroups.activeGroups()],
       lost: (group) => this.dropGroup(group),
     });
   }
@@ -54,6 +59,7 @@ export class LeasedGroups {
   private dropGroup(group: string): void {
     this.coordinator.drop(group);
     this.consumerGroups.drop(group);
+    this.streamsGroups.drop(group);
     this.consumerStored.delete(group);
   }
 
@@ -165,5 +171,6 @@ export class LeasedGroups {
     this.leases.close();
     this.coordinator.close();
     this.consumerGroups.close();
+    this.streamsGroups.close();
   }
 }
