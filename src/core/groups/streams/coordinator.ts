@@ -75,6 +75,7 @@ export class StreamsGroupCoordinator {
     if (req.memberEpoch === LEAVE_EPOCH || req.memberEpoch === STATIC_LEAVE_EPOCH) return this.leave(req);
     const group = req.memberEpoch === JOIN_EPOCH ? this.groupFor(req.group) : this.groups.get(req.group);
     if (!group) return failed('unknown_member_id', `Member ${req.memberId} is not a member of group ${req.group}.`, req.memberId);
+    const topologyBefore = group.topology;
     const joined = req.memberEpoch === JOIN_EPOCH ? this.join(group, req) : this.knownMember(group, req);
     if ('error' in joined) return failed(joined.error, joined.message, req.memberId);
     const member = joined;
@@ -83,7 +84,8 @@ export class StreamsGroupCoordinator {
     if (req.shutdownApplication) group.shutdownRequested = true;
     group.configured = group.topology && configureTopology(group.topology, topics);
     const taskCountsKey = JSON.stringify(Object.fromEntries(group.configured?.taskCounts ?? []));
-    if (isNew || taskCountsKey !== group.taskCountsKey) group.groupEpoch++;
+    // A new member, a new topology and changed task counts are one change of the group: one epoch.
+    if (isNew || topologyBefore !== group.topology || taskCountsKey !== group.taskCountsKey) group.groupEpoch++;
     group.taskCountsKey = taskCountsKey;
     if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group);
     const before = member.state;
@@ -140,8 +142,7 @@ export class StreamsGroupCoordinator {
     const topology = req.topology!;
     const others = [...group.members.keys()].filter((id) => id !== req.memberId).length;
     if (group.topology === null || others === 0) {
-      if (group.topology === null || JSON.stringify(group.topology) !== JSON.stringify(topology)) group.groupEpoch++;
-      group.topology = topology;
+      if (group.topology === null || JSON.stringify(group.topology) !== JSON.stringify(topology)) group.topology = topology;
     } else if (topology.epoch > group.topology.epoch) {
       return { error: 'streams_invalid_topology_epoch', message: `Topology updates are not supported yet: the group's topology epoch is ${group.topology.epoch}, the member's ${topology.epoch}.` };
     }
