@@ -9,6 +9,7 @@ import type { ConsumerCoordinatorOptions, ConsumerGroupCoordinator } from './gro
 import { LEAVE_EPOCH, type ConsumerGroupDescription, type ConsumerGroupError, type ConsumerGroupHeartbeatResult, type TopicMetadata } from './groups/consumer/types.js';
 import { ClassicMembers, upgradedClassicGroup } from './groups/consumer/classic-members.js';
 import { StreamsGroupCalls } from './groups/streams/calls.js';
+import { storedStreamsGroupState } from './groups/streams/persistence.js';
 import type { StreamsGroupCoordinator } from './groups/streams/coordinator.js';
 import type { StreamsGroupApi, StreamsGroupError } from './groups/streams/types.js';
 import { storedGroupState } from './groups/consumer/persistence.js';
@@ -97,7 +98,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       if (this.consumerGroups.isConsumerGroup(group)) await this.groups.forgetConsumerGroup(group);
     };
     const ownStreams = async (group: string) => (await this.groups.own(group)) as { error: StreamsGroupError } | object;
-    this.streams = new StreamsGroupCalls(this.streamsGroups, ownStreams, () => this.topicMetadata(), otherThanStreams, forgetOthers);
+    this.streams = new StreamsGroupCalls(this.streamsGroups, ownStreams, () => this.topicMetadata(), otherThanStreams, forgetOthers, (group) => this.groups.saveStreamsGroup(group));
   }
 
   /** The partitions of the Kafka topics among these queues, for routing native pushes. */
@@ -409,7 +410,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
     if (this.streamsGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
-    this.streamsGroups.drop(req.group);
+    if (this.streamsGroups.isStreamsGroup(req.group)) await this.groups.forgetStreamsGroup(req.group);
     // A consumer group with members takes a classic member as one of its own (KIP-848's migration, as Kafka 4 does); an empty one becomes classic.
     if (this.consumerGroups.hasMembers(req.group)) {
       const joined = this.classicMembers.join(req, await this.topicMetadata());
@@ -489,6 +490,9 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     for (const { group, state } of await this.shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
     for (const { group, state } of this.streamsGroups.list()) live.set(group, { group, protocolType: 'streams', state, groupType: 'streams' });
     // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await this.coordination.storedStreamsGroups()) {
+      if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'streams', state: storedStreamsGroupState(stored), groupType: 'streams' });
+    }
     for (const { group, stored } of await this.coordination.storedConsumerGroups()) {
       if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
     }
@@ -527,7 +531,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       const { offsets } = await this.fetchOffsets({ group, partitions: null });
       if (offsets.length > 0) await this.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
       this.coordinator.remove(group);
-      this.streamsGroups.drop(group);
+      await this.groups.forgetStreamsGroup(group);
       await this.groups.forgetConsumerGroup(group);
       await this.coordination.deleteGroup(group);
       await this.groups.release(group);
@@ -590,7 +594,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const held = await this.groups.own(req?.group);
     if ('error' in held) return failed(held.error);
     if (this.streamsGroups.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group.`);
-    this.streamsGroups.drop(req.group);
+    if (this.streamsGroups.isStreamsGroup(req.group)) await this.groups.forgetStreamsGroup(req.group);
     const topics = await this.topicMetadata();
     if (this.coordinator.hasMembers(req.group)) {
       // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.

@@ -30,13 +30,16 @@ export class LeasedGroups {
   readonly coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases and stored the same way (saveConsumerGroup). */
   readonly consumerGroups: ConsumerGroupCoordinator;
-  /** Kafka Streams groups (KIP-1071), under the same leases; held in memory by the lease holder (not stored). */
+  /** Kafka Streams groups (KIP-1071), under the same leases and stored the same way (saveStreamsGroup). */
   readonly streamsGroups: StreamsGroupCoordinator;
   private readonly leases: GroupLeases;
   /** Per consumer group: the state last stored (JSON), so an unchanged group is not stored again. */
   private readonly consumerStored = new Map<string, string>();
   /** Per consumer group: the last store asked for, so stores go one after another. */
   private readonly consumerStoring = new Map<string, Promise<boolean>>();
+  /** The same two for streams groups. */
+  private readonly streamsStored = new Map<string, string>();
+  private readonly streamsStoring = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly coordination: CoordinationStore,
@@ -49,7 +52,7 @@ export class LeasedGroups {
     this.coordinator = new GroupCoordinator(options, store);
     // A member removed on a timer may have been the last of the consumer protocol: the group may become classic.
     this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.downgradeIfClassic(group).then((done) => done || this.saveConsumerGroup(group)));
-    this.streamsGroups = new StreamsGroupCoordinator(streamsOptions);
+    this.streamsGroups = new StreamsGroupCoordinator(streamsOptions, (group) => void this.saveStreamsGroup(group));
     this.leases = new GroupLeases(coordination, {
       active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups(), ...this.streamsGroups.activeGroups()],
       lost: (group) => this.dropGroup(group),
@@ -61,6 +64,7 @@ export class LeasedGroups {
     this.consumerGroups.drop(group);
     this.streamsGroups.drop(group);
     this.consumerStored.delete(group);
+    this.streamsStored.delete(group);
   }
 
   /**
@@ -90,6 +94,40 @@ export class LeasedGroups {
       if (this.consumerStoring.get(group) === saving) this.consumerStoring.delete(group);
     });
     return saving;
+  }
+
+  /**
+   * Stores the streams group as the coordinator holds it now, under its
+   * lease, after the stores before it, as saveConsumerGroup does for a
+   * consumer group; false when another node holds the group now.
+   */
+  saveStreamsGroup(group: string): Promise<boolean> {
+    if (!this.shared) return Promise.resolve(true);
+    const saving = (this.streamsStoring.get(group) ?? Promise.resolve(true)).then(async () => {
+      const stored = this.streamsGroups.snapshot(group);
+      const json = stored === null ? null : JSON.stringify(stored);
+      if (stored === null || json === this.streamsStored.get(group)) return true;
+      const epoch = this.leases.epochOf(group);
+      const owned = epoch !== null && (await this.coordination.saveStreamsGroup(group, epoch, stored).catch(() => false));
+      if (!owned) {
+        if (epoch !== null) this.lost(group);
+        return false;
+      }
+      this.streamsStored.set(group, json!);
+      return true;
+    });
+    this.streamsStoring.set(group, saving);
+    void saving.then(() => {
+      if (this.streamsStoring.get(group) === saving) this.streamsStoring.delete(group);
+    });
+    return saving;
+  }
+
+  /** The group is no streams group any more (deleted, or another kind took the empty group): its stored state goes. */
+  async forgetStreamsGroup(group: string): Promise<void> {
+    this.streamsGroups.drop(group);
+    this.streamsStored.delete(group);
+    if (this.shared) await this.coordination.deleteStreamsGroup(group);
   }
 
   /** The group is no consumer group any more (an empty one became classic, or was deleted): its stored state goes. */
@@ -143,14 +181,18 @@ export class LeasedGroups {
   }
 
   /**
-   * Loads a group this node newly holds: a consumer group with members wins
-   * over a classic group's stored state (a group has one protocol at a
-   * time); otherwise the classic one is restored, and an empty consumer group
-   * only when there is no classic one.
+   * Loads a group this node newly holds: a streams group with members, then
+   * a consumer group with members, win over a classic group's stored state
+   * (a group has one protocol at a time); otherwise the classic one is
+   * restored, and an empty streams or consumer group only when there is no
+   * classic one.
    */
   private async load(group: string): Promise<void> {
-    const [classic, consumer] = await Promise.all([this.coordination.loadGroup(group), this.coordination.loadConsumerGroup(group)]);
-    if (consumer && (consumer.members.length > 0 || !classic)) {
+    const [classic, consumer, streams] = await Promise.all([this.coordination.loadGroup(group), this.coordination.loadConsumerGroup(group), this.coordination.loadStreamsGroup(group)]);
+    if (streams && (streams.members.length > 0 || (!classic && !consumer))) {
+      this.streamsGroups.restore(group, streams);
+      this.streamsStored.set(group, JSON.stringify(streams));
+    } else if (consumer && (consumer.members.length > 0 || !classic)) {
       this.consumerGroups.restore(group, consumer);
       this.consumerStored.set(group, JSON.stringify(consumer));
     } else if (classic) this.coordinator.restore(group, classic);

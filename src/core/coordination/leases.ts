@@ -1,4 +1,5 @@
 import type { StoredConsumerGroup } from '../groups/consumer/persistence.js';
+import type { StoredStreamsGroup } from '../groups/streams/persistence.js';
 import type { StoredGroup } from '../groups/types.js';
 
 /**
@@ -49,6 +50,12 @@ export interface CoordinationStore {
   deleteConsumerGroup(group: string): Promise<void>;
   /** Every stored consumer group (for listings of groups other nodes coordinate). */
   storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]>;
+  /** Stores a streams group's state (KIP-1071) if this node still holds its lease at `epoch`; false when it does not. */
+  saveStreamsGroup(group: string, epoch: number, stored: StoredStreamsGroup): Promise<boolean>;
+  loadStreamsGroup(group: string): Promise<StoredStreamsGroup | null>;
+  deleteStreamsGroup(group: string): Promise<void>;
+  /** Every stored streams group (for listings of groups other nodes coordinate). */
+  storedStreamsGroups(): Promise<{ group: string; stored: StoredStreamsGroup }[]>;
 }
 
 /** One node alone: every lease is its own, and membership lives in its coordinator. */
@@ -83,6 +90,16 @@ export class LocalCoordination implements CoordinationStore {
   }
   async deleteConsumerGroup(): Promise<void> {}
   async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
+    return [];
+  }
+  async saveStreamsGroup(): Promise<boolean> {
+    return true;
+  }
+  async loadStreamsGroup(): Promise<StoredStreamsGroup | null> {
+    return null;
+  }
+  async deleteStreamsGroup(): Promise<void> {}
+  async storedStreamsGroups(): Promise<{ group: string; stored: StoredStreamsGroup }[]> {
     return [];
   }
 }

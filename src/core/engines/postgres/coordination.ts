@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { CoreError } from '../../errors.js';
 import { leaseName, type CoordinationStore, type LeaseKind, type LeaseTake } from '../../coordination/leases.js';
 import type { StoredConsumerGroup } from '../../groups/consumer/persistence.js';
+import type { StoredStreamsGroup } from '../../groups/streams/persistence.js';
 import type { StoredGroup } from '../../groups/types.js';
 import type { Database, Statements } from './database.js';
 
 /**
  * Coordinator leases and stored group membership in PostgreSQL
- * (sql/coordination.sql, migrations 008 and 010). Every core on the database and
+ * (sql/coordination.sql, migrations 008, 010 and 016). Every core on the database and
  * schema competes for the same rows; a lease changes hands only through
  * `lease-take`, which bumps its epoch, and every coordinator write locks the
  * lease row (FOR SHARE) and compares owner and epoch in the write's own
@@ -136,6 +137,24 @@ export class PostgresCoordination implements CoordinationStore {
 
   async storedConsumerGroups(): Promise<{ group: string; stored: StoredConsumerGroup }[]> {
     const rows = await this.db.statements.run<{ group_name: string; state: StoredConsumerGroup }>('consumer-group-states-all');
+    return rows.map((r) => ({ group: r.group_name, stored: r.state }));
+  }
+
+  saveStreamsGroup(group: string, epoch: number, stored: StoredStreamsGroup): Promise<boolean> {
+    return this.storeUnderLease('streams-group-state-store', group, epoch, stored);
+  }
+
+  async loadStreamsGroup(group: string): Promise<StoredStreamsGroup | null> {
+    const row = await this.db.statements.one<{ state: StoredStreamsGroup }>('streams-group-state-load', [group]);
+    return row?.state ?? null;
+  }
+
+  async deleteStreamsGroup(group: string): Promise<void> {
+    await this.db.statements.run('streams-group-state-delete', [group]);
+  }
+
+  async storedStreamsGroups(): Promise<{ group: string; stored: StoredStreamsGroup }[]> {
+    const rows = await this.db.statements.run<{ group_name: string; state: StoredStreamsGroup }>('streams-group-states-all');
     return rows.map((r) => ({ group: r.group_name, stored: r.state }));
   }
 }

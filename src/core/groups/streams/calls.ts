@@ -17,6 +17,8 @@ export class StreamsGroupCalls implements StreamsGroupApi {
     private readonly otherKindWithMembers: (group: string) => boolean,
     /** Forgets an empty group of another kind under this id. */
     private readonly forgetOtherKind: (group: string) => Promise<void>,
+    /** Stores the group under its lease; false when another node holds it now. */
+    private readonly save: (group: string) => Promise<boolean>,
   ) {}
 
   async streamsGroupHeartbeat(req: StreamsGroupHeartbeatRequest): Promise<StreamsGroupHeartbeatResult> {
@@ -26,7 +28,10 @@ export class StreamsGroupCalls implements StreamsGroupApi {
       if (this.otherKindWithMembers(req.group)) return this.refused(req, 'group_id_not_found', `Group ${req.group} is not a streams group.`);
       await this.forgetOtherKind(req.group);
     }
-    return this.coordinator.heartbeat(req, await this.topics());
+    const result = this.coordinator.heartbeat(req, await this.topics());
+    // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
+    if (!(await this.save(req.group))) return this.refused(req, 'not_coordinator', null);
+    return result;
   }
 
   async streamsGroupDescribe(req: { groups: string[] }): Promise<{ groups: StreamsGroupDescription[] }> {

@@ -2,6 +2,7 @@ import { uniformAssignor } from '../consumer/assignors.js';
 import { reconcile } from '../consumer/reconciliation.js';
 import { JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, type TopicMetadata } from '../consumer/types.js';
 import { describeStreamsGroup, newStreamsGroup, streamsGroupState, toTaskIds, type StreamsGroup, type StreamsMember } from './group.js';
+import { restoredStreamsGroup, storedStreamsGroup, type StoredStreamsGroup } from './persistence.js';
 import { configureTopology } from './topology.js';
 import { checkStreamsHeartbeat } from './validation.js';
 import {
@@ -66,6 +67,23 @@ export class StreamsGroupCoordinator {
     private readonly changed: (groupId: string) => void = () => {},
   ) {
     this.options = { ...DEFAULT_STREAMS_COORDINATOR_OPTIONS, ...options };
+  }
+
+  /** The group as it is stored, or null when this coordinator does not hold it. */
+  snapshot(groupId: string): StoredStreamsGroup | null {
+    const group = this.groups.get(groupId);
+    return group ? storedStreamsGroup(group) : null;
+  }
+
+  /** Takes over a stored group (this node newly holds its lease): members keep their epochs and tasks, their sessions start now. */
+  restore(groupId: string, stored: StoredStreamsGroup): void {
+    if (this.groups.has(groupId)) return;
+    const group = restoredStreamsGroup(groupId, stored);
+    this.groups.set(groupId, group);
+    for (const member of group.members.values()) {
+      this.touchSession(group, member);
+      this.watchRevocation(group, member, 'stable');
+    }
   }
 
   // Long because it is the heartbeat's whole order: checks, membership, topology, target, reconciliation, answer.
