@@ -31,7 +31,7 @@ if (found.database === null) {
     });
 
     async function core(schema: string): Promise<Core> {
-      const c = await openCore({ engine: 'postgres', url: database.url, schema, maintenanceIntervalMs: 0, poolSize: 4, coordinatorLeaseMs: 60_000 });
+      const c = await openCore({ engine: 'postgres', url: database.url, schema, maintenanceIntervalMs: 0, poolSize: 4, coordinatorLeaseMs: 60_000, groups: { initialRebalanceDelayMs: 0 } });
       opened.push(c);
       return c;
     }

@@ -52,7 +52,9 @@ export class LeasedGroups {
     this.coordinator = new GroupCoordinator(options, store);
     // A member removed on a timer may have been the last of the consumer protocol: the group may become classic.
     this.consumerGroups = new ConsumerGroupCoordinator(consumerOptions, (group) => void this.downgradeIfClassic(group).then((done) => done || this.saveConsumerGroup(group)));
-    this.streamsGroups = new StreamsGroupCoordinator(streamsOptions, (group) => void this.saveStreamsGroup(group));
+    // The initial rebalance delay is the classic groups' option (Kafka has one per kind, each 3 s by default).
+    const delay = options.initialRebalanceDelayMs === undefined ? {} : { initialRebalanceDelayMs: options.initialRebalanceDelayMs };
+    this.streamsGroups = new StreamsGroupCoordinator({ ...delay, ...streamsOptions }, (group) => void this.saveStreamsGroup(group));
     this.leases = new GroupLeases(coordination, {
       active: () => [...this.coordinator.activeGroups(), ...this.consumerGroups.activeGroups(), ...this.streamsGroups.activeGroups()],
       lost: (group) => this.dropGroup(group),

@@ -76,7 +76,7 @@ describe('the streams group coordinator', () => {
   ];
 
   it('gives a lone member every task, then revokes half before the second member gets them, and takes them back when it leaves', () => {
-    coordinator = new StreamsGroupCoordinator();
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 0 });
     const a0 = coordinator.heartbeat(request('a', 0), topics);
     expect(a0).toMatchObject({ error: null, memberEpoch: 1, status: [], standbyTasks: [], warmupTasks: [], heartbeatIntervalMs: 5000 });
     expect(a0.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }]);
@@ -101,8 +101,19 @@ describe('the streams group coordinator', () => {
     expect([back.memberEpoch, count(back.activeTasks)]).toEqual([3, 4]);
   });
 
+  it("waits Kafka's initial rebalance delay before a new group's first assignment, telling members ASSIGNMENT_DELAYED at epoch 0", async () => {
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 300 });
+    const early = coordinator.heartbeat(request('a', 0), topics);
+    expect(early).toMatchObject({ error: null, memberEpoch: 0, activeTasks: [] });
+    expect(early.status).toEqual([{ statusCode: STREAMS_STATUS.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' }]);
+    await new Promise((r) => setTimeout(r, 400));
+    // The client keeps joining (epoch 0, with its topology) until it is given an epoch.
+    const later = coordinator.heartbeat(request('a', 0), topics);
+    expect([later.memberEpoch, later.status, count(later.activeTasks)]).toEqual([1, [], 4]);
+  });
+
   it('tells members the group is not ready while a source topic is missing, and assigns nothing', () => {
-    coordinator = new StreamsGroupCoordinator();
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 0 });
     const answer = coordinator.heartbeat(request('a', 0), []);
     expect(answer.status).toEqual([{ statusCode: STREAMS_STATUS.MISSING_SOURCE_TOPICS, statusDetail: 'Source topics input are missing.' }]);
     expect(answer.activeTasks).toEqual([]);
@@ -110,8 +121,8 @@ describe('the streams group coordinator', () => {
   });
 
   it('answers Kafka\'s errors: a join without topology or process, an unknown member, a fenced epoch, a newer topology while others run it', () => {
-    coordinator = new StreamsGroupCoordinator();
-    expect(coordinator.heartbeat(request('a', 0, { topology: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'Topology must be non-empty when (re-)joining.' });
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 0 });
+    expect(coordinator.heartbeat(request('a', 0, { topology: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'Topology must be non-null when (re-)joining.' });
     expect(coordinator.heartbeat(request('a', 0, { rebalanceTimeoutMs: -1 }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'RebalanceTimeoutMs must be provided in first request.' });
     expect(coordinator.heartbeat(request('', 0), topics)).toMatchObject({ error: 'invalid_request', errorMessage: "MemberId can't be empty." });
     expect(coordinator.heartbeat(request('a', 3), topics).error).toBe('unknown_member_id');
@@ -123,7 +134,7 @@ describe('the streams group coordinator', () => {
   });
 
   it('checks a commit by a member at its epoch, and one from outside only while the group is empty', () => {
-    coordinator = new StreamsGroupCoordinator();
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 0 });
     const a = coordinator.heartbeat(request('a', 0), topics);
     expect(coordinator.checkMember('app', 'a', a.memberEpoch)).toBeNull();
     expect(coordinator.checkMember('app', 'a', a.memberEpoch - 1)).toBe('stale_member_epoch');

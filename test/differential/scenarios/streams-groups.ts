@@ -85,7 +85,9 @@ const twoSubtopologies: Scenario = {
       steps.noTopology = view(await heartbeat(raw, request(group, 0)));
       steps.noRebalanceTimeout = view(await heartbeat(raw, request(group, 0, { topology: topology(group, input), rebalanceTimeoutMs: -1 })));
 
-      const joined = await heartbeatUntil(raw, () => request(group, 0, { topology: topology(group, input) }), (a) => !RETRIABLE.has(a.errorCode));
+      // Kafka may still be loading the coordinator, and waits its initial rebalance delay before a new group's first
+      // assignment (the member stays at epoch 0 meanwhile, and joins again, as the client does).
+      const joined = await heartbeatUntil(raw, () => request(group, 0, { topology: topology(group, input) }), (a) => !RETRIABLE.has(a.errorCode) && (a.errorCode !== 0 || a.memberEpoch > 0));
       const rel = (e: number) => (e > 0 ? e - joined.memberEpoch + 1 : e);
       // Kafka creates the internal topics in the background: heartbeat until the member runs every task.
       let owned = (joined.activeTasks as Message[] | null) ?? [];
@@ -102,8 +104,9 @@ const twoSubtopologies: Scenario = {
 
       const missingGroup = `${group}-missing`;
       await awaitCoordinator(raw, missingGroup);
-      const missing = await heartbeatUntil(raw, () => request(missingGroup, 0, { topology: topology(missingGroup, 'diff-streams-absent') }), (a) => !RETRIABLE.has(a.errorCode));
-      steps.missingSource = { ...view(missing, (e) => (e > 0 ? 1 : e)), statusDetail: (missing.status as Message[] | null)?.map((s) => s.statusDetail) };
+      const missingStatus = (a: Message) => ((a.status as Message[] | null) ?? []).filter((s) => s.statusCode === 1);
+      const missing = await heartbeatUntil(raw, () => request(missingGroup, 0, { topology: topology(missingGroup, 'diff-streams-absent') }), (a) => !RETRIABLE.has(a.errorCode) && missingStatus(a).length > 0);
+      steps.missingSource = { error: code(missing.errorCode), activeTasks: taskCount(missing.activeTasks), status: missingStatus(missing).map((s) => [s.statusCode, s.statusDetail]) };
       await heartbeat(raw, request(missingGroup, -1));
 
       const described = await raw.request(ApiKey.StreamsGroupDescribe, 0, { groupIds: [group, 'diff-streams-none'], includeAuthorizedOperations: false });

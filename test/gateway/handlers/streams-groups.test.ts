@@ -69,7 +69,7 @@ describe('StreamsGroupHeartbeat', () => {
   it("answers Kafka's INVALID_REQUEST sentences and STREAMS_INVALID_TOPOLOGY_EPOCH", async () => {
     const group = newGroup('errors');
     const missing = await heartbeat(group, 'member-a', 0, { topology: null });
-    expect([named(missing.errorCode), missing.errorMessage]).toEqual(['INVALID_REQUEST', 'Topology must be non-empty when (re-)joining.']);
+    expect([named(missing.errorCode), missing.errorMessage]).toEqual(['INVALID_REQUEST', 'Topology must be non-null when (re-)joining.']);
     await heartbeat(group, 'member-a', 0);
     const newer = await heartbeat(group, 'member-b', 0, { topology: { ...topology(group), epoch: 1 } });
     expect(named(newer.errorCode)).toBe('STREAMS_INVALID_TOPOLOGY_EPOCH');

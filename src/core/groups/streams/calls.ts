@@ -48,7 +48,7 @@ export class StreamsGroupCalls implements StreamsGroupApi {
 
   private refused(req: StreamsGroupHeartbeatRequest, error: StreamsGroupError, errorMessage: string | null): StreamsGroupHeartbeatResult {
     return {
-      error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLag: -1, taskOffsetIntervalMs: 0, status: null,
+      error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLag: -1, taskOffsetIntervalMs: 0, status: [],
       activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
     };
   }

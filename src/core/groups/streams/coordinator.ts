@@ -40,18 +40,21 @@ export interface StreamsCoordinatorOptions {
   /** Kafka's streams.session.timeout.ms. */
   sessionTimeoutMs: number;
   maxGroupSize: number;
+  /** Kafka's streams.initial.rebalance.delay.ms: a group's first assignment waits this long after its first member joins, so members starting together share it. */
+  initialRebalanceDelayMs: number;
 }
 
-export const DEFAULT_STREAMS_COORDINATOR_OPTIONS: Readonly<StreamsCoordinatorOptions> = Object.freeze({ heartbeatIntervalMs: 5000, sessionTimeoutMs: 45_000, maxGroupSize: 1000 });
+export const DEFAULT_STREAMS_COORDINATOR_OPTIONS: Readonly<StreamsCoordinatorOptions> = Object.freeze({ heartbeatIntervalMs: 5000, sessionTimeoutMs: 45_000, maxGroupSize: 1000, initialRebalanceDelayMs: 3000 });
 
 /** Kafka 4.4's answers for what it does not tune here: a warm-up's acceptable lag and how often members report task offsets. */
 const ACCEPTABLE_RECOVERY_LAG = 10_000;
 const TASK_OFFSET_INTERVAL_MS = 60_000;
 
 function failed(error: StreamsGroupError, message: string | null, memberId: string): StreamsGroupHeartbeatResult {
+  // Kafka answers an error with the response's defaults: epoch 0, no interval, an empty status list.
   return {
     error, errorMessage: message, memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLag: ACCEPTABLE_RECOVERY_LAG, taskOffsetIntervalMs: 0,
-    status: null, activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
+    status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
   };
 }
 
@@ -94,6 +97,8 @@ export class StreamsGroupCoordinator {
     const group = req.memberEpoch === JOIN_EPOCH ? this.groupFor(req.group) : this.groups.get(req.group);
     if (!group) return failed('unknown_member_id', `Member ${req.memberId} is not a member of group ${req.group}.`, req.memberId);
     const topologyBefore = group.topology;
+    // A group's first member starts the initial rebalance delay: no assignment until it has passed.
+    if (group.members.size === 0 && req.memberEpoch === JOIN_EPOCH) group.assignmentDelayedUntil = Date.now() + this.options.initialRebalanceDelayMs;
     const joined = req.memberEpoch === JOIN_EPOCH ? this.join(group, req) : this.knownMember(group, req);
     if ('error' in joined) return failed(joined.error, joined.message, req.memberId);
     const member = joined;
@@ -105,7 +110,7 @@ export class StreamsGroupCoordinator {
     // A new member, a new topology and changed task counts are one change of the group: one epoch.
     if (isNew || topologyBefore !== group.topology || taskCountsKey !== group.taskCountsKey) group.groupEpoch++;
     group.taskCountsKey = taskCountsKey;
-    if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group);
+    if (group.groupEpoch > group.assignmentEpoch && !this.delayed(group)) this.computeTarget(group);
     const before = member.state;
     Object.assign(member, reconcile(member, group.target.get(member.memberId) ?? new Map(), group.assignmentEpoch, asOwned(req.activeTasks), (s, p) => this.heldByOther(group, member, s, p)));
     this.watchRevocation(group, member, before);
@@ -132,8 +137,16 @@ export class StreamsGroupCoordinator {
     };
   }
 
+  private delayed(group: StreamsGroup): boolean {
+    return Date.now() < group.assignmentDelayedUntil;
+  }
+
   private statusFor(group: StreamsGroup, member: StreamsMember): StreamsGroupStatus[] {
-    const status = [...(group.configured?.status ?? [])];
+    const status: StreamsGroupStatus[] = [];
+    if (this.delayed(group) && group.groupEpoch > group.assignmentEpoch) {
+      status.push({ statusCode: STREAMS_STATUS.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
+    }
+    status.push(...(group.configured?.status ?? []));
     if (group.topology && member.topologyEpoch !== group.topology.epoch) {
       status.push({ statusCode: STREAMS_STATUS.STALE_TOPOLOGY, statusDetail: `The member's topology epoch ${member.topologyEpoch} is behind the group's topology epoch ${group.topology.epoch}.` });
     }

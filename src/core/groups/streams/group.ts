@@ -38,10 +38,12 @@ export interface StreamsGroup {
   endpointEpoch: number;
   /** A member asked the whole application to shut down: every member is told, until the group empties. */
   shutdownRequested: boolean;
+  /** Date.now() until which the group's first assignment waits (the initial rebalance delay); not stored. */
+  assignmentDelayedUntil: number;
 }
 
 export function newStreamsGroup(id: string): StreamsGroup {
-  return { id, groupEpoch: 0, assignmentEpoch: 0, topology: null, configured: null, taskCountsKey: '{}', members: new Map(), target: new Map(), endpointEpoch: 0, shutdownRequested: false };
+  return { id, groupEpoch: 0, assignmentEpoch: 0, topology: null, configured: null, taskCountsKey: '{}', members: new Map(), target: new Map(), endpointEpoch: 0, shutdownRequested: false, assignmentDelayedUntil: 0 };
 }
 
 export function toTaskIds(assignment: MemberAssignment): TaskIds[] {

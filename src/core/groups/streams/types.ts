@@ -96,6 +96,7 @@ export const STREAMS_STATUS = {
   INCORRECTLY_PARTITIONED_TOPICS: 2,
   MISSING_INTERNAL_TOPICS: 3,
   SHUTDOWN_APPLICATION: 4,
+  ASSIGNMENT_DELAYED: 5,
 } as const;
 
 export interface StreamsGroupHeartbeatResult {

@@ -14,7 +14,7 @@ export function checkStreamsHeartbeat(req: StreamsGroupHeartbeatRequest): { erro
   if (req.rackId === '') return invalid("RackId can't be empty.");
   if (req.memberEpoch === JOIN_EPOCH) {
     if (req.rebalanceTimeoutMs === -1) return invalid('RebalanceTimeoutMs must be provided in first request.');
-    if (req.topology === null) return invalid('Topology must be non-empty when (re-)joining.');
+    if (req.topology === null) return invalid('Topology must be non-null when (re-)joining.');
     if (req.activeTasks === null || req.activeTasks.length > 0) return invalid('ActiveTasks must be empty when (re-)joining.');
     if (req.standbyTasks === null || req.standbyTasks.length > 0) return invalid('StandbyTasks must be empty when (re-)joining.');
     if (req.warmupTasks === null || req.warmupTasks.length > 0) return invalid('WarmupTasks must be empty when (re-)joining.');
