@@ -41,7 +41,7 @@ if (found.database === null) {
       const req: StreamsGroupHeartbeatRequest = {
         group, memberId, memberEpoch, endpointInformationEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: joining ? 30_000 : -1,
         topology: joining ? { epoch: 0, subtopologies: [{ subtopologyId: '0', sourceTopics: [topic], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] }] } : null,
-        activeTasks: joining ? [] : activeTasks, standbyTasks: joining ? [] : null, warmupTasks: joining ? [] : null,
+        activeTasks: joining ? [] : activeTasks, standbyTasks: joining || activeTasks ? [] : null, warmupTasks: joining || activeTasks ? [] : null,
         processId: `process-${memberId}`, userEndpoint: null, clientTags: null, shutdownApplication: false, clientId: 'moves', clientHost: '/127.0.0.1',
       };
       return at.streamsGroupHeartbeat(req);

@@ -34,7 +34,7 @@ import { streamsGroupErrorCode } from '../kafka-errors.js';
 function refused(errorCode: number, errorMessage: string | null = null, memberId = '') {
   return {
     throttleTimeMs: 0, errorCode, errorMessage, memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLagLegacy: 0, taskOffsetIntervalMs: 0,
-    acceptableRecoveryLag: -1n, status: null, activeTasks: null, standbyTasks: null, warmupTasks: null, topologyDescriptionRequired: false, endpointInformationEpoch: 0,
+    acceptableRecoveryLag: -1n, status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, topologyDescriptionRequired: false, endpointInformationEpoch: 0,
     partitionsByUserEndpoint: null,
   };
 }
@@ -104,7 +104,8 @@ export const streamsGroupHeartbeat: ApiHandler<typeof StreamsGroupHeartbeat> = {
     if (result.error === null && result.internalTopicsToCreate.length > 0 && (await createInternalTopics(result, ctx))) {
       result = await ctx.core.streamsGroupHeartbeat(asked);
     }
-    if (result.error !== null) return refused(streamsGroupErrorCode(result.error), result.errorMessage, result.memberId);
+    // Kafka answers a refusal with an empty member id.
+    if (result.error !== null) return refused(streamsGroupErrorCode(result.error), result.errorMessage);
     return {
       throttleTimeMs: 0,
       errorCode: 0,
@@ -124,5 +125,5 @@ export const streamsGroupHeartbeat: ApiHandler<typeof StreamsGroupHeartbeat> = {
       partitionsByUserEndpoint: result.partitionsByUserEndpoint,
     };
   },
-  unavailable: (request, errorCode) => refused(errorCode, null, request.memberId),
+  unavailable: (_request, errorCode) => refused(errorCode),
 };

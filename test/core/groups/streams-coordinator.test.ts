@@ -37,6 +37,8 @@ function request(memberId: string, memberEpoch: number, more: Partial<StreamsGro
     topology: memberEpoch === 0 ? wordCount('app') : null,
     activeTasks: memberEpoch === 0 ? [] : null, standbyTasks: memberEpoch === 0 ? [] : null, warmupTasks: memberEpoch === 0 ? [] : null,
     processId: `process-${memberId}`, userEndpoint: null, clientTags: null, shutdownApplication: false, clientId: memberId, clientHost: '/127.0.0.1',
+    // Kafka's clients send the three task lists together.
+    ...(more.activeTasks ? { standbyTasks: [], warmupTasks: [] } : {}),
     ...more,
   };
 }
@@ -101,15 +103,20 @@ describe('the streams group coordinator', () => {
     expect([back.memberEpoch, count(back.activeTasks)]).toEqual([3, 4]);
   });
 
-  it("waits Kafka's initial rebalance delay before a new group's first assignment, telling members ASSIGNMENT_DELAYED at epoch 0", async () => {
+  it("waits Kafka's initial rebalance delay before a new group's first tasks, telling members ASSIGNMENT_DELAYED meanwhile", async () => {
     coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 300 });
     const early = coordinator.heartbeat(request('a', 0), topics);
-    expect(early).toMatchObject({ error: null, memberEpoch: 0, activeTasks: [] });
+    expect(early).toMatchObject({ error: null, memberEpoch: 1, activeTasks: [] });
     expect(early.status).toEqual([{ statusCode: STREAMS_STATUS.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' }]);
     await new Promise((r) => setTimeout(r, 400));
-    // The client keeps joining (epoch 0, with its topology) until it is given an epoch.
-    const later = coordinator.heartbeat(request('a', 0), topics);
-    expect([later.memberEpoch, later.status, count(later.activeTasks)]).toEqual([1, [], 4]);
+    const later = coordinator.heartbeat(request('a', 1, { activeTasks: [], standbyTasks: [], warmupTasks: [] }), topics);
+    expect([later.memberEpoch, later.status, count(later.activeTasks)]).toEqual([2, [], 4]);
+  });
+
+  it('refuses task lists given apart: all three or none', () => {
+    coordinator = new StreamsGroupCoordinator({ initialRebalanceDelayMs: 0 });
+    coordinator.heartbeat(request('a', 0), topics);
+    expect(coordinator.heartbeat(request('a', 1, { activeTasks: [], standbyTasks: null }), topics)).toMatchObject({ error: 'invalid_request', errorMessage: 'If one task-type is non-null, all must be non-null.' });
   });
 
   it('tells members the group is not ready while a source topic is missing, and assigns nothing', () => {

@@ -85,22 +85,25 @@ const twoSubtopologies: Scenario = {
       steps.noTopology = view(await heartbeat(raw, request(group, 0)));
       steps.noRebalanceTimeout = view(await heartbeat(raw, request(group, 0, { topology: topology(group, input), rebalanceTimeoutMs: -1 })));
 
-      // Kafka may still be loading the coordinator, and waits its initial rebalance delay before a new group's first
-      // assignment (the member stays at epoch 0 meanwhile, and joins again, as the client does).
-      const joined = await heartbeatUntil(raw, () => request(group, 0, { topology: topology(group, input) }), (a) => !RETRIABLE.has(a.errorCode) && (a.errorCode !== 0 || a.memberEpoch > 0));
+      // Kafka may still be loading the coordinator; it also holds a new group's first assignment back for its
+      // initial rebalance delay (3 s), telling the member ASSIGNMENT_DELAYED.
+      const joined = await heartbeatUntil(raw, () => request(group, 0, { topology: topology(group, input) }), (a) => !RETRIABLE.has(a.errorCode));
       const rel = (e: number) => (e > 0 ? e - joined.memberEpoch + 1 : e);
       // Kafka creates the internal topics in the background: heartbeat until the member runs every task.
       let owned = (joined.activeTasks as Message[] | null) ?? [];
-      const running = await heartbeatUntil(raw, () => request(group, joined.memberEpoch, { activeTasks: owned }), (a) => {
+      let epoch = joined.memberEpoch;
+      const running = await heartbeatUntil(raw, () => request(group, epoch, { activeTasks: owned, standbyTasks: [], warmupTasks: [] }), (a) => {
+        if (a.errorCode === 0) epoch = a.memberEpoch;
         if (a.activeTasks !== null) owned = a.activeTasks as Message[];
         return a.errorCode !== 0 || taskCount(owned) === 4;
       });
       steps.joinError = code(joined.errorCode);
       steps.runsEveryTask = taskCount(owned);
-      steps.steady = view(await heartbeat(raw, request(group, running.memberEpoch, { activeTasks: owned })));
+      steps.steady = view(await heartbeat(raw, request(group, running.memberEpoch, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })), rel);
       steps.steadyStatus = running.status;
       steps.unknownMember = view(await heartbeat(raw, { ...request(group, 1), memberId: 'nobody' }));
-      steps.fencedEpoch = code((await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned }))).errorCode);
+      steps.taskTypesTogether = view(await heartbeat(raw, request(group, running.memberEpoch, { activeTasks: owned })));
+      steps.fencedEpoch = view(await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })));
 
       const missingGroup = `${group}-missing`;
       await awaitCoordinator(raw, missingGroup);

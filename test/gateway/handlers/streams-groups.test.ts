@@ -73,7 +73,10 @@ describe('StreamsGroupHeartbeat', () => {
     await heartbeat(group, 'member-a', 0);
     const newer = await heartbeat(group, 'member-b', 0, { topology: { ...topology(group), epoch: 1 } });
     expect(named(newer.errorCode)).toBe('STREAMS_INVALID_TOPOLOGY_EPOCH');
-    expect(named((await heartbeat(group, 'member-a', 7, { activeTasks: [] })).errorCode)).toBe('FENCED_MEMBER_EPOCH');
+    const fenced = await heartbeat(group, 'member-a', 7, { activeTasks: [], standbyTasks: [], warmupTasks: [] });
+    expect([named(fenced.errorCode), fenced.memberId, fenced.memberEpoch]).toEqual(['FENCED_MEMBER_EPOCH', '', 0]);
+    const apart = await heartbeat(group, 'member-a', 7, { activeTasks: [] });
+    expect([named(apart.errorCode), apart.errorMessage]).toEqual(['INVALID_REQUEST', 'If one task-type is non-null, all must be non-null.']);
   });
 });
 

@@ -53,7 +53,7 @@ const TASK_OFFSET_INTERVAL_MS = 60_000;
 function failed(error: StreamsGroupError, message: string | null, memberId: string): StreamsGroupHeartbeatResult {
   // Kafka answers an error with the response's defaults: epoch 0, no interval, an empty status list.
   return {
-    error, errorMessage: message, memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLag: ACCEPTABLE_RECOVERY_LAG, taskOffsetIntervalMs: 0,
+    error, errorMessage: message, memberId, memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLag: -1, taskOffsetIntervalMs: 0,
     status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
   };
 }
@@ -108,9 +108,13 @@ export class StreamsGroupCoordinator {
     group.configured = group.topology && configureTopology(group.topology, topics);
     const taskCountsKey = JSON.stringify(Object.fromEntries(group.configured?.taskCounts ?? []));
     // A new member, a new topology and changed task counts are one change of the group: one epoch.
-    if (isNew || topologyBefore !== group.topology || taskCountsKey !== group.taskCountsKey) group.groupEpoch++;
+    // The initial delay over, the tasks it held back are assigned at a new epoch.
+    const delayOver = group.assignmentDelayedUntil > 0 && !this.delayed(group);
+    if (delayOver) group.assignmentDelayedUntil = 0;
+    if (isNew || delayOver || topologyBefore !== group.topology || taskCountsKey !== group.taskCountsKey) group.groupEpoch++;
     group.taskCountsKey = taskCountsKey;
-    if (group.groupEpoch > group.assignmentEpoch && !this.delayed(group)) this.computeTarget(group);
+    // While delayed, members move to the group epoch with no tasks (Kafka answers them ASSIGNMENT_DELAYED).
+    if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, this.delayed(group));
     const before = member.state;
     Object.assign(member, reconcile(member, group.target.get(member.memberId) ?? new Map(), group.assignmentEpoch, asOwned(req.activeTasks), (s, p) => this.heldByOther(group, member, s, p)));
     this.watchRevocation(group, member, before);
@@ -143,7 +147,7 @@ export class StreamsGroupCoordinator {
 
   private statusFor(group: StreamsGroup, member: StreamsMember): StreamsGroupStatus[] {
     const status: StreamsGroupStatus[] = [];
-    if (this.delayed(group) && group.groupEpoch > group.assignmentEpoch) {
+    if (this.delayed(group)) {
       status.push({ statusCode: STREAMS_STATUS.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
     }
     status.push(...(group.configured?.status ?? []));
@@ -218,8 +222,8 @@ export class StreamsGroupCoordinator {
     member.clientHost = req.clientHost;
   }
 
-  private computeTarget(group: StreamsGroup): void {
-    const counts = group.configured?.taskCounts ?? new Map<string, number>();
+  private computeTarget(group: StreamsGroup, delayed: boolean): void {
+    const counts = delayed ? new Map<string, number>() : group.configured?.taskCounts ?? new Map<string, number>();
     const subtopologies = new Set(counts.keys());
     // Members of a stale topology get no tasks, as Kafka assigns only the group's topology's members.
     const members = [...group.members.values()].map((m) => ({ memberId: m.memberId, topicIds: m.topologyEpoch === group.topology?.epoch ? subtopologies : new Set<string>() }));
@@ -242,6 +246,7 @@ export class StreamsGroupCoordinator {
     const group = this.groups.get(req.group);
     const member = group?.members.get(req.memberId);
     if (group && member) this.removeMember(group, member);
+    // Kafka answers a leave with the response's defaults but for the member and its epoch.
     return { ...failed('unknown_member_id', null, req.memberId), error: null, memberEpoch: req.memberEpoch };
   }
 

@@ -12,6 +12,8 @@ export function checkStreamsHeartbeat(req: StreamsGroupHeartbeatRequest): { erro
   if (req.memberId === '') return invalid("MemberId can't be empty.");
   if (req.instanceId === '') return invalid("InstanceId can't be empty.");
   if (req.rackId === '') return invalid("RackId can't be empty.");
+  const given = [req.activeTasks, req.standbyTasks, req.warmupTasks].filter((t) => t !== null).length;
+  if (given !== 0 && given !== 3) return invalid('If one task-type is non-null, all must be non-null.');
   if (req.memberEpoch === JOIN_EPOCH) {
     if (req.rebalanceTimeoutMs === -1) return invalid('RebalanceTimeoutMs must be provided in first request.');
     if (req.topology === null) return invalid('Topology must be non-null when (re-)joining.');
