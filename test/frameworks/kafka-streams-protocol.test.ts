@@ -100,7 +100,7 @@ for (const target of targets) {
     }, 180_000);
     afterAll(async () => {
       await server?.stop();
-      rmSync(workDir, { recursive: true, force: true });
+      if (!process.env["KEEP_STREAMS_LOGS"]) rmSync(workDir, { recursive: true, force: true });
     });
 
     it('a word count with exactly_once_v2, SIGKILLed mid-stream and restarted, commits every count once, in order; its group is a streams group running every task', async () => {

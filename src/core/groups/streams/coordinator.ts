@@ -200,7 +200,8 @@ export class StreamsGroupCoordinator {
   private knownMember(group: StreamsGroup, req: StreamsGroupHeartbeatRequest): StreamsMember | { error: StreamsGroupError; message: string } {
     const member = group.members.get(req.memberId);
     if (!member) return { error: 'unknown_member_id', message: `Member ${req.memberId} is not a member of group ${group.id}.` };
-    const fenced = { error: 'fenced_member_epoch' as const, message: `The streams group member has a member epoch (${req.memberEpoch}) other than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its tasks and rejoin.` };
+    const than = req.memberEpoch > member.memberEpoch ? 'greater' : 'smaller';
+    const fenced = { error: 'fenced_member_epoch' as const, message: `The streams group member has a ${than} member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.` };
     if (req.memberEpoch > member.memberEpoch) return fenced;
     if (req.memberEpoch < member.memberEpoch) {
       // The answer that moved the member on may have been lost: its previous epoch is still taken while it owns nothing it should not.
