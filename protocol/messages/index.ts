@@ -51,6 +51,8 @@ import { DescribeLogDirs } from './describe-log-dirs.js';
 import { DescribeQuorum } from './describe-quorum.js';
 import { ShareGroupHeartbeat } from './share-group-heartbeat.js';
 import { ShareGroupDescribe } from './share-group-describe.js';
+import { StreamsGroupHeartbeat } from './streams-group-heartbeat.js';
+import { StreamsGroupDescribe } from './streams-group-describe.js';
 import { ShareFetch } from './share-fetch.js';
 import { ShareAcknowledge } from './share-acknowledge.js';
 import { DescribeShareGroupOffsets } from './describe-share-group-offsets.js';
@@ -114,6 +116,8 @@ export {
   DescribeShareGroupOffsets,
   AlterShareGroupOffsets,
   DeleteShareGroupOffsets,
+  StreamsGroupHeartbeat,
+  StreamsGroupDescribe,
 };
 
 export const apis: readonly ApiDef[] = [
@@ -173,4 +177,6 @@ export const apis: readonly ApiDef[] = [
   DescribeShareGroupOffsets,
   AlterShareGroupOffsets,
   DeleteShareGroupOffsets,
+  StreamsGroupHeartbeat,
+  StreamsGroupDescribe,
 ];

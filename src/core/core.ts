@@ -40,6 +40,7 @@ import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCr
 import type { GroupCoordinatorApi } from './groups/types.js';
 import type { ConsumerGroupApi } from './groups/consumer/types.js';
 import type { ShareGroupApi } from './groups/share/types.js';
+import type { StreamsGroupApi } from './groups/streams/types.js';
 
 // ─── The interface ────────────────────────────────────────────────────────────
 
@@ -52,7 +53,7 @@ export interface CallOptions {
  * engine behind the front, ./front.ts) and the group coordinator's calls
  * (./groups). The engine contract is ./engine.ts.
  */
-export interface Core extends GroupCoordinatorApi, ConsumerGroupApi, ShareGroupApi {
+export interface Core extends GroupCoordinatorApi, ConsumerGroupApi, ShareGroupApi, StreamsGroupApi {
   createQueue(req: CreateQueueRequest): Promise<QueueInfo>;
   listQueues(): Promise<QueueInfo[]>;
   /** Null when the queue does not exist. */

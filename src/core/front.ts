@@ -10,6 +10,8 @@ import { ClassicMembers } from './groups/consumer/classic-members.js';
 import { ShareGroupCalls } from './groups/share/calls.js';
 import { ShareGroups } from './groups/share/service.js';
 import type { ShareGroupApi, ShareGroupError } from './groups/share/types.js';
+import { StreamsGroupCalls } from './groups/streams/calls.js';
+import type { StreamsGroupApi, StreamsGroupError } from './groups/streams/types.js';
 import { KafkaTransactionCoordinator } from './kafka-transactions/coordinator.js';
 import { GroupAdminCalls } from './front/group-admin.js';
 import { GroupCalls, type GroupParts } from './front/groups.js';
@@ -49,6 +51,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly membership: GroupCalls<E>;
   private readonly groupAdmin: GroupAdminCalls<E>;
   private readonly shares: ShareGroupCalls;
+  /** Kafka Streams groups (KIP-1071), beside the others under the same leases. */
+  private readonly streams: StreamsGroupCalls;
   private closed = false;
 
   constructor(
@@ -62,7 +66,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     const coordination = engine.coordination ?? new LocalCoordination();
     const transactions = new KafkaTransactionCoordinator(engine.kafkaTransactions);
     this.groups = new LeasedGroups(coordination, shared, coordinatorOptions, consumerGroupOptions);
-    const { coordinator, consumerGroups } = this.groups;
+    const { coordinator, consumerGroups, streamsGroups } = this.groups;
     const topicMetadata = () => this.topicMetadata();
     const shareGroups = new ShareGroups(engine, topicMetadata);
     this.storage = new StorageCalls(open, transactions, (queue) => shareGroups.forgetQueue(queue));
@@ -70,12 +74,19 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.native = new NativeCalls(open, this);
     this.kafkaTransactions = new KafkaTransactionCalls(open, transactions);
     const classicMembers = new ClassicMembers(consumerGroups);
-    const parts: GroupParts<E> = { groups: this.groups, coordinator, consumerGroups, classicMembers, shareGroups, coordination, shared, storage: this.storage, topicMetadata };
+    const parts: GroupParts<E> = { groups: this.groups, coordinator, consumerGroups, streamsGroups, classicMembers, shareGroups, coordination, shared, storage: this.storage, topicMetadata };
     this.membership = new GroupCalls(parts);
     this.groupAdmin = new GroupAdminCalls(parts);
     const own = async (group: string) => (await this.groups.own(group)) as { error: ShareGroupError } | object;
-    const otherKind = (group: string) => coordinator.hasMembers(group) || consumerGroups.isConsumerGroup(group);
+    const otherKind = (group: string) => coordinator.hasMembers(group) || consumerGroups.isConsumerGroup(group) || streamsGroups.hasMembers(group);
     this.shares = new ShareGroupCalls(shareGroups, own, topicMetadata, otherKind);
+    const otherThanStreams = (group: string) => coordinator.hasMembers(group) || consumerGroups.hasMembers(group) || shareGroups.hasMembers(group);
+    const forgetOthers = async (group: string) => {
+      if (coordinator.knows(group)) coordinator.remove(group);
+      if (consumerGroups.isConsumerGroup(group)) await this.groups.forgetConsumerGroup(group);
+    };
+    const ownStreams = async (group: string) => (await this.groups.own(group)) as { error: StreamsGroupError } | object;
+    this.streams = new StreamsGroupCalls(streamsGroups, ownStreams, topicMetadata, otherThanStreams, forgetOthers, (group) => this.groups.saveStreamsGroup(group));
   }
 
   /** The engine, while the core is open. */
@@ -158,6 +169,11 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   listGroupStates: Core['listGroupStates'] = (req) => this.groupAdmin.listGroupStates(req);
   deleteGroups: Core['deleteGroups'] = (req) => this.groupAdmin.deleteGroups(req);
   deleteGroupOffsets: Core['deleteGroupOffsets'] = (req) => this.groupAdmin.deleteGroupOffsets(req);
+
+  // ─── Streams groups (./groups/streams) ─────────────────────────────────────
+
+  streamsGroupHeartbeat: StreamsGroupApi['streamsGroupHeartbeat'] = (req) => this.streams.streamsGroupHeartbeat(req);
+  streamsGroupDescribe: StreamsGroupApi['streamsGroupDescribe'] = (req) => this.streams.streamsGroupDescribe(req);
 
   // ─── Share groups (./groups/share) ─────────────────────────────────────────
 

@@ -20,6 +20,8 @@ export { DEFAULT_COORDINATOR_OPTIONS, type CoordinatorOptions } from './groups/c
 export type * from './groups/types.js';
 export type * from './groups/consumer/types.js';
 export type * from './groups/share/types.js';
+export type * from './groups/streams/types.js';
+export { STREAMS_STATUS } from './groups/streams/types.js';
 export { DEFAULT_CONSUMER_COORDINATOR_OPTIONS, type ConsumerCoordinatorOptions } from './groups/consumer/coordinator.js';
 
 export interface OpenCoreOptions extends EngineOptions {

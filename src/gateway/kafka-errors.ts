@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { type AppendError, type ConsumerGroupError, type CoreErrorCode, type GroupError, isCoreError, type ReadError } from '../core/index.js';
+import { type AppendError, type ConsumerGroupError, type CoreErrorCode, type GroupError, isCoreError, type ReadError, type StreamsGroupError } from '../core/index.js';
 
 /**
  * The one translation from the core's error vocabulary to Kafka error codes.
@@ -137,6 +137,26 @@ const CONSUMER_GROUP_ERRORS: Readonly<Record<ConsumerGroupError, number>> = {
 /** A KIP-848 consumer group's error (ConsumerGroupHeartbeat, ConsumerGroupDescribe, OffsetFetch v9+) as its Kafka code. */
 export function consumerGroupErrorCode(error: ConsumerGroupError | null): number {
   return error === null ? NONE : CONSUMER_GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+const STREAMS_GROUP_ERRORS: Readonly<Record<StreamsGroupError, number>> = {
+  invalid_request: ErrorCode.INVALID_REQUEST,
+  unknown_member_id: ErrorCode.UNKNOWN_MEMBER_ID,
+  fenced_member_epoch: ErrorCode.FENCED_MEMBER_EPOCH,
+  unreleased_instance_id: ErrorCode.UNRELEASED_INSTANCE_ID,
+  fenced_instance_id: ErrorCode.FENCED_INSTANCE_ID,
+  group_max_size_reached: ErrorCode.GROUP_MAX_SIZE_REACHED,
+  group_id_not_found: ErrorCode.GROUP_ID_NOT_FOUND,
+  streams_invalid_topology: ErrorCode.STREAMS_INVALID_TOPOLOGY,
+  streams_invalid_topology_epoch: ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
+  streams_topology_fenced: ErrorCode.STREAMS_TOPOLOGY_FENCED,
+  coordinator_not_available: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+  not_coordinator: ErrorCode.NOT_COORDINATOR,
+};
+
+/** A streams group's error (StreamsGroupHeartbeat, StreamsGroupDescribe) as its Kafka code. */
+export function streamsGroupErrorCode(error: StreamsGroupError | null): number {
+  return error === null ? NONE : STREAMS_GROUP_ERRORS[error] ?? ErrorCode.UNKNOWN_SERVER_ERROR;
 }
 
 /**

@@ -87,6 +87,8 @@ export const METHODS = {
   consumerGroupHeartbeat: {},
   consumerGroupDescribe: changesNothing,
   checkOffsetFetchMember: changesNothing,
+  streamsGroupHeartbeat: {},
+  streamsGroupDescribe: changesNothing,
   // Share groups (KIP-932): a fetch acquires locks, so it is not repeated; it may wait up to maxWaitMs.
   shareGroupHeartbeat: {},
   shareGroupDescribe: changesNothing,

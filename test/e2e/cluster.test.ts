@@ -53,10 +53,26 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
   }, 60_000);
 
   /** The load of test/support/cluster-load.ts through `fault`; the group's re-reads logged, not failed. */
-  async function run(label: string, fault: LoadOptions['fault'], clients: string = oneCore): Promise<void> {
+  async function run(label: string, fault: LoadOptions['fault'], clients: string = oneCore, groupProtocol: LoadOptions['groupProtocol'] = 'classic'): Promise<void> {
     await rig.converged();
     const target = { bootstrap: rig.bootstrap, describe: () => rig.describe() };
-    console.log(describeOutcome(await underLoad(target, label, { clients, fault })));
+    console.log(describeOutcome(await underLoad(target, label, { clients, fault, groupProtocol })));
+  }
+
+  async function describeConsumerGroup(port: number, group: string): Promise<{ errorCode: number; members: unknown[] } | undefined> {
+    const raw = await RawConnection.open(port);
+    const answer = await raw.request(ApiKey.ConsumerGroupDescribe, 0, { groupIds: [group], includeAuthorizedOperations: false }).finally(() => raw.destroy());
+    const described = answer.groups[0];
+    return described?.errorCode === 0 ? described : undefined;
+  }
+
+  /** The gateway FindCoordinator names for `group` (one of its lease holder's). */
+  async function coordinatorOf(group: string): Promise<ClusterRig['gateways'][number]> {
+    const raw = await RawConnection.open(rig.gateways[0]!.port);
+    const answer = await raw.request(ApiKey.FindCoordinator, 3, { key: group, keyType: 0 }).finally(() => raw.destroy());
+    const coordinator = rig.gateways.find((g) => g.port === answer.port);
+    expect(coordinator, `FindCoordinator answered ${JSON.stringify(answer)}`).toBeDefined();
+    return coordinator!;
   }
 
   it('loses and doubles nothing when a gateway is SIGKILLed under load; clients move to the others, and it rejoins', async () => {
@@ -67,6 +83,28 @@ describe.skipIf(skipReason !== null)(`a cluster of two cores and three gateways$
       await victim.start();
     });
     expect(victim.running).toBe(true);
+  }, 300_000);
+
+  it('a KIP-848 group (group.protocol=consumer) reads everything when the gateway it heartbeats to is SIGKILLed under load, and it rejoins', async () => {
+    let victim: ClusterRig['gateways'][number] | undefined;
+    await run(
+      'kip848-sigkill',
+      async (input) => {
+        // The members heartbeat to the gateway FindCoordinator names: that one dies, once it describes both as KIP-848 members.
+        victim = await coordinatorOf(`${input}-group`);
+        await waitFor(async () => (await describeConsumerGroup(victim!.port, `${input}-group`))?.members.length === 2, {
+          what: `ConsumerGroupDescribe on ${victim.name} to show ${input}-group as a consumer group of two members`,
+          timeoutMs: 30_000,
+          describe: () => rig.describe(),
+        });
+        await victim.kill();
+        await sleep(4_000);
+        await victim.start();
+      },
+      oneCore,
+      'consumer',
+    );
+    expect(victim?.running).toBe(true);
   }, 300_000);
 
   it('loses and doubles nothing through a rolling restart of all three gateways under load', async () => {

@@ -6,7 +6,8 @@
  * its committed offsets. A member of the classic protocol joins such a group
  * (KIP-848's migration), eager or cooperative, and shares its partitions;
  * a classic group with a member becomes a consumer group when a KIP-848
- * member joins it (the online upgrade).
+ * member joins it (the online upgrade), and a consumer group becomes classic
+ * again when its last KIP-848 member leaves (the downgrade).
  * kafkajs' admin client (classic APIs only) sees the
  * group as Kafka 4.4 shows a consumer group to them: listed with protocol type
  * "consumer", described "Dead" by DescribeGroups.
@@ -140,6 +141,30 @@ for (const engine of engines) {
       expectExactlyOnceInOrder(topic, 160, allRecords([classic, b]));
       await closeMember(classic);
       await closeMember(b);
+    }, 120_000);
+
+    it.each(['range', 'cooperative-sticky'] as const)('a consumer group becomes classic again when its last KIP-848 member leaves (downgrade): the classic member (%s) takes every partition, every record read once', async (assignor) => {
+      const topic = uniqueTopic('kip848-downgrade');
+      const group = `${topic}-g`;
+      await createTopic(gateway.bootstrap, topic, PARTITIONS);
+      const a = await member({ group, topic, name: 'a' });
+      await waitForCover([a], PARTITIONS, 'a alone');
+      const classic = await startMember({ bootstrap: gateway.bootstrap, group, topic, name: 'classic', groupProtocol: 'classic', assignor });
+      running.push(classic);
+      await waitForCover([a, classic], PARTITIONS, 'a and the classic member', 60_000);
+      await produceSequenced(gateway.bootstrap, topic, topic, 0, 80, PARTITIONS);
+      await waitForAllRecords(topic, 80, [a, classic]);
+
+      await closeMember(a);
+      await waitForCover([classic], PARTITIONS, 'the classic member alone after the KIP-848 member left', 60_000);
+      // A classic group now, as Kafka 4 downgrades it: DescribeGroups shows it Stable with its one member (a consumer group would be Dead).
+      await waitFor(async () => (await admin.describeGroups([group])).groups[0]?.state === 'Stable', { what: `${group} described Stable by DescribeGroups`, timeoutMs: 30_000 });
+      const [described] = (await admin.describeGroups([group])).groups;
+      expect([described?.protocolType, described?.protocol, described?.members.length]).toEqual(['consumer', assignor, 1]);
+      await produceSequenced(gateway.bootstrap, topic, topic, 80, 80, PARTITIONS);
+      await waitForAllRecords(topic, 160, [a, classic]);
+      expectExactlyOnceInOrder(topic, 160, allRecords([a, classic]));
+      await closeMember(classic);
     }, 120_000);
 
     it('a group that restarts resumes from its committed offsets: nothing committed is read again', async () => {

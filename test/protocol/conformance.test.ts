@@ -34,6 +34,8 @@ const SERVED: Record<string, string> = {
   // Issue 28: share groups (KIP-932) at the versions Kafka 4.4 serves.
   ShareGroupHeartbeat: '1', ShareGroupDescribe: '1', ShareFetch: '1-2', ShareAcknowledge: '1-2',
   DescribeShareGroupOffsets: '0-1', AlterShareGroupOffsets: '0', DeleteShareGroupOffsets: '0',
+  // Streams groups (KIP-1071) at the versions Kafka 4.4 serves.
+  StreamsGroupHeartbeat: '0-1', StreamsGroupDescribe: '0-1',
 };
 
 const PRIMITIVES = new Set(['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'uuid', 'records']);

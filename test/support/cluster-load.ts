@@ -41,6 +41,8 @@ export interface LoadOptions {
   clients?: string;
   /** Waited for 1 s after the producer starts; producing goes on meanwhile. */
   fault(topic: string): Promise<void>;
+  /** The group members' group.protocol: 'consumer' is KIP-848's; default classic. */
+  groupProtocol?: 'classic' | 'consumer';
 }
 
 /** What the group did, for the log line and the comparison with Kafka. */
@@ -113,7 +115,7 @@ export async function underLoad(target: LoadTarget, label: string, options: Load
     transform: (value) => value.replace(`${label}:`, `${label}-copied:`),
     inputEnd: new Map(partitions.map((p) => [p, LOAD_TOTAL / LOAD_PARTITIONS])),
   });
-  for (const name of ['a', 'b']) members.push(await step(startMember({ bootstrap: clients, group: `${input}-group`, topic: input, name: `${label}-${name}` }), 30_000, `member ${name} to connect`));
+  for (const name of ['a', 'b']) members.push(await step(startMember({ bootstrap: clients, group: `${input}-group`, topic: input, name: `${label}-${name}`, groupProtocol: options.groupProtocol ?? 'classic' }), 30_000, `member ${name} to connect`));
   const processed = processor.run(200_000);
   try {
     const producer = await step(

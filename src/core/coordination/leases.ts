@@ -1,4 +1,5 @@
 import type { StoredConsumerGroup } from '../groups/consumer/persistence.js';
+import type { StoredStreamsGroup } from '../groups/streams/persistence.js';
 import type { StoredGroup } from '../groups/types.js';
 
 /**
@@ -22,14 +23,15 @@ export type LeaseTake = { held: true; epoch: number; deadline: number } | { held
 
 /**
  * The group states a coordination store keeps, by kind: a classic group's
- * membership (../groups/persistence.ts) and a KIP-848 consumer group's state
- * (../groups/consumer/persistence.ts). What is stored, when, and what a
+ * membership (../groups/persistence.ts), a KIP-848 consumer group's state
+ * (../groups/consumer/persistence.ts) and a streams group's (../groups/streams/persistence.ts). What is stored, when, and what a
  * refused store means are decided in the core (./leased-groups.ts); the
  * store only writes a kind's row under the lease, reads it and lists them.
  */
 export interface StoredGroupStates {
   classic: StoredGroup;
   consumer: StoredConsumerGroup;
+  streams: StoredStreamsGroup;
 }
 
 export type GroupStateKind = keyof StoredGroupStates;

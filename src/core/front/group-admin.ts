@@ -2,6 +2,7 @@ import type { Core } from '../core.js';
 import type { Engine } from '../engine.js';
 import type { FindCoordinatorsResult, GroupDescription, GroupError, GroupListing, OffsetDeletePartitionResult } from '../groups/types.js';
 import { storedGroupState } from '../groups/consumer/persistence.js';
+import { storedStreamsGroupState } from '../groups/streams/persistence.js';
 import type { GroupParts } from './groups.js';
 
 /**
@@ -41,16 +42,20 @@ export class GroupAdminCalls<E extends Engine> {
     // A group known only by its committed offsets is Empty, not Dead, with no
     // protocol type: Kafka's "simple" group of commits made from outside a group.
     const withOffsets = await this.parts.storage.groupsWithOffsets();
-    const simple = (d: GroupDescription) => d.state === 'Dead' && withOffsets.has(d.group) && !this.parts.consumerGroups.isConsumerGroup(d.group);
+    const simple = (d: GroupDescription) => d.state === 'Dead' && withOffsets.has(d.group) && !this.parts.consumerGroups.isConsumerGroup(d.group) && !this.parts.streamsGroups.isStreamsGroup(d.group);
     return { groups: described.map((d) => (simple(d) ? { ...d, state: 'Empty' as const, protocolType: '', generationId: 0 } : d)) };
   }
 
   async listGroupStates(req: Parameters<Core['listGroupStates']>[0]) {
-    const { coordinator, consumerGroups, shareGroups, coordination } = this.parts;
+    const { coordinator, consumerGroups, shareGroups, streamsGroups, coordination } = this.parts;
     const live = new Map<string, GroupListing>(coordinator.list().map((g) => [g.group, g]));
     for (const { group, state } of consumerGroups.list()) live.set(group, { group, protocolType: 'consumer', state, groupType: 'consumer' });
     for (const { group, state } of await shareGroups.listWithStored()) live.set(group, { group, protocolType: 'share', state, groupType: 'share' });
+    for (const { group, state } of streamsGroups.list()) live.set(group, { group, protocolType: 'streams', state, groupType: 'streams' });
     // Groups other cores coordinate, as they last stored them.
+    for (const { group, stored } of await coordination.storedGroupStates('streams')) {
+      if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'streams', state: storedStreamsGroupState(stored), groupType: 'streams' });
+    }
     for (const { group, stored } of await coordination.storedGroupStates('consumer')) {
       if (!live.has(group) && stored.members.length > 0) live.set(group, { group, protocolType: 'consumer', state: storedGroupState(stored), groupType: 'consumer' });
     }
@@ -73,18 +78,19 @@ export class GroupAdminCalls<E extends Engine> {
 
   /** Deletes one group of any kind, with its offsets; answers why not. */
   private async deleteGroup(group: string, withOffsets: Set<string>): Promise<GroupError | null> {
-    const { groups, coordinator, consumerGroups, shareGroups, storage } = this.parts;
+    const { groups, coordinator, consumerGroups, shareGroups, streamsGroups, storage } = this.parts;
     if ('error' in (await groups.own(group))) return 'not_coordinator';
-    if (coordinator.hasMembers(group) || consumerGroups.hasMembers(group) || shareGroups.hasMembers(group)) return 'non_empty_group';
+    if (coordinator.hasMembers(group) || consumerGroups.hasMembers(group) || shareGroups.hasMembers(group) || streamsGroups.hasMembers(group)) return 'non_empty_group';
     if (shareGroups.isShareGroup(group) || (await shareGroups.hasState(group))) {
       await shareGroups.deleteOffsets(group, null);
       shareGroups.drop(group);
       return null;
     }
-    if (!withOffsets.has(group) && !coordinator.knows(group) && !consumerGroups.isConsumerGroup(group)) return 'group_id_not_found';
+    if (!withOffsets.has(group) && !coordinator.knows(group) && !consumerGroups.isConsumerGroup(group) && !streamsGroups.isStreamsGroup(group)) return 'group_id_not_found';
     const { offsets } = await storage.fetchOffsets({ group, partitions: null });
     if (offsets.length > 0) await storage.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
     coordinator.remove(group);
+    await groups.forgetStreamsGroup(group);
     await groups.forgetConsumerGroup(group);
     await this.parts.coordination.deleteGroupState('classic', group);
     await groups.release(group);
@@ -92,14 +98,18 @@ export class GroupAdminCalls<E extends Engine> {
   }
 
   async deleteGroupOffsets(req: Parameters<Core['deleteGroupOffsets']>[0]) {
-    const { groups, coordinator, consumerGroups, storage } = this.parts;
+    const { groups, coordinator, consumerGroups, streamsGroups, storage } = this.parts;
     const held = await groups.own(req?.group);
     if ('error' in held) return { error: held.error, partitions: [] };
     const withOffsets = await storage.groupsWithOffsets();
     if (!withOffsets.has(req.group) && !coordinator.knows(req.group) && !consumerGroups.isConsumerGroup(req.group)) {
       return { error: 'group_id_not_found' as const, partitions: [] };
     }
-    const subscribed = coordinator.hasMembers(req.group) ? coordinator.subscribedTopics(req.group) : consumerGroups.subscribedTopicNames(req.group, await this.parts.topicMetadata());
+    const subscribed = coordinator.hasMembers(req.group)
+      ? coordinator.subscribedTopics(req.group)
+      : streamsGroups.hasMembers(req.group)
+        ? streamsGroups.sourceTopics(req.group)
+        : consumerGroups.subscribedTopicNames(req.group, await this.parts.topicMetadata());
     const partitions: OffsetDeletePartitionResult[] = req.partitions.map((p) => ({ ...p, error: subscribed.has(p.queue) ? 'group_subscribed_to_topic' : null }));
     const deletable = partitions.filter((p) => p.error === null).map(({ queue, partition }) => ({ queue, partition }));
     if (deletable.length > 0) await storage.deleteOffsets({ group: req.group, partitions: deletable });

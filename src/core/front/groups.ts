@@ -9,6 +9,8 @@ import type { ConsumerGroupCoordinator } from '../groups/consumer/coordinator.js
 import type { ConsumerGroupDescription, ConsumerGroupError, ConsumerGroupHeartbeatResult, TopicMetadata } from '../groups/consumer/types.js';
 import { upgradedClassicGroup, type ClassicMembers } from '../groups/consumer/classic-members.js';
 import type { ShareGroups } from '../groups/share/service.js';
+import type { StreamsGroupCoordinator } from '../groups/streams/coordinator.js';
+import { LEAVE_EPOCH } from '../groups/consumer/types.js';
 import type { StorageCalls } from './storage.js';
 
 /** What the front's group calls work with: the coordinators under their leases, and the storage calls for offsets. */
@@ -17,6 +19,8 @@ export interface GroupParts<E extends Engine> {
   coordinator: GroupCoordinator;
   /** KIP-848 consumer groups, beside the classic ones under the same leases. */
   consumerGroups: ConsumerGroupCoordinator;
+  /** Kafka Streams groups (KIP-1071), under the same leases. */
+  streamsGroups: StreamsGroupCoordinator;
   /** Classic members of consumer groups (KIP-848's migration): their JoinGroup, SyncGroup, Heartbeat and LeaveGroup. */
   classicMembers: ClassicMembers;
   /** Share groups (KIP-932): membership in the core, records' locks in the engine. */
@@ -40,9 +44,11 @@ export class GroupCalls<E extends Engine> {
   constructor(private readonly parts: GroupParts<E>) {}
 
   async joinGroup(req: Parameters<Core['joinGroup']>[0], options?: CallOptions) {
-    const { groups, consumerGroups, classicMembers, coordinator } = this.parts;
+    const { groups, consumerGroups, streamsGroups, classicMembers, coordinator } = this.parts;
     const held = await groups.own(req?.group);
     if ('error' in held) return joinError(held.error, req.memberId);
+    if (streamsGroups.hasMembers(req.group)) return joinError('inconsistent_group_protocol', req.memberId);
+    if (streamsGroups.isStreamsGroup(req.group)) await groups.forgetStreamsGroup(req.group);
     // A consumer group with members takes a classic member as one of its own (KIP-848's migration, as Kafka 4 does); an empty one becomes classic.
     if (consumerGroups.hasMembers(req.group)) {
       const joined = classicMembers.join(req, await this.parts.topicMetadata());
@@ -86,10 +92,14 @@ export class GroupCalls<E extends Engine> {
   }
 
   async commitGroupOffsets(req: Parameters<Core['commitGroupOffsets']>[0]) {
-    const { groups, consumerGroups, coordinator } = this.parts;
+    const { groups, consumerGroups, streamsGroups, coordinator } = this.parts;
     const held = await groups.own(req?.group);
     if ('error' in held) return { error: held.error };
-    const error = consumerGroups.isConsumerGroup(req.group) ? consumerGroups.checkMember(req.group, req.memberId, req.generationId) : coordinator.checkCommit(req);
+    const error = consumerGroups.isConsumerGroup(req.group)
+      ? consumerGroups.checkMember(req.group, req.memberId, req.generationId)
+      : streamsGroups.isStreamsGroup(req.group)
+        ? streamsGroups.checkMember(req.group, req.memberId, req.generationId)
+        : coordinator.checkCommit(req);
     if (error) return { error: commitError(error) };
     try {
       const fence = this.parts.shared ? { fence: { owner: this.parts.coordination.nodeId, epoch: held.epoch } } : {};
@@ -108,10 +118,12 @@ export class GroupCalls<E extends Engine> {
   // ─── KIP-848 consumer groups (../groups/consumer) ──────────────────────────
 
   async consumerGroupHeartbeat(req: Parameters<Core['consumerGroupHeartbeat']>[0]): Promise<ConsumerGroupHeartbeatResult> {
-    const { groups, consumerGroups, coordinator } = this.parts;
+    const { groups, consumerGroups, streamsGroups, coordinator } = this.parts;
     const failed = (error: ConsumerGroupError, errorMessage: string | null = null) => ({ error, errorMessage, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     const held = await groups.own(req?.group);
     if ('error' in held) return failed(held.error);
+    if (streamsGroups.hasMembers(req.group)) return failed('group_id_not_found', `Group ${req.group} is not a consumer group.`);
+    if (streamsGroups.isStreamsGroup(req.group)) await groups.forgetStreamsGroup(req.group);
     const topics = await this.parts.topicMetadata();
     if (coordinator.hasMembers(req.group)) {
       // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.
@@ -124,6 +136,8 @@ export class GroupCalls<E extends Engine> {
     // An empty classic group becomes a consumer group, as Kafka converts it.
     if (coordinator.knows(req.group)) coordinator.remove(req.group);
     const result = consumerGroups.heartbeat(req, topics);
+    // The last member of the consumer protocol left and classic members remain: the group becomes classic again (KIP-848's downgrade).
+    if (req.memberEpoch === LEAVE_EPOCH && result.error === null && (await groups.downgradeIfClassic(req.group))) return result;
     // What the heartbeat changed is stored under the group's lease before it is answered, as Kafka writes it before answering.
     if (!(await groups.saveConsumerGroup(req.group))) return failed('not_coordinator');
     return result;
@@ -146,6 +160,7 @@ export class GroupCalls<E extends Engine> {
   async checkOffsetFetchMember(req: { group: string; memberId: string; memberEpoch: number }) {
     const held = await this.parts.groups.own(req?.group);
     if ('error' in held) return { error: held.error };
+    if (this.parts.streamsGroups.isStreamsGroup(req.group)) return { error: this.parts.streamsGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
     if (!this.parts.consumerGroups.isConsumerGroup(req.group)) return { error: null };
     return { error: this.parts.consumerGroups.checkMember(req.group, req.memberId, req.memberEpoch) };
   }

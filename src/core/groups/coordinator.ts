@@ -148,6 +148,18 @@ export class GroupCoordinator {
     if (group.members.size === 0 && group.state !== 'Empty') group.state = 'Empty';
   }
 
+  /**
+   * Takes over a consumer group downgraded to classic (./consumer/downgrade.ts):
+   * restored as given, stored, then rebalanced, so every member rejoins and
+   * the leader they elect assigns.
+   */
+  adoptDowngraded(groupId: string, stored: StoredGroup): void {
+    this.restore(groupId, stored);
+    const group = this.machine.groups.get(groupId)!;
+    void this.machine.save(group);
+    this.machine.prepareRebalance(group);
+  }
+
   close(): void {
     this.closed = true;
     for (const group of this.machine.groups.values()) {

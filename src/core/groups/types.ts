@@ -1,4 +1,5 @@
 import type { ConsumerGroupState } from './consumer/types.js';
+import type { StreamsGroupState } from './streams/types.js';
 
 /**
  * The group coordinator's requests and results: Kafka's classic consumer-group
@@ -127,9 +128,9 @@ export interface GroupListing {
   group: string;
   protocolType: string;
   /** A classic group's state, or a KIP-848 consumer group's (groups/consumer). */
-  state: GroupState | ConsumerGroupState;
+  state: GroupState | ConsumerGroupState | StreamsGroupState;
   /** Absent: classic. */
-  groupType?: 'classic' | 'consumer' | 'share';
+  groupType?: 'classic' | 'consumer' | 'share' | 'streams';
 }
 
 /** Checks a commit against group membership (generation fencing). */

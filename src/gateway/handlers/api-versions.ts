@@ -14,7 +14,9 @@
 // features built here, as Kafka 4.4 names them: `group.version` 0-1,
 // finalized at 1 (KIP-848's consumer group protocol: ConsumerGroupHeartbeat
 // and ConsumerGroupDescribe), `share.version` 0-2, finalized at 2 (KIP-932's
-// share groups), and `transaction.version` 0-2, finalized at
+// share groups), `streams.version` 0-1, finalized at 1 (KIP-1071's streams
+// groups: StreamsGroupHeartbeat and StreamsGroupDescribe), and
+// `transaction.version` 0-2, finalized at
 // --transaction-version (default 2, as a new Kafka 4 cluster; 2 is KIP-890
 // part 2: Produce v12, TxnOffsetCommit v5 and EndTxn v5 with an epoch bump per
 // transaction). Kafka leaves a feature finalized at level 0 out of the
@@ -45,6 +47,7 @@ function featuresOf(settings: HandlerContext['settings']): Feature[] {
   return [
     { name: 'group.version', minVersion: 0, maxVersion: 1, finalized: 1 },
     { name: 'share.version', minVersion: 0, maxVersion: 2, finalized: 2 },
+    { name: 'streams.version', minVersion: 0, maxVersion: 1, finalized: 1 },
     { name: 'transaction.version', minVersion: 0, maxVersion: 2, finalized: settings.transactionVersion ?? DEFAULT_TRANSACTION_VERSION },
   ];
 }

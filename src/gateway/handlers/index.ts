@@ -9,6 +9,8 @@ import { alterUserScramCredentials } from './alter-user-scram-credentials.js';
 import { apiVersions } from './api-versions.js';
 import { consumerGroupDescribe } from './consumer-group-describe.js';
 import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { streamsGroupDescribe } from './streams-group-describe.js';
+import { streamsGroupHeartbeat } from './streams-group-heartbeat.js';
 import { createAcls } from './create-acls.js';
 import { shareGroupHeartbeat } from './share-group-heartbeat.js';
 import { shareGroupDescribe } from './share-group-describe.js';
@@ -97,6 +99,8 @@ export const handlers: readonly ApiHandler[] = [
   // KIP-848 consumer groups (src/core/groups/consumer).
   consumerGroupHeartbeat,
   consumerGroupDescribe,
+  streamsGroupHeartbeat,
+  streamsGroupDescribe,
   // Share groups (src/core/groups/share).
   shareGroupHeartbeat,
   shareGroupDescribe,

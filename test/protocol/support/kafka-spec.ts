@@ -101,11 +101,12 @@ export function loadJarSpec(jar: string, messageName: string): SpecMessage {
 
 /**
  * Messages whose served versions are newer than the shared specs (the share
- * group APIs left early access in Kafka 4.1, bumping their versions): read
+ * group APIs left early access in Kafka 4.1, bumping their versions; the
+ * streams group APIs are newer than them): read
  * from the kafka-clients 4.4 jar in the local Maven repository, where
  * scripts/apache-kafka-fetch.sh puts it.
  */
-const FROM_KAFKA_4_4 = /^(Share(GroupHeartbeat|GroupDescribe|Fetch|Acknowledge)|(Describe|Alter|Delete)ShareGroupOffsets)(Request|Response)$/;
+const FROM_KAFKA_4_4 = /^(Share(GroupHeartbeat|GroupDescribe|Fetch|Acknowledge)|(Describe|Alter|Delete)ShareGroupOffsets|StreamsGroup(Heartbeat|Describe))(Request|Response)$/;
 
 const kafka44Jar = join(homedir(), '.m2/repository/org/apache/kafka/kafka-clients/4.4.0/kafka-clients-4.4.0.jar');
 

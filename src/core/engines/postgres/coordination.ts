@@ -5,7 +5,7 @@ import type { Database, Statements } from './database.js';
 
 /**
  * Coordinator leases and stored group membership in PostgreSQL
- * (sql/coordination.sql, migrations 008 and 010). Every core on the database and
+ * (sql/coordination.sql, migrations 008, 010 and 016). Every core on the database and
  * schema competes for the same rows; a lease changes hands only through
  * `lease-take`, which bumps its epoch, and every coordinator write locks the
  * lease row (FOR SHARE) and compares owner and epoch in the write's own
@@ -17,6 +17,7 @@ import type { Database, Statements } from './database.js';
 const GROUP_STATE_STATEMENTS: Record<GroupStateKind, { store: string; load: string; delete: string; all: string }> = {
   classic: { store: 'group-state-store', load: 'group-state-load', delete: 'group-state-delete', all: 'group-states-all' },
   consumer: { store: 'consumer-group-state-store', load: 'consumer-group-state-load', delete: 'consumer-group-state-delete', all: 'consumer-group-states-all' },
+  streams: { store: 'streams-group-state-store', load: 'streams-group-state-load', delete: 'streams-group-state-delete', all: 'streams-group-states-all' },
 };
 
 /** A coordinator write's claim: the lease it was decided under. */

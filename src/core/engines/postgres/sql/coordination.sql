@@ -60,3 +60,16 @@ DELETE FROM consumer_group_states WHERE group_name = $1;
 
 -- name: consumer-group-states-all
 SELECT group_name, state FROM consumer_group_states ORDER BY group_name COLLATE "C";
+
+-- name: streams-group-state-store
+INSERT INTO streams_group_states (group_name, state, stored_at) VALUES ($1, $2, $3)
+ON CONFLICT (group_name) DO UPDATE SET state = excluded.state, stored_at = excluded.stored_at;
+
+-- name: streams-group-state-load
+SELECT state FROM streams_group_states WHERE group_name = $1;
+
+-- name: streams-group-state-delete
+DELETE FROM streams_group_states WHERE group_name = $1;
+
+-- name: streams-group-states-all
+SELECT group_name, state FROM streams_group_states ORDER BY group_name COLLATE "C";
