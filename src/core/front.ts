@@ -18,6 +18,9 @@ import { decideAck } from './native/ack.js';
 import { checkCreateQueues, pushCreatingQueues } from './native/create-queues.js';
 import { decidePush, preparePush } from './native/push.js';
 import { decideTransaction, prepareTransaction } from './native/transaction.js';
+import { runCycle } from './streams/cycle.js';
+import { registerQuery } from './streams/registry.js';
+import { getState } from './streams/state.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
 import { resolveQueueConfig } from './rules/config.js';
 import { checkInitProducer, decideIdempotentInit } from './rules/init-producer.js';
@@ -347,6 +350,22 @@ export class CoreFront<E extends Engine = Engine> implements Core {
       return native.transaction(call instanceof Promise ? await call : call, decideTransaction);
     };
     return checkCreateQueues(req?.createQueues) ? pushCreatingQueues(this, req.operations, transact) : transact();
+  }
+
+  // ─── Queen streams (./streams), over KV and the native transaction ──────────
+
+  async streamsRegisterQuery(req: Parameters<Core['streamsRegisterQuery']>[0]) {
+    this.open();
+    return registerQuery(this, req);
+  }
+
+  async streamsCycle(req: Parameters<Core['streamsCycle']>[0]) {
+    return runCycle(this, req, this.open().native.now());
+  }
+
+  async streamsStateGet(req: Parameters<Core['streamsStateGet']>[0]) {
+    this.open();
+    return { rows: await getState(this, req) };
   }
 
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────
