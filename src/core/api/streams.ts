@@ -29,6 +29,8 @@ export interface StreamsCycleAck {
   offset: number;
   /** The lease it was popped under; required to be current when given. */
   leaseId?: string;
+  /** How many messages the cycle consumed, ending with this one: where its batch began when the group has no position yet. */
+  count?: number;
 }
 
 export interface StreamsCycleRequest {

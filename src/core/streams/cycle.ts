@@ -7,6 +7,8 @@ import { queryById } from './registry.js';
 
 /** Most offsets one cycle acks. */
 const MAX_ACKED = 100_000;
+/** Without a position or a count, how far back from the named offset a cycle's batch may begin. */
+const DEFAULT_BATCH_REACH = 1000;
 
 /**
  * One streaming cycle, all or nothing: its state writes, its output pushes
@@ -54,7 +56,8 @@ export async function runCycle(core: Core, req: StreamsCycleRequest, now: number
     return (await committedBefore(core, marker)) ? replayed(req) : failed(outcome.message);
   }
   const pushResults = outcome.results.slice(firstPush, firstPush + pushItems.length) as PushItemResult[];
-  const acked = ackOps.length === 0 ? 0 : outcome.results.slice(ops.length - ackOps.length).filter((r) => (r as { acked?: boolean }).acked).length;
+  const completed = ackOps.filter((op) => op.op === 'ack' && op.status === 'completed').length;
+  const acked = outcome.results.slice(ops.length - ackOps.length, ops.length - ackOps.length + completed).filter((r) => (r as { acked?: boolean }).acked).length;
   return {
     success: true, stateOpsApplied: stateOps.length, pushResults, replayed: false,
     ack: req.ack ? { acked, leaseReleased: req.releaseLease !== false } : null,
@@ -83,7 +86,14 @@ async function ackOperations(core: Core, req: StreamsCycleRequest, group: string
   let from = last;
   if (index !== undefined) {
     const [committed] = (await core.fetchOffsets({ group, partitions: [{ queue, partition: index }] })).offsets;
-    if (committed && committed.offset >= 0 && committed.offset <= last) from = Math.max(committed.offset, last - MAX_ACKED + 1);
+    if (committed && committed.offset >= 0) {
+      from = Math.min(last, Math.max(committed.offset, last - MAX_ACKED + 1));
+    } else {
+      // No position yet: the batch began where the log does, or `count` messages back.
+      const [bounds] = (await core.offsets({ partitions: [{ queue, partition: index }] })).partitions;
+      const reach = Math.min(req.ack!.count === undefined ? DEFAULT_BATCH_REACH : requireInteger(req.ack!.count, 'ack.count', 1), MAX_ACKED);
+      from = Math.min(last, Math.max(bounds?.logStartOffset ?? 0, last - reach + 1));
+    }
   }
   const base = { op: 'ack' as const, queue, partition, consumerGroup: group, status: 'completed' as const };
   const ops: TransactionOperation[] = [];

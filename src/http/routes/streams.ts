@@ -117,7 +117,7 @@ async function cycle(core: Core, payloads: PayloadCipher | null, body: CycleBody
     const [found] = await locateMessages(core, group, [{ transactionId: body.ack.transactionId, partitionId: body.partition_id }], 'ack');
     if (!found) return { ...head, success: false, state_ops_applied: 0, push_results: [], ack_result: null, error: `ack: no message with transactionId ${JSON.stringify(body.ack.transactionId)} in this partition for group "${group}".` };
     const leaseId = body.ack.leaseId ? await leaseOfPartition(core, body.ack.leaseId, source.partition) : undefined;
-    ack = { offset: found.message.offset, ...(leaseId ? { leaseId } : {}) };
+    ack = { offset: found.message.offset, ...(leaseId ? { leaseId } : {}), ...(body.ack.count && body.ack.count > 0 ? { count: body.ack.count } : {}) };
   }
   const pushItems = await sealPayloads(core, payloads, toPushItems(body.push_items ?? []));
   const result = await core.streamsCycle({
