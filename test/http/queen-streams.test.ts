@@ -1,0 +1,110 @@
+/**
+ * Queen streams end to end, driven by Queen's official JavaScript client
+ * (its Stream API, fetched at test time: ../support/queen-js-client.ts)
+ * against the gateway's HTTP API on a real socket: a tumbling-window sum over
+ * a queue's partitions, written by the client's runner through
+ * /streams/v1/queries, /state/get and /cycle. On PostgreSQL the gateway is
+ * restarted (its core closed and opened again on the same database) while
+ * windows are still open: every message is counted exactly once, the state
+ * written before the restart carrying over into the windows closed after it.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { openCore, type Core } from '../../src/core/index.js';
+import { buildHttpApi } from '../../src/http/index.js';
+import { waitFor } from '../support/eventually.js';
+import { loadQueenJsClient } from '../support/queen-js-client.js';
+import { findTestDatabase } from '../support/postgres.js';
+
+const client = await loadQueenJsClient();
+const lookup = await findTestDatabase();
+afterAll(() => lookup.database?.release());
+
+type Gateway = { core: Core; url: string; close(): Promise<void> };
+
+/** The HTTP API over a fresh core, listening on loopback (on `port` when given, to come back where it was). */
+async function startGateway(openEngine: () => Promise<Core>, engine: string, port = 0): Promise<Gateway> {
+  const core = await openEngine();
+  const app = await buildHttpApi({ core, readiness: { engine } });
+  await app.listen({ host: '127.0.0.1', port });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return { core, url, close: async () => { await app.close(); await core.close(); } };
+}
+
+/** Everything the sink holds, read by a group of its own; `into` keeps what earlier reads found. */
+async function drainSink(core: Core, sink: string, into: { count: number; sum: number }[]): Promise<void> {
+  if (!(await core.describeQueue({ name: sink }))) return;
+  for (;;) {
+    const { messages, lease } = await core.pop({ queue: sink, consumerGroup: 'checker', owner: 'checker', batch: 100, waitMs: 0 });
+    if (messages.length === 0) return;
+    into.push(...messages.map((m) => ({ ...(m.payload as { count: number; sum: number }), at: `${m.partition}@${m.offset}` })));
+    for (const m of messages) await core.ack({ queue: sink, partition: m.partition, consumerGroup: 'checker', offset: m.offset, status: 'completed', leaseId: lease!.id });
+  }
+}
+
+const totals = (out: { count: number; sum: number }[]) => ({ count: out.reduce((a, w) => a + (w.count ?? 0), 0), sum: out.reduce((a, w) => a + (w.sum ?? 0), 0) });
+
+const engines = [
+  { name: 'memory', skipReason: null as string | null, open: () => openCore({ engine: 'memory' }), restarts: false },
+  ...(() => {
+    const schema = lookup.database?.freshSchema('queen_streams') ?? '';
+    return [{ name: 'postgres', skipReason: lookup.skipReason, open: () => openCore({ engine: 'postgres', url: lookup.database!.url, schema, maintenanceIntervalMs: 0, poolSize: 4 }), restarts: true }];
+  })(),
+];
+
+for (const engine of engines) {
+  const skipReason = 'skipReason' in client ? client.skipReason : engine.skipReason;
+  describe.skipIf(skipReason !== null)(`Queen streams with Queen's JavaScript client (${engine.name})${skipReason ? `: ${skipReason}` : ''}`, () => {
+    it(`sums tumbling windows per partition exactly once${engine.restarts ? ', across a gateway restart' : ''}`, async () => {
+      const { Queen, Stream } = (client as { module: Record<string, any> }).module;
+      let gateway = await startGateway(engine.open, engine.name);
+      const port = Number(new URL(gateway.url).port);
+      const queen = new Queen({ url: gateway.url, handleSignals: false });
+      const stamp = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
+      const [src, sink, queryId] = [`streams-src-${stamp}`, `streams-sink-${stamp}`, `streams-sum-${stamp}`];
+      await queen.queue(src).create();
+      await queen.queue(sink).create();
+      const errors: string[] = [];
+      const handle = await Stream.from(queen.queue(src))
+        .windowTumbling({ seconds: 2, idleFlushMs: 300 })
+        .aggregate({ count: () => 1, sum: (m: { amount: number }) => m.amount })
+        .to(queen.queue(sink))
+        .run({ queryId, url: gateway.url, batchSize: 50, maxWaitMillis: 500, onError: (e: Error) => errors.push(e.message) });
+      const out: { count: number; sum: number }[] = [];
+      try {
+        const pushAmounts = async (from: number, to: number) => {
+          for (let n = from; n <= to; n++) await queen.queue(src).partition(n % 2 === 0 ? 'even' : 'odd').push([{ data: { amount: n } }]);
+        };
+        await pushAmounts(1, 6);
+        // The runner consumed the first six (acked in its cycles) before the gateway goes.
+        const group = `streams.${queryId}`;
+        const consumed = async () => {
+          const info = await gateway.core.describeQueue({ name: src });
+          if (!info) return 0;
+          const { offsets } = await gateway.core.fetchOffsets({ group, partitions: info.partitions.map((p) => ({ queue: src, partition: p.index })) });
+          return offsets.reduce((a, o) => a + Math.max(o.offset, 0), 0);
+        };
+        await waitFor(async () => (await consumed()) === 6, { what: 'the stream to consume the first six messages', timeoutMs: 60_000, describe: () => `runner errors: ${errors.join(' | ')}` });
+        if (engine.restarts) {
+          await drainSink(gateway.core, sink, out);
+          await gateway.close();
+          gateway = await startGateway(engine.open, engine.name, port);
+        }
+        await pushAmounts(7, 10);
+        await waitFor(
+          async () => {
+            await drainSink(gateway.core, sink, out);
+            return totals(out).count >= 10;
+          },
+          { what: 'windows holding all ten messages to close into the sink', timeoutMs: 90_000, describe: () => `sink so far: ${JSON.stringify(out)}; runner errors: ${errors.join(' | ')}` },
+        );
+      } finally {
+        await handle.stop();
+      }
+      await drainSink(gateway.core, sink, out);
+      await gateway.close();
+      expect(totals(out), JSON.stringify(out)).toEqual({ count: 10, sum: 55 });
+      expect(out.length).toBeGreaterThanOrEqual(2); // one window per partition at least
+    }, 240_000);
+  });
+}
