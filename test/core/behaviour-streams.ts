@@ -42,7 +42,7 @@ export function describeStreams(fx: Fixture): void {
 
       const changed = await register(core, name, source, 'h2');
       expect(changed).toMatchObject({ success: false, queryId, name });
-      expect((changed as { error: string }).error).toMatch(/operator chain .* changed.*reset: true/);
+      expect((changed as { error: string }).error).toMatch(/^config_hash mismatch: .*operator chain changed.*reset: true/);
       expect((await core.streamsStateGet({ queryId, source: { queue: source, partition: 'Default' } })).rows).toHaveLength(1);
 
       expect(await register(core, name, source, 'h2', true)).toMatchObject({ success: true, fresh: false, reset: true, queryId, configHash: 'h2' });

@@ -7,6 +7,14 @@
  * restarted (its core closed and opened again on the same database) while
  * windows are still open: every message is counted exactly once, the state
  * written before the restart carrying over into the windows closed after it.
+ *
+ * The windows are closed by the runner's main loop (a later message on the
+ * partition), not by its idle flush: the client runs the flush beside its
+ * main loop, and when a message made before a window's end is processed after
+ * it, the flush can emit the window while the main loop adds to the state it
+ * read before (the window then counts twice), on Queen as here
+ * (docs/queen-streams.md). That race is the client's; this test is about the
+ * server's part, so the flush is set to wait past the test.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
@@ -48,7 +56,7 @@ const engines = [
   { name: 'memory', skipReason: null as string | null, open: () => openCore({ engine: 'memory' }), restarts: false },
   ...(() => {
     const schema = lookup.database?.freshSchema('queen_streams') ?? '';
-    return [{ name: 'postgres', skipReason: lookup.skipReason, open: () => openCore({ engine: 'postgres', url: lookup.database!.url, schema, maintenanceIntervalMs: 0, poolSize: 4 }), restarts: true }];
+    return [{ name: 'postgres', skipReason: lookup.skipReason, open: () => openCore({ engine: 'postgres', url: lookup.database!.url, schema, maintenanceIntervalMs: 0, poolSize: 10 }), restarts: true }];
   })(),
 ];
 
@@ -66,7 +74,7 @@ for (const engine of engines) {
       await queen.queue(sink).create();
       const errors: string[] = [];
       const handle = await Stream.from(queen.queue(src))
-        .windowTumbling({ seconds: 2, idleFlushMs: 300 })
+        .windowTumbling({ seconds: 2, idleFlushMs: 600_000 })
         .aggregate({ count: () => 1, sum: (m: { amount: number }) => m.amount })
         .to(queen.queue(sink))
         .run({ queryId, url: gateway.url, batchSize: 50, maxWaitMillis: 500, onError: (e: Error) => errors.push(e.message) });
@@ -78,19 +86,25 @@ for (const engine of engines) {
         await pushAmounts(1, 6);
         // The runner consumed the first six (acked in its cycles) before the gateway goes.
         const group = `streams.${queryId}`;
+        let lastConsumed = 0;
         const consumed = async () => {
           const info = await gateway.core.describeQueue({ name: src });
           if (!info) return 0;
           const { offsets } = await gateway.core.fetchOffsets({ group, partitions: info.partitions.map((p) => ({ queue: src, partition: p.index })) });
-          return offsets.reduce((a, o) => a + Math.max(o.offset, 0), 0);
+          lastConsumed = offsets.reduce((a, o) => a + Math.max(o.offset, 0), 0);
+          return lastConsumed;
         };
-        await waitFor(async () => (await consumed()) === 6, { what: 'the stream to consume the first six messages', timeoutMs: 60_000, describe: () => `runner errors: ${errors.join(' | ')}` });
+        await waitFor(async () => (await consumed()) === 6, { what: 'the stream to consume the first six messages', timeoutMs: 60_000, describe: () => `consumed ${lastConsumed}; runner ${JSON.stringify(handle.metrics())}; runner errors: ${errors.join(' | ')}` });
         if (engine.restarts) {
           await drainSink(gateway.core, sink, out);
           await gateway.close();
           gateway = await startGateway(engine.open, engine.name, port);
         }
         await pushAmounts(7, 10);
+        // Once the windows of 1..10 have ended, a message on each partition closes them (its own window stays open).
+        const lastPushedAt = Date.now();
+        await waitFor(() => Date.now() > lastPushedAt + 2_100, { what: 'the last window of the ten messages to end' });
+        for (const partition of ['even', 'odd']) await queen.queue(src).partition(partition).push([{ data: { amount: 1000 } }]);
         await waitFor(
           async () => {
             await drainSink(gateway.core, sink, out);
@@ -104,6 +118,7 @@ for (const engine of engines) {
       await drainSink(gateway.core, sink, out);
       await gateway.close();
       expect(totals(out), JSON.stringify(out)).toEqual({ count: 10, sum: 55 });
+      expect(errors).toEqual(engine.restarts ? errors.filter((e) => /fetch failed|ECONNREFUSED/.test(e)) : []);
       expect(out.length).toBeGreaterThanOrEqual(2); // one window per partition at least
     }, 240_000);
   });

@@ -31,7 +31,7 @@ export async function registerQuery(core: Core, req: StreamsRegisterRequest): Pr
     if (!sameChain && req.reset !== true) {
       return {
         success: false, queryId: stored.queryId, name,
-        error: `The operator chain of streaming query "${name}" changed (config_hash ${stored.configHash} is stored, ${wanted.configHash} was sent): pass reset: true to drop its state, or register it under a new name.`,
+        error: `config_hash mismatch: streaming query "${name}" was registered with config_hash ${stored.configHash} and now comes with ${wanted.configHash} (its operator chain changed); pass reset: true to drop its state, or register it under a new name.`,
       };
     }
     if (!sameChain) await dropState(core, stored.queryId);
