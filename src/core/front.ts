@@ -19,6 +19,7 @@ import { checkCreateQueues, pushCreatingQueues } from './native/create-queues.js
 import { decidePush, preparePush } from './native/push.js';
 import { decideTransaction, prepareTransaction } from './native/transaction.js';
 import { runCycle } from './streams/cycle.js';
+import { FlushGuard } from './streams/flush-guard.js';
 import { registerQuery } from './streams/registry.js';
 import { getState } from './streams/state.js';
 import { requireArray, requireCommittedOffset, requireInteger, requirePartitionCount } from './rules/arguments.js';
@@ -64,6 +65,8 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly shareGroups: ShareGroups;
   private readonly shares: ShareGroupCalls;
   private readonly transactions: KafkaTransactionCoordinator;
+  /** Orders Queen streams' flushes after the main loops' cycles (./streams/flush-guard.ts). */
+  private readonly flushGuard: FlushGuard;
   private readonly coordination: CoordinationStore;
   private readonly groups: LeasedGroups;
   /** Whether the engine is shared (commits carry their lease to be checked). */
@@ -78,6 +81,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   ) {
     this.shared = engine.coordination !== undefined;
     this.transactions = new KafkaTransactionCoordinator(engine.kafkaTransactions);
+    this.flushGuard = new FlushGuard(() => engine.native.now());
     this.coordination = engine.coordination ?? new LocalCoordination();
     this.groups = new LeasedGroups(this.coordination, this.shared, coordinatorOptions, consumerGroupOptions);
     this.coordinator = this.groups.coordinator;
@@ -360,12 +364,13 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   }
 
   async streamsCycle(req: Parameters<Core['streamsCycle']>[0]) {
-    return runCycle(this, req, this.open().native.now());
+    const native = this.open().native;
+    return runCycle(this, this.flushGuard, req, native.now());
   }
 
   async streamsStateGet(req: Parameters<Core['streamsStateGet']>[0]) {
     this.open();
-    return { rows: await getState(this, req) };
+    return { rows: await getState(this, this.flushGuard, req) };
   }
 
   // ─── ACLs, client quotas, SCRAM credentials ────────────────────────────────

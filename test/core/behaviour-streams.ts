@@ -136,6 +136,34 @@ export function describeStreams(fx: Fixture): void {
       expect(again.messages.map((m) => m.payload)).toEqual(['c']);
     });
 
+    it('skips a flush read before a main-loop cycle changed the partition\'s state, leaving its windows for the next flush', async () => {
+      const core = fx.core();
+      const source = await fx.newQueue();
+      const sink = fx.uniqueName('sink');
+      const queryId = await queryIdOf(core, fx.uniqueName('flush'), source);
+      const p = { queue: source, partition: 'Default' };
+      await core.push({ items: [{ queue: source, payload: 1 }, { queue: source, payload: 2 }] });
+      const popped = await core.pop({ queue: source, consumerGroup: 'g', owner: 'w', batch: 1, waitMs: 0 });
+      const window = { type: 'upsert' as const, key: 'tumb\u001fw1', value: { windowEnd: 10, sum: 1 } };
+      await core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [window], pushItems: [], ack: { offset: popped.messages[0]!.offset } });
+      const flush = () => core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [{ type: 'delete', key: window.key }], pushItems: [{ queue: sink, payload: { sum: 1 } }], ack: null });
+      const stored = async () => (await core.streamsStateGet({ queryId, source: p, keys: [window.key] })).rows.map((r) => r.value);
+
+      // The flush reads the ripe window; the main loop then reads every key for its next message: its cycle is in flight.
+      await core.streamsStateGet({ queryId, source: p, ripeAtOrBefore: 100 });
+      const next = await core.pop({ queue: source, consumerGroup: 'g', owner: 'w', batch: 1, waitMs: 0 });
+      await core.streamsStateGet({ queryId, source: p });
+      expect(await flush()).toMatchObject({ success: true, skipped: true, stateOpsApplied: 0, pushResults: [] });
+      // The main loop commits the window with its message added; the flush's read is older than that commit.
+      await core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [{ ...window, value: { windowEnd: 10, sum: 3 } }], pushItems: [], ack: { offset: next.messages[0]!.offset } });
+      expect(await flush()).toMatchObject({ success: true, skipped: true });
+      expect(await stored()).toEqual([{ windowEnd: 10, sum: 3 }]);
+      // Read again, the flush closes the window as stored.
+      await core.streamsStateGet({ queryId, source: p, ripeAtOrBefore: 100 });
+      expect(await flush()).toMatchObject({ success: true, stateOpsApplied: 1 });
+      expect(await stored()).toEqual([]);
+    });
+
     it('keeps registrations, state and committed cycles across a restart where the engine is durable', async () => {
       let core = fx.core();
       const source = await fx.newQueue();

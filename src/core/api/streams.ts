@@ -52,6 +52,12 @@ export interface StreamsCycleResult {
   ack: { acked: number; leaseReleased: boolean } | null;
   /** True when this exact cycle (same query, partition, group and acked offset) had committed before: nothing was applied again. */
   replayed: boolean;
+  /**
+   * True when a flush (a cycle without an ack that deletes state) was read
+   * from state a main-loop cycle of the same partition has changed or is
+   * changing: nothing was applied, and its windows are closed by a later one.
+   */
+  skipped?: boolean;
   /** Present when success is false: nothing was applied. */
   error?: string;
 }

@@ -3,6 +3,7 @@ import { CoreError, isCoreError } from '../errors.js';
 import { requireArray, requireInteger, requireJsonValue } from '../rules/arguments.js';
 import { validateGroupName } from '../rules/names.js';
 import { checkSource, CYCLE_MARKER_TTL_MS, cycleMarkerKey, requireText, shardPrefix, STREAMS_NAMESPACE as ns } from './keys.js';
+import type { FlushGuard } from './flush-guard.js';
 import { queryById } from './registry.js';
 
 /** Most offsets one cycle acks. */
@@ -28,7 +29,7 @@ const DEFAULT_BATCH_REACH = 1000;
  * delivered again; without it (a gate's partial ack) it stays leased until
  * its deadline.
  */
-export async function runCycle(core: Core, req: StreamsCycleRequest, now: number): Promise<StreamsCycleResult> {
+export async function runCycle(core: Core, guard: FlushGuard, req: StreamsCycleRequest, now: number): Promise<StreamsCycleResult> {
   const queryId = requireText(req?.queryId, 'queryId');
   const source = checkSource(req.source);
   const group = validateGroupName(req.consumerGroup);
@@ -41,6 +42,8 @@ export async function runCycle(core: Core, req: StreamsCycleRequest, now: number
   for (const item of pushItems) ops.push({ op: 'push', ifStored: 'answer', ...item });
   const stateOps = requireArray<StreamsCycleRequest['stateOps'][number]>(req.stateOps ?? [], 'stateOps');
   const prefix = shardPrefix(queryId, source);
+  // A flush (no ack) that closes windows from a stale read applies nothing; the windows stay for the next one (./flush-guard.ts).
+  if (!req.ack && stateOps.some((op) => op?.type === 'delete') && guard.flushIsStale(prefix)) return skipped();
   for (const [i, op] of stateOps.entries()) ops.push(stateOperation(op, prefix, now, `stateOps[${i}]`));
   const ackOps = req.ack ? await ackOperations(core, req, group) : [];
   ops.push(...ackOps);
@@ -55,6 +58,7 @@ export async function runCycle(core: Core, req: StreamsCycleRequest, now: number
     if (outcome.reason === 'kv_precondition' && outcome.failedIndex === 0 && marker) return replayed(req);
     return (await committedBefore(core, marker)) ? replayed(req) : failed(outcome.message);
   }
+  if (req.ack) guard.noteMainCommit(prefix);
   const pushResults = outcome.results.slice(firstPush, firstPush + pushItems.length) as PushItemResult[];
   const completed = ackOps.filter((op) => op.op === 'ack' && op.status === 'completed').length;
   const acked = outcome.results.slice(ops.length - ackOps.length, ops.length - ackOps.length + completed).filter((r) => (r as { acked?: boolean }).acked).length;
@@ -109,6 +113,8 @@ async function committedBefore(core: Core, marker: string | null): Promise<boole
 }
 
 const failed = (error: string): StreamsCycleResult => ({ success: false, stateOpsApplied: 0, pushResults: [], ack: null, replayed: false, error });
+
+const skipped = (): StreamsCycleResult => ({ success: true, stateOpsApplied: 0, pushResults: [], ack: null, replayed: false, skipped: true });
 
 const replayed = (req: StreamsCycleRequest): StreamsCycleResult => ({
   success: true, stateOpsApplied: 0, pushResults: [], replayed: true,

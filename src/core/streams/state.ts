@@ -1,5 +1,6 @@
 import type { Core, KvEntry, StreamsStateGetRequest, StreamsStateRow } from '../core.js';
 import { requireArray, requireFiniteNumber } from '../rules/arguments.js';
+import type { FlushGuard } from './flush-guard.js';
 import { checkSource, requireText, shardPrefix, STREAMS_NAMESPACE as ns, type StoredState } from './keys.js';
 
 /** Most state rows one read answers (the KV store's largest prefix page). */
@@ -10,11 +11,13 @@ const MAX_ROWS = 10_000;
  * those under a prefix, and (the idle flush) those whose window ended at or
  * before a time. Every filter given applies.
  */
-export async function getState(core: Core, req: StreamsStateGetRequest): Promise<StreamsStateRow[]> {
+export async function getState(core: Core, guard: FlushGuard, req: StreamsStateGetRequest): Promise<StreamsStateRow[]> {
   const prefix = shardPrefix(requireText(req?.queryId, 'queryId'), checkSource(req.source));
   const keys = req.keys === undefined || req.keys === null ? [] : requireArray<string>(req.keys, 'keys').map((k, i) => requireText(k, `keys[${i}]`));
   const keyPrefix = req.keyPrefix ?? '';
   const ripe = req.ripeAtOrBefore === undefined || req.ripeAtOrBefore === null ? null : requireFiniteNumber(req.ripeAtOrBefore, 'ripeAtOrBefore');
+  if (ripe !== null) guard.noteRead(prefix, 'flush');
+  else if (keys.length === 0 && keyPrefix === '') guard.noteRead(prefix, 'main');
   const entries: KvEntry[] = keys.length > 0
     ? (await core.kvGetMany({ ns, keys: keys.map((k) => prefix + k) })).filter((e): e is KvEntry => e !== null)
     : await core.kvGetPrefix({ ns, prefix: prefix + keyPrefix, limit: MAX_ROWS });

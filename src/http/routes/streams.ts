@@ -131,6 +131,7 @@ async function cycle(core: Core, payloads: PayloadCipher | null, body: CycleBody
     push_results: result.pushResults.map((r, i) => pushItemAnswer(r, i)),
     ack_result: result.ack ? { success: true, count: body.ack?.count ?? result.ack.acked, lease_released: result.ack.leaseReleased, dlq: false } : null,
     replayed: result.replayed,
+    ...(result.skipped ? { skipped: true } : {}),
     ...(result.error === undefined ? {} : { error: result.error }),
   };
 }
