@@ -9,12 +9,10 @@
  * written before the restart carrying over into the windows closed after it.
  *
  * The windows are closed by the runner's main loop (a later message on the
- * partition), not by its idle flush: the client runs the flush beside its
- * main loop, and when a message made before a window's end is processed after
- * it, the flush can emit the window while the main loop adds to the state it
- * read before (the window then counts twice), on Queen as here
- * (docs/queen-streams.md). That race is the client's; this test is about the
- * server's part, so the flush is set to wait past the test.
+ * partition), not by its idle flush, so that what closes them is
+ * deterministic; the flush racing the main loop is the core's behaviour
+ * suite's (a stale flush is skipped: docs/queen-streams.md) and Queen's own
+ * streams suites'.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
