@@ -58,6 +58,41 @@ const engines = [
   })(),
 ];
 
+describe('Queen streams routes (memory, in-process)', () => {
+  it('answer in Queen\'s shapes: 409 on a changed config_hash, nulls for empty lists (Go\'s client), a cycle that cannot commit as 200 success: false', async () => {
+    const core = await openCore({ engine: 'memory' });
+    const app = await buildHttpApi({ core, readiness: { engine: 'memory' } });
+    const call = async (url: string, payload: object) => {
+      const r = await app.inject({ method: 'POST', url, payload });
+      return { status: r.statusCode, body: r.json() };
+    };
+    try {
+      const registered = await call('/streams/v1/queries', { name: 'q1', source_queue: 'src', sink_queue: null, config_hash: 'a' });
+      expect(registered).toMatchObject({ status: 200, body: { success: true, name: 'q1', config_hash: 'a', fresh: true, reset: false } });
+      const queryId = registered.body.query_id as string;
+      const changed = await call('/streams/v1/queries', { name: 'q1', source_queue: 'src', config_hash: 'b' });
+      expect(changed.status).toBe(409);
+      expect(changed.body).toMatchObject({ success: false, query_id: queryId, error: expect.stringMatching(/^config_hash mismatch/) });
+
+      const push = await app.inject({ method: 'POST', url: '/api/v1/push', payload: { items: [{ queue: 'src', partition: 'p1', payload: { n: 1 } }] } });
+      const partitionId = push.json()[0].partition_id as string;
+      const written = await call('/streams/v1/cycle', { query_id: queryId, partition_id: partitionId, state_ops: [{ type: 'upsert', key: 'k', value: { windowEnd: 5 } }], push_items: null, ack: null });
+      expect(written).toMatchObject({ status: 200, body: { success: true, query_id: queryId, partition_id: partitionId, state_ops_applied: 1, push_results: [], ack_result: null, replayed: false } });
+      const rows = await call('/streams/v1/state/get', { query_id: queryId, partition_id: partitionId, keys: null, key_prefix: null, ripe_at_or_before: null });
+      expect(rows).toMatchObject({ status: 200, body: { success: true, rows: [{ key: 'k', value: { windowEnd: 5 } }] } });
+      expect(Number.isNaN(Date.parse(rows.body.rows[0].updated_at))).toBe(false);
+      // Not popped by the group: the ack is not held, and nothing of the cycle is applied.
+      const message = (await app.inject({ method: 'GET', url: '/api/v1/pop/queue/src?batch=1&wait=false' })).json().messages[0];
+      const refused = await call('/streams/v1/cycle', { query_id: queryId, partition_id: partitionId, consumer_group: 'other', state_ops: [{ type: 'delete', key: 'k' }], push_items: [{ queue: 'out', payload: 1 }], ack: { transactionId: message.transactionId, leaseId: null, status: 'completed', count: 1 } });
+      expect(refused).toMatchObject({ status: 200, body: { success: false, state_ops_applied: 0, error: expect.any(String) } });
+      expect((await call('/streams/v1/state/get', { query_id: queryId, partition_id: partitionId })).body.rows).toHaveLength(1);
+    } finally {
+      await app.close();
+      await core.close();
+    }
+  });
+});
+
 for (const engine of engines) {
   const skipReason = 'skipReason' in client ? client.skipReason : engine.skipReason;
   describe.skipIf(skipReason !== null)(`Queen streams with Queen's JavaScript client (${engine.name})${skipReason ? `: ${skipReason}` : ''}`, () => {

@@ -44,8 +44,8 @@ const CYCLE_BODY = {
     query_id: { type: 'string' },
     partition_id: { type: 'string' },
     consumer_group: { type: ['string', 'null'] },
-    state_ops: { type: 'array', items: STATE_OP },
-    push_items: PUSH_ITEMS_OR_NONE,
+    state_ops: { type: ['array', 'null'], items: STATE_OP },
+    push_items: { ...PUSH_ITEMS_OR_NONE, type: ['array', 'null'] },
     ack: {
       type: ['object', 'null'],
       required: ['transactionId'],
@@ -58,7 +58,10 @@ const CYCLE_BODY = {
 const STATE_GET_BODY = {
   type: 'object',
   required: ['query_id', 'partition_id'],
-  properties: { query_id: { type: 'string' }, partition_id: { type: 'string' }, keys: { type: 'array', items: { type: 'string' } }, key_prefix: { type: 'string' }, ripe_at_or_before: { type: 'number' } },
+  properties: {
+    query_id: { type: 'string' }, partition_id: { type: 'string' },
+    keys: { type: ['array', 'null'], items: { type: 'string' } }, key_prefix: { type: ['string', 'null'] }, ripe_at_or_before: { type: ['number', 'null'] },
+  },
 } as const;
 
 type RegisterBody = { name: string; source_queue: string; sink_queue?: string | null; config_hash: string; reset?: boolean };
@@ -66,9 +69,10 @@ type StateOpBody = { type: 'upsert' | 'delete'; key: string; value?: unknown };
 type AckBody = { transactionId: string; leaseId?: string | null; status?: string; count?: number };
 type CycleBody = {
   query_id: string; partition_id: string; consumer_group?: string | null;
-  state_ops?: StateOpBody[]; push_items?: HttpPushItem[]; ack?: AckBody | null; release_lease?: boolean;
+  state_ops?: StateOpBody[] | null; push_items?: HttpPushItem[] | null; ack?: AckBody | null; release_lease?: boolean;
 };
-type StateGetBody = { query_id: string; partition_id: string; keys?: string[]; key_prefix?: string; ripe_at_or_before?: number };
+// Go's client sends an empty list as null.
+type StateGetBody = { query_id: string; partition_id: string; keys?: string[] | null; key_prefix?: string | null; ripe_at_or_before?: number | null };
 type Body = Record<string, unknown> | undefined;
 
 const sourceQueueOf = (body: Body): unknown => {
@@ -140,7 +144,7 @@ async function stateGet(core: Core, body: StateGetBody) {
   const { rows } = await core.streamsStateGet({
     queryId: body.query_id, source: parsePartitionId(body.partition_id, 'partition_id'),
     ...(body.keys ? { keys: body.keys } : {}), ...(body.key_prefix ? { keyPrefix: body.key_prefix } : {}),
-    ...(body.ripe_at_or_before === undefined ? {} : { ripeAtOrBefore: body.ripe_at_or_before }),
+    ...(typeof body.ripe_at_or_before === 'number' ? { ripeAtOrBefore: body.ripe_at_or_before } : {}),
   });
   return { success: true, rows: rows.map((r) => ({ key: r.key, value: r.value, updated_at: iso(r.updatedAt) })) };
 }
