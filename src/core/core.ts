@@ -26,6 +26,7 @@ export * from './api/kv.js';
 export * from './api/native.js';
 export * from './api/access.js';
 export * from './api/scram.js';
+export * from './api/streams.js';
 
 import type { AclBinding, AclBindingFilter, AlterClientQuotasRequest, ClientQuotaEntry } from './api/access.js';
 import type { AppendAtRequest, AppendAtResult } from './api/copies.js';
@@ -36,6 +37,7 @@ import type { AckRequest, Lease, PopRequest, PopResult, PushRequest, PushResult,
 import type { CommitOffsetsRequest, DeleteOffsetsRequest, FetchOffsetsRequest, FetchOffsetsResult, GroupSummary } from './api/offsets.js';
 import type { InitProducerRequest, InitProducerResult, ProducerState } from './api/producers.js';
 import type { AddPartitionsRequest, AlterQueueRequest, CreateQueueRequest, QueueInfo } from './api/queues.js';
+import type { StreamsCycleRequest, StreamsCycleResult, StreamsRegisterRequest, StreamsRegisterResult, StreamsStateGetRequest, StreamsStateRow } from './api/streams.js';
 import type { AlterScramCredentialsRequest, AlterScramCredentialsResult, ScramCredential, ScramCredentialRef, ScramUser } from './api/scram.js';
 import type { GroupCoordinatorApi } from './groups/types.js';
 import type { ConsumerGroupApi } from './groups/consumer/types.js';
@@ -102,6 +104,13 @@ export interface Core extends GroupCoordinatorApi, ConsumerGroupApi, ShareGroupA
   ack(req: AckRequest): Promise<{ acked: boolean }>;
   renewLease(req: RenewLeaseRequest): Promise<Lease>;
   transaction(req: TransactionRequest): Promise<TransactionResult>;
+
+  /** Queen streams (../streams): a query's registration; a changed configHash is refused unless `reset` drops its state. */
+  streamsRegisterQuery(req: StreamsRegisterRequest): Promise<StreamsRegisterResult>;
+  /** One cycle: state writes, output pushes and source acks, all or nothing; a committed cycle repeated is answered `replayed`. */
+  streamsCycle(req: StreamsCycleRequest): Promise<StreamsCycleResult>;
+  /** A query's state rows on one source partition, by key. */
+  streamsStateGet(req: StreamsStateGetRequest): Promise<{ rows: StreamsStateRow[] }>;
 
   /** Adds ACL bindings; one already stored is left as it is. All or none are added (a bad binding fails the call). */
   createAcls(req: { bindings: AclBinding[] }): Promise<void>;

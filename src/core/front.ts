@@ -18,6 +18,7 @@ import { GroupCalls, type GroupParts } from './front/groups.js';
 import { KafkaTransactionCalls } from './front/kafka-transactions.js';
 import { KvAccessCalls } from './front/kv-access.js';
 import { NativeCalls } from './front/native.js';
+import { QueenStreamsCalls } from './front/queen-streams.js';
 import { StorageCalls } from './front/storage.js';
 
 /**
@@ -47,6 +48,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   private readonly storage: StorageCalls<E>;
   private readonly kvAccess: KvAccessCalls<E>;
   private readonly native: NativeCalls<E>;
+  private readonly queenStreams: QueenStreamsCalls<E>;
   private readonly kafkaTransactions: KafkaTransactionCalls<E>;
   private readonly membership: GroupCalls<E>;
   private readonly groupAdmin: GroupAdminCalls<E>;
@@ -72,6 +74,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.storage = new StorageCalls(open, transactions, (queue) => shareGroups.forgetQueue(queue));
     this.kvAccess = new KvAccessCalls(open);
     this.native = new NativeCalls(open, this);
+    this.queenStreams = new QueenStreamsCalls(open, this);
     this.kafkaTransactions = new KafkaTransactionCalls(open, transactions);
     const classicMembers = new ClassicMembers(consumerGroups);
     const parts: GroupParts<E> = { groups: this.groups, coordinator, consumerGroups, streamsGroups, classicMembers, shareGroups, coordination, shared, storage: this.storage, topicMetadata };
@@ -153,6 +156,12 @@ export class CoreFront<E extends Engine = Engine> implements Core {
   ack: Core['ack'] = (req) => this.native.ack(req);
   renewLease: Core['renewLease'] = (req) => this.native.renewLease(req);
   transaction: Core['transaction'] = (req) => this.native.transaction(req);
+
+  // ─── Queen streams (./front/queen-streams.ts) ──────────────────────────────
+
+  streamsRegisterQuery: Core['streamsRegisterQuery'] = (req) => this.queenStreams.streamsRegisterQuery(req);
+  streamsCycle: Core['streamsCycle'] = (req) => this.queenStreams.streamsCycle(req);
+  streamsStateGet: Core['streamsStateGet'] = (req) => this.queenStreams.streamsStateGet(req);
 
   // ─── Groups (./front/groups.ts, ./front/group-admin.ts), offsets in the engine
 

@@ -22,6 +22,7 @@ import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerQueueRoutes } from './routes/queues.js';
+import { registerStreamsRoutes } from './routes/streams.js';
 import { registerTransactionRoutes } from './routes/transaction.js';
 import { Maintenance } from './maintenance.js';
 import { PayloadCipher } from './payload-cipher.js';
@@ -111,6 +112,7 @@ export async function buildHttpApi(options: HttpApiOptions): Promise<FastifyInst
   registerConsumerGroupAdminRoutes(context);
   registerOperationsRoutes(context);
   registerMaintenanceRoutes(context);
+  registerStreamsRoutes(context);
   registerNotBuiltRoutes(context);
   registerConsole({ app, core: options.core, sources: options.console ?? CORE_ONLY_SOURCES });
   await app.ready();

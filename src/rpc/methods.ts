@@ -75,6 +75,10 @@ export const METHODS = {
   ack: {},
   renewLease: {},
   transaction: {},
+  // A registration repeated finds its own; a cycle repeated is answered from its marker (replayed).
+  streamsRegisterQuery: { retrySafe: true },
+  streamsCycle: { retrySafe: true },
+  streamsStateGet: changesNothing,
   joinGroup: { holds: () => null },
   syncGroup: { holds: () => null },
   heartbeat: {},

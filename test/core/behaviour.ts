@@ -6,6 +6,7 @@ import type { AclBinding, Core, PushItem, QueueConfig } from '../../src/core/cor
 import { describeConsumerGroups } from './behaviour-consumer-groups.js';
 import { describeCopies } from './behaviour-copies.js';
 import { describeNative } from './behaviour-native.js';
+import { describeStreams } from './behaviour-streams.js';
 
 /**
  * The core's behaviour, written once and run against every engine (and, later,
@@ -1216,5 +1217,6 @@ export function describeCoreBehaviour(engineName: string, open: () => Promise<Co
     describeConsumerGroups({ core: () => core, newQueue: (partitions) => newQueue({}, partitions) });
     describeNative({ core: () => core, newQueue: () => newQueue(), uniqueName });
     describeCopies({ core: () => core, newQueue: (partitions) => newQueue({}, partitions), reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
+    describeStreams({ core: () => core, newQueue: () => newQueue(), uniqueName, reopen: () => (fx.reopen ? fx.reopen().then((c) => (core = c)) : null) });
   });
 }

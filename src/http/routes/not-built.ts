@@ -31,9 +31,6 @@ const NOT_BUILT: ReadonlyArray<[method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: 
   ['GET', '/api/v1/consumer-groups/lagging', 'consumer-group administration beyond the listing'],
   ['GET', '/api/v1/consumer-groups/:group', 'consumer-group administration beyond the listing'],
   ['POST', '/api/v1/consumer-groups/:group/subscription', 'consumer-group administration beyond the listing'],
-  ['POST', '/streams/v1/queries', 'Queen streams'],
-  ['POST', '/streams/v1/cycle', 'Queen streams'],
-  ['POST', '/streams/v1/state/get', 'Queen streams'],
 ];
 
 export function registerNotBuiltRoutes({ app }: HttpApiContext): void {
