@@ -190,7 +190,7 @@ export async function prepareSourceTopics(bootstrap: string): Promise<{ main: Co
  * is the source's byte for byte.
  */
 async function compareUncommitted(s: Scenario, topic: CopiedTopic, committed: PartitionLog[]): Promise<void> {
-  const uncommitted = { 'isolation.level': 'read_uncommitted' };
+  const uncommitted = { 'isolation.level': 'read_uncommitted' } as const;
   const source = await readLogs(s.source, topic.name, topic.partitions, 120_000, uncommitted);
   const target = await readLogs(s.target.bootstrap, topic.name, topic.partitions, 120_000, uncommitted);
   const count = (logs: PartitionLog[]) => logs.reduce((n, log) => n + log.records.length, 0);
