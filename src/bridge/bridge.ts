@@ -13,9 +13,11 @@
  * stands and reads the source from there, so a kill at any moment loses
  * nothing and writes nothing twice.
  *
- * Transactions: the source is read read_committed. Committed batches are
- * copied; aborted batches and the transaction markers become gaps (a trailing
- * one is handed to the target as the partition's end offset).
+ * Transactions: the source is read read_uncommitted and every batch copied as
+ * stored, aborted data and the transaction markers too; the target's appendAt
+ * rebuilds the partition's open transactions (its last stable offset) and
+ * aborted index from them, so its read_committed readers read what the
+ * source's do, and its read_uncommitted readers the aborted records too.
  *
  * Group offsets: each group's committed offsets are read from the source and
  * handed to the target, which commits those whose records are copied (a

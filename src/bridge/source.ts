@@ -1,9 +1,12 @@
 /**
  * The bridge's reading side on the project's own Kafka client
  * (src/kafka-client): one fetch loop per source broker, each asking its
- * partitions' leader for their record batches, read_committed, and keeping
- * the batches a read_committed reader reads byte for byte (aborted data and
- * markers become gaps; a trailing one is handed on as the partition's end).
+ * partitions' leader for their record batches, read_uncommitted, and keeping
+ * every batch byte for byte as the source stored it: transactional data,
+ * aborted or not, and the COMMIT and ABORT markers, which the core's appendAt
+ * turns into the target partition's open transactions and aborted index, so
+ * the target's read_committed view is the source's (a trailing gap, which
+ * compaction leaves, is handed on as the partition's end).
  *
  * - A leadership error (NOT_LEADER_OR_FOLLOWER and its kin) or a failed
  *   connection sets the partition aside until the metadata is read again,
@@ -20,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import { KafkaClient, LEADERSHIP_ERRORS } from '../kafka-client/client.js';
-import { committedBatches, fetchFrom, type RawBatch } from '../kafka-client/fetch.js';
+import { fetchFrom, storedBatches, type RawBatch } from '../kafka-client/fetch.js';
 import { reencodeTail } from './copy-batches.js';
 
 /** Bytes of fetched batches waiting for the target, in all, by default (the bridge's bufferBytes); reading pauses above it. */
@@ -55,7 +58,7 @@ export interface PartitionCopy {
   /** Batches fetched and not yet written, ascending. */
   pending: RawBatch[];
   pendingBytes: number;
-  /** The source's read_committed end (last stable offset) as last seen. */
+  /** The source's end (high watermark) as last seen. */
   sourceEnd: number;
   /** Waiting for new metadata (its leader moved or could not be reached). */
   stale: boolean;
@@ -136,7 +139,7 @@ export class SourceReader {
       try {
         const connection = await this.client.connection(nodeId);
         const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: limits.partitionFetch }));
-        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: true });
+        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: false });
       } catch (e) {
         if (this.stopping) return;
         this.log.warn({ broker: nodeId, err: (e as Error).message }, `fetching from source broker ${nodeId} failed; reading the metadata again`);
@@ -156,7 +159,7 @@ export class SourceReader {
         } else if (f.errorCode !== 0) {
           this.log.warn({ topic: p.topic, partition: p.partition, errorCode: f.errorCode }, `the source answered error ${f.errorCode} for ${p.topic}/${p.partition}; asking again`);
         } else {
-          arrived = this.accept(p, f.records, f.aborted, f.lastStableOffset >= 0 ? f.lastStableOffset : f.highWatermark) || arrived;
+          arrived = this.accept(p, f.records, f.highWatermark) || arrived;
         }
       }
       if (arrived) this.onBatches();
@@ -169,10 +172,10 @@ export class SourceReader {
     }
   }
 
-  /** Keeps a fetch's committed batches; true when there is something new for the target. */
-  private accept(p: PartitionCopy, records: Buffer | null, aborted: { producerId: bigint; firstOffset: number }[], end: number): boolean {
+  /** Keeps a fetch's batches; true when there is something new for the target. */
+  private accept(p: PartitionCopy, records: Buffer | null, end: number): boolean {
     p.sourceEnd = end;
-    const view = committedBatches(records, aborted, p.fetchAt);
+    const view = storedBatches(records, p.fetchAt);
     const tail = view.straddling ? reencodeTail(view.straddling, p.fetchAt) : null;
     const kept = tail ? [tail, ...view.batches] : view.batches;
     for (const b of kept) {
@@ -182,7 +185,7 @@ export class SourceReader {
     }
     const moved = view.next > p.fetchAt;
     p.fetchAt = Math.max(p.fetchAt, view.next);
-    // Nothing more to read now, and the source's end past what is kept: the gap (markers, aborted records) goes over too.
+    // Nothing more to read now, and the source's end past what is kept: the gap (compaction's) goes over too.
     return kept.length > 0 || (moved && p.fetchAt > (p.pending.at(-1)?.nextOffset ?? p.next));
   }
 

@@ -97,10 +97,33 @@ const CONTROL_ABORT = 0;
  * batches (markers) and data batches of aborted transactions are skipped.
  */
 export function committedBatches(records: Buffer | null, aborted: readonly { producerId: bigint; firstOffset: number }[], from: number): CommittedView {
-  const view: CommittedView = { batches: [], next: from, straddling: null };
-  if (!records) return view;
   const pending = [...aborted].sort((a, b) => a.firstOffset - b.firstOffset);
   const aborting = new Set<bigint>();
+  return splitBatches(records, from, (bytes, nextOffset) => {
+    const attributes = bytes.readInt16BE(BatchPos.Attributes);
+    const producerId = bytes.readBigInt64BE(BatchPos.ProducerId);
+    while (pending.length > 0 && pending[0]!.firstOffset < nextOffset) aborting.add(pending.shift()!.producerId);
+    if ((attributes & BatchAttr.Control) !== 0) {
+      if (aborting.has(producerId) && controlType(bytes) === CONTROL_ABORT) aborting.delete(producerId);
+      return false;
+    }
+    return (attributes & BatchAttr.Transactional) === 0 || !aborting.has(producerId);
+  });
+}
+
+/**
+ * The batches as the broker stored them, a read_uncommitted fetch's records
+ * split as committedBatches splits them, nothing skipped: transactional data,
+ * aborted or not, and the control batches (markers) too.
+ */
+export function storedBatches(records: Buffer | null, from: number): CommittedView {
+  return splitBatches(records, from, () => true);
+}
+
+/** Whole batches at or past `from`; `keep` sees every whole batch in order (those before `from` too) and says which are read. */
+function splitBatches(records: Buffer | null, from: number, keep: (bytes: Buffer, nextOffset: number) => boolean): CommittedView {
+  const view: CommittedView = { batches: [], next: from, straddling: null };
+  if (!records) return view;
   for (let at = 0; at + BATCH_HEADER_SIZE <= records.length; ) {
     const size = 12 + records.readInt32BE(at + BatchPos.BatchLength);
     if (at + size > records.length) break;
@@ -109,17 +132,11 @@ export function committedBatches(records: Buffer | null, aborted: readonly { pro
     if (bytes.readInt8(BatchPos.Magic) !== 2) throw new Error(`a record batch of magic ${bytes.readInt8(BatchPos.Magic)} (a pre-0.11 message format) cannot be copied as stored`);
     const baseOffset = Number(bytes.readBigInt64BE(BatchPos.BaseOffset));
     const nextOffset = baseOffset + bytes.readInt32BE(BatchPos.LastOffsetDelta) + 1;
-    const attributes = bytes.readInt16BE(BatchPos.Attributes);
-    const producerId = bytes.readBigInt64BE(BatchPos.ProducerId);
-    while (pending.length > 0 && pending[0]!.firstOffset < nextOffset) aborting.add(pending.shift()!.producerId);
+    const kept = keep(bytes, nextOffset);
     if (nextOffset <= from) continue;
-    const batch = { bytes, baseOffset, nextOffset, recordCount: bytes.readInt32BE(BatchPos.RecordCount) };
     view.next = nextOffset;
-    if ((attributes & BatchAttr.Control) !== 0) {
-      if (aborting.has(producerId) && controlType(bytes) === CONTROL_ABORT) aborting.delete(producerId);
-      continue;
-    }
-    if ((attributes & BatchAttr.Transactional) !== 0 && aborting.has(producerId)) continue;
+    if (!kept) continue;
+    const batch = { bytes, baseOffset, nextOffset, recordCount: bytes.readInt32BE(BatchPos.RecordCount) };
     if (baseOffset < from) {
       view.straddling = batch;
       continue;

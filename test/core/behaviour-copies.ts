@@ -112,13 +112,13 @@ export function describeCopies(fx: Fixture): void {
       expect((await readOffsets(core, q, 4)).map((r) => r.offset)).toEqual([6]);
     });
 
-    it('refuses control batches, overlapping batches and unknown partitions, writing nothing', async () => {
+    it('refuses control batches that are not transaction markers of a producer, overlapping batches and unknown partitions, writing nothing', async () => {
       const core = fx.core();
       const q = await fx.newQueue();
-      const marker = buildControlBatch({ type: ControlRecordType.Commit, producerId: 7, producerEpoch: 0, coordinatorEpoch: 0, baseOffset: 2 });
-      const control = await core.appendAt({ partitions: [{ queue: q, partition: 0, records: Buffer.concat([copiedBatch([0, 1]), marker]) }] });
+      const stray = buildBatch({ baseOffset: 2, isControl: true, records: [{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }] });
+      const control = await core.appendAt({ partitions: [{ queue: q, partition: 0, records: Buffer.concat([copiedBatch([0, 1]), stray]) }] });
       expect(control.partitions[0]).toMatchObject({ error: 'invalid_record', nextOffset: 0 });
-      expect(control.partitions[0]!.errorMessage).toMatch(/control batch/);
+      expect(control.partitions[0]!.errorMessage).toMatch(/batch 1 is a control batch without a transactional producer id/);
       const backwards = await core.appendAt({ partitions: [{ queue: q, partition: 0, records: Buffer.concat([copiedBatch([5, 6]), copiedBatch([6])]) }] });
       expect(backwards.partitions[0]).toMatchObject({ error: 'corrupt_message', nextOffset: 0 });
       const unknown = await core.appendAt({ partitions: [{ queue: q, partition: 3, records: copiedBatch([0]) }, { queue: q, partition: 0, records: copiedBatch([0]) }] });
@@ -146,6 +146,37 @@ export function describeCopies(fx: Fixture): void {
       expect(await core.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: 90_001, producerEpoch: 3 })).toEqual({ producerId: 90_001, producerEpoch: 4 });
       expect((await core.initProducer({ transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 })).producerId).toBeGreaterThan(90_001);
       expect((await readOffsets(core, q)).map((r) => r.offset)).toEqual([0, 1, 2, 3, 4, 5]);
+    });
+
+    it('copies transactions with their markers: an open one holds the last stable offset, an abort enters the aborted index, read_committed sees what the source committed', async () => {
+      const core = fx.core();
+      const q = await fx.newQueue();
+      // Source log: producer 91001 commits 0-1 (marker 2), 91002 aborts 3-4 (marker 6), 91003 opens at 5 and commits later (marker 7).
+      const txnBatch = (offsets: number[], producerId: number, baseSequence: number) =>
+        buildBatch({ baseOffset: offsets[0]!, isTransactional: true, producerId, producerEpoch: 0, baseSequence, records: offsets.map((o) => ({ offsetDelta: o - offsets[0]!, value: `t${o}`, timestamp: T0 + o })) });
+      const marker = (commit: boolean, producerId: number, baseOffset: number) =>
+        buildControlBatch({ type: commit ? ControlRecordType.Commit : ControlRecordType.Abort, producerId, producerEpoch: 0, coordinatorEpoch: 3, baseOffset, timestamp: T0 });
+      const first = Buffer.concat([txnBatch([0, 1], 91_001, 0), marker(true, 91_001, 2), txnBatch([3, 4], 91_002, 0), txnBatch([5], 91_003, 0), marker(false, 91_002, 6)]);
+      expect((await core.appendAt({ partitions: [{ queue: q, partition: 0, records: first }] })).partitions[0]).toMatchObject({ error: null, nextOffset: 7 });
+      const read = async (isolation: 'read_committed' | 'read_uncommitted') =>
+        (await core.read({ partitions: [{ queue: q, partition: 0, fetchOffset: 0, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation })).partitions[0]!;
+      const open = await read('read_committed');
+      expect(open).toMatchObject({ error: null, highWatermark: 7, lastStableOffset: 5, abortedTransactions: [{ producerId: 91_002, firstOffset: 3 }] });
+      // The stored batches are the copied bytes (the partition leader epoch aside), markers included.
+      expect(open.batches.map((b) => Number(decodeBatch(b).header.baseOffset))).toEqual([0, 2, 3]);
+      const sent = [txnBatch([0, 1], 91_001, 0), marker(true, 91_001, 2), txnBatch([3, 4], 91_002, 0)];
+      expect(open.batches.map((b) => Buffer.from(b).subarray(16).toString('hex'))).toEqual(sent.map((b) => b.subarray(16).toString('hex')));
+      expect((await read('read_uncommitted')).batches.length).toBe(5);
+      // The open transaction's marker comes in the next copy: the last stable offset moves to the end.
+      expect((await core.appendAt({ partitions: [{ queue: q, partition: 0, records: marker(true, 91_003, 7) }] })).partitions[0]).toMatchObject({ error: null, nextOffset: 8 });
+      const done = await read('read_committed');
+      expect(done).toMatchObject({ highWatermark: 8, lastStableOffset: 8, abortedTransactions: [{ producerId: 91_002, firstOffset: 3 }] });
+      expect(done.batches.length).toBe(6);
+      const reopened = fx.reopen();
+      if (!reopened) return;
+      expect(await (await reopened).read({ partitions: [{ queue: q, partition: 0, fetchOffset: 0, maxBytes: 1 << 20 }], minBytes: 0, maxWaitMs: 0, maxBytes: 1 << 20, isolation: 'read_committed' })).toMatchObject({
+        partitions: [{ highWatermark: 8, lastStableOffset: 8, abortedTransactions: [{ producerId: 91_002, firstOffset: 3 }] }],
+      });
     });
 
     it('keeps the gaps across close and reopen', async ({ skip }) => {

@@ -2,8 +2,9 @@
  * The migration bridge with Apache Kafka as the source: 12 partitions of
  * lz4-compressed records with headers, written on while the bridge runs and
  * is SIGKILLed three times; a compacted topic (its gaps copied as gaps); a
- * topic with committed and aborted transactions (aborted records and markers
- * become gaps, the trailing marker included); a consumer group that moves from
+ * topic with committed and aborted transactions (copied read_uncommitted with
+ * the markers: read_committed and read_uncommitted readers see the source's
+ * view at the target); a consumer group that moves from
  * Kafka to the gateway mid-stream. Source and target are then compared
  * offset for offset, a checksum per partition (bridge-scenario.ts).
  *

@@ -25,6 +25,8 @@ export interface CopiedTopic {
   partitions: number;
   /** Offsets at the source that hold no record (compaction, aborted transactions): the copy must keep them. */
   expectGaps?: boolean;
+  /** Written by a transactional producer, some transactions aborted: read_uncommitted views compared too. */
+  transactional?: boolean;
   /** cleanup.policy=compact at the source: the target's copy is compacted too, or keeps every record. */
   compacted?: boolean;
 }
@@ -155,12 +157,14 @@ async function writeTransactions(bootstrap: string, topic: string): Promise<void
  * The scenario's topics, created at the source: the main one (12 partitions,
  * written by the scenario), a compacted one whose cleaner has run and settled
  * (its gaps copied as gaps), and one with committed and aborted transactions
- * (aborted records and markers become gaps, the trailing marker included).
+ * (copied with their markers, the trailing one included: read_committed
+ * readers of the copy see the committed records, read_uncommitted ones the
+ * aborted ones too).
  */
 export async function prepareSourceTopics(bootstrap: string): Promise<{ main: CopiedTopic; others: CopiedTopic[] }> {
   const main = { name: uniqueTopic('bridge-main'), partitions: 12 };
   const compacted = { name: uniqueTopic('bridge-compacted'), partitions: 3, expectGaps: true, compacted: true };
-  const transactional = { name: uniqueTopic('bridge-txn'), partitions: 2, expectGaps: true };
+  const transactional = { name: uniqueTopic('bridge-txn'), partitions: 2, expectGaps: true, transactional: true };
   const admin = kafkajsClient(bootstrap).admin();
   await admin.connect();
   try {
@@ -178,6 +182,21 @@ export async function prepareSourceTopics(bootstrap: string): Promise<{ main: Co
   await writeCompacted(bootstrap, compacted.name);
   await writeTransactions(bootstrap, transactional.name);
   return { main, others: [compacted, transactional] };
+}
+
+/**
+ * A transactional topic read_uncommitted at both ends: the aborted records are
+ * there too, at the same offsets, and every stored batch, markers included,
+ * is the source's byte for byte.
+ */
+async function compareUncommitted(s: Scenario, topic: CopiedTopic, committed: PartitionLog[]): Promise<void> {
+  const uncommitted = { 'isolation.level': 'read_uncommitted' } as const;
+  const source = await readLogs(s.source, topic.name, topic.partitions, 120_000, uncommitted);
+  const target = await readLogs(s.target.bootstrap, topic.name, topic.partitions, 120_000, uncommitted);
+  const count = (logs: PartitionLog[]) => logs.reduce((n, log) => n + log.records.length, 0);
+  expect(count(source), `${topic.name}: read_uncommitted at the source reads the aborted records too`).toBeGreaterThan(count(committed));
+  expect(checksums(target), `${topic.name}: read_uncommitted, target vs source`).toEqual(checksums(source));
+  expect(await batchChecksums(s.target.bootstrap, topic.name, topic.partitions, {}, true), `${topic.name}: every stored batch, markers included, target vs source`).toEqual(await batchChecksums(s.source, topic.name, topic.partitions, {}, true));
 }
 
 export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgeProcess; report: string }> {
@@ -306,8 +325,9 @@ export async function runBridgeScenario(s: Scenario): Promise<{ bridge: BridgePr
       // And the stored batches themselves, byte for byte (codec, CRC, producer ids and sequences).
       expect(await batchChecksums(s.target.bootstrap, topic.name, topic.partitions), `${topic.name}: the target's batch bytes vs the source's`).toEqual(await batchChecksums(s.source, topic.name, topic.partitions));
     }
+    if (topic.transactional) await compareUncommitted(s, topic, source);
     const records = source.reduce((n, log) => n + log.records.length, 0);
-    compared.push(`${topic.name}: ${topic.partitions} partitions, ${records.toLocaleString('en-US')} records, ${source.reduce((n, log) => n + gapCount(log), 0).toLocaleString('en-US')} gaps, ${topic.compacted ? 'the latest record per key equal' : 'record and batch-byte checksums equal'}`);
+    compared.push(`${topic.name}: ${topic.partitions} partitions, ${records.toLocaleString('en-US')} records, ${source.reduce((n, log) => n + gapCount(log), 0).toLocaleString('en-US')} gaps, ${topic.compacted ? 'the latest record per key equal' : 'record and batch-byte checksums equal'}${topic.transactional ? ', read_committed and read_uncommitted' : ''}`);
   }
 
   await disconnect(producer);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBatch, buildControlBatch, ControlRecordType } from '../../protocol/records/record-batch.js';
-import { committedBatches } from '../../src/kafka-client/fetch.js';
+import { committedBatches, storedBatches } from '../../src/kafka-client/fetch.js';
 
 const data = (baseOffset: number, count: number, producer: { producerId: number; transactional: boolean } | null = null) =>
   buildBatch({
@@ -43,5 +43,13 @@ describe('committedBatches', () => {
 
   it('without aborted transactions (read_uncommitted, or none aborted) keeps every data batch', () => {
     expect(committedBatches(records, [], 0).batches.map((b) => b.baseOffset)).toEqual([0, 2, 6]);
+  });
+
+  it('storedBatches (the bridge reads read_uncommitted) keeps every batch as stored, aborted data and markers too', () => {
+    const view = storedBatches(records, 1);
+    expect(view.batches.map((b) => [b.baseOffset, b.nextOffset, b.recordCount])).toEqual([[2, 4, 2], [4, 5, 1], [5, 6, 1], [6, 8, 2]]);
+    expect(view.batches.every((b, i) => b.bytes.equals(batches[i + 1]!))).toBe(true);
+    expect(view.straddling?.baseOffset).toBe(0);
+    expect(view.next).toBe(8);
   });
 });

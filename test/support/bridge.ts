@@ -13,7 +13,7 @@ import { openCore, type Core } from '../../src/core/index.js';
 import { startBroker, type Broker } from '../../src/index.js';
 import { formatRpcAddress, RpcServer } from '../../src/rpc/index.js';
 import { KafkaClient } from '../../src/kafka-client/client.js';
-import { committedBatches, fetchFrom } from '../../src/kafka-client/fetch.js';
+import { committedBatches, fetchFrom, storedBatches } from '../../src/kafka-client/fetch.js';
 import type { EngineChoice } from './engines.js';
 import { connectConsumer, disconnect, fromHeaders, OFFSET_BEGINNING, type ConsumerConfig } from './rdkafka.js';
 import { sleep, waitFor } from './eventually.js';
@@ -176,24 +176,26 @@ export function gapCount(log: PartitionLog): number {
  * zeroed, and batches without records left out (a copy's trailing gaps are
  * such batches; the source's markers are not read). Equal lines: the copy
  * holds the source's batches byte for byte, codec, CRC and producer fields
- * included.
+ * included. `readUncommitted`: every stored batch to the high watermark,
+ * aborted data and the markers too (a read_uncommitted reader's view).
  */
-export async function batchChecksums(bootstrap: string, topic: string, partitions: number, settings: Record<string, string> = {}): Promise<string[]> {
+export async function batchChecksums(bootstrap: string, topic: string, partitions: number, settings: Record<string, string> = {}, readUncommitted = false): Promise<string[]> {
+  const readCommitted = !readUncommitted;
   const client = await KafkaClient.connect({ bootstrap, settings });
   try {
     await client.refreshMetadata([topic]);
     const lines: string[] = [];
     for (let partition = 0; partition < partitions; partition++) {
-      const [end] = await client.listOffsets([{ topic, partition }], -1, true);
+      const [end] = await client.listOffsets([{ topic, partition }], -1, readCommitted);
       let at = (await client.listOffsets([{ topic, partition }], -2, true))[0]!;
       const hash = createHash('sha256');
       let batches = 0;
       while (at < end!) {
         const connection = await client.connection(client.leaderOf(topic, partition)!.leader);
-        const answer = await fetchFrom(connection, [{ topic, partition, offset: at, maxBytes: 4 << 20 }], { maxWaitMs: 100, minBytes: 1, maxBytes: 4 << 20, readCommitted: true });
+        const answer = await fetchFrom(connection, [{ topic, partition, offset: at, maxBytes: 4 << 20 }], { maxWaitMs: 100, minBytes: 1, maxBytes: 4 << 20, readCommitted });
         const fetched = answer.partitions[0]!;
         if (fetched.errorCode !== 0) throw new Error(`fetching ${topic}/${partition} at ${at} from ${bootstrap} answered error ${fetched.errorCode}`);
-        const view = committedBatches(fetched.records, fetched.aborted, at);
+        const view = readCommitted ? committedBatches(fetched.records, fetched.aborted, at) : storedBatches(fetched.records, at);
         for (const b of view.batches) {
           if (b.recordCount === 0) continue;
           const bytes = Buffer.from(b.bytes);

@@ -9,6 +9,7 @@ import { requireInteger } from './arguments.js';
 import { PARTITION_LEADER_EPOCH, type AppendLimits } from './batches.js';
 import { advanceWindows, isIdempotent, type ProducerWindow, type SequencedBatch } from './producer-window.js';
 import { requirePartitionRefs } from './requests.js';
+import { copiedTxnRole, type CopiedTxnRole } from './copied-transactions.js';
 
 /**
  * The rules of appendAt, the core's append for records copied from another
@@ -20,9 +21,10 @@ import { requirePartitionRefs } from './requests.js';
  * are kept as they are, and rebuild the target's producer windows
  * (copiedWindows), so an idempotent producer that moves from the source to
  * this log mid-stream goes on with its next sequence, and a resend of a
- * copied batch is answered as a duplicate. Control batches are refused: the bridge copies
- * committed records only, so a marker here would describe a transaction the
- * target never saw.
+ * copied batch is answered as a duplicate. Transactional batches and their
+ * COMMIT and ABORT markers are copied too, and the partition's open
+ * transactions and aborted index follow them (copied-transactions.ts), so the
+ * target's read_committed view is the source's.
  */
 
 export interface CopiedBatch {
@@ -35,6 +37,8 @@ export interface CopiedBatch {
   maxTimestamp: number;
   /** The batch's producer id, epoch and sequence, when an idempotent producer wrote it. */
   producer?: SequencedBatch;
+  /** What the batch means for transactions: transactional data, a marker; absent for plain data. */
+  txn?: CopiedTxnRole;
 }
 
 export type ParsedCopy =
@@ -75,9 +79,14 @@ function parseCopiedRecords(records: Buffer, endOffset: number | undefined, budg
   const batches: CopiedBatch[] = [];
   let next = -1;
   for (const [i, batch] of valid.entries()) {
-    if (batch.isControl) {
-      return { ok: false, error: 'invalid_record', message: `Copied record batch ${i} is a control batch; only committed data records are copied (transaction markers become gaps).` };
+    let txn: CopiedTxnRole | null | string;
+    try {
+      txn = copiedTxnRole(records, batch, budget);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      txn = `holds a control record that does not decode (${e.message})`;
     }
+    if (typeof txn === 'string') return { ok: false, error: 'invalid_record', message: `Copied record batch ${i} ${txn}. Nothing of this partition's records was stored.` };
     const baseOffset = Number(batch.header.baseOffset);
     if (baseOffset < 0 || baseOffset < next) {
       return { ok: false, error: 'corrupt_message', message: `Copied record batch ${i} starts at offset ${baseOffset}, before the end (${next}) of the batch ahead of it; batches must come in ascending, non-overlapping offset order.` };
@@ -85,7 +94,7 @@ function parseCopiedRecords(records: Buffer, endOffset: number | undefined, budg
     next = baseOffset + batch.header.lastOffsetDelta + 1;
     const maxTimestamp = batch.timestampType === TimestampType.LogAppendTime ? batch.header.maxTimestamp : (batch.recordsMaxTimestamp ?? batch.header.maxTimestamp);
     const producer = { producerId: Number(batch.header.producerId), producerEpoch: batch.header.producerEpoch, baseSequence: batch.header.baseSequence, lastOffsetDelta: batch.header.lastOffsetDelta };
-    batches.push({ start: batch.start, end: batch.end, baseOffset, nextOffset: next, maxTimestamp: Number(maxTimestamp), ...(isIdempotent(producer) && producer.baseSequence >= 0 ? { producer } : {}) });
+    batches.push({ start: batch.start, end: batch.end, baseOffset, nextOffset: next, maxTimestamp: Number(maxTimestamp), ...(isIdempotent(producer) && producer.baseSequence >= 0 ? { producer } : {}), ...(txn ? { txn } : {}) });
   }
   return { ok: true, batches, endOffset: Math.max(next, endOffset ?? 0) };
 }

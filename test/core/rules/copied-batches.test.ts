@@ -29,12 +29,14 @@ describe('copied batches (appendAt)', () => {
     expect(ok(copy(first, 30)).endOffset).toBe(30);
   });
 
-  it('refuses control batches (markers become gaps), overlapping or backwards batches and corrupt bytes, naming the batch', () => {
-    const marker = buildControlBatch({ type: ControlRecordType.Commit, producerId: 7, producerEpoch: 0, coordinatorEpoch: 0, baseOffset: 3 });
-    const refused = copy(marker);
+  it('takes transaction markers as copied batches, refuses other control batches, overlapping or backwards batches and corrupt bytes, naming the batch', () => {
+    const marker = buildControlBatch({ type: ControlRecordType.Abort, producerId: 7, producerEpoch: 0, coordinatorEpoch: 0, baseOffset: 3 });
+    expect(ok(copy(marker)).batches.map((b) => b.txn)).toEqual([{ kind: 'marker', producerId: 7, commit: false }]);
+    const stray = buildBatch({ baseOffset: 3, isControl: true, records: [{ key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 0]) }] });
+    const refused = copy(stray);
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.error).toBe('invalid_record');
-    expect(!refused.ok && refused.message).toMatch(/batch 0 is a control batch/);
+    expect(!refused.ok && refused.message).toMatch(/batch 0 is a control batch without a transactional producer id/);
 
     const a = buildBatch({ baseOffset: 10, records: [{ value: 'a' }, { value: 'b' }] });
     const overlapping = copy(Buffer.concat([a, buildBatch({ baseOffset: 11, records: [{ value: 'c' }] })]));

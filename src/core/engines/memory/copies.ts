@@ -1,5 +1,7 @@
 import type { AppendAtPartition, AppendAtPartitionResult, AppendAtRequest, AppendAtResult } from '../../core.js';
 import { copiedProducers, copiedWindows, gapBatch, parseCopies, planCopy, storedCopy, type ParsedCopy } from '../../rules/copied-batches.js';
+import { copiedTransactionState } from '../../rules/copied-transactions.js';
+import type { MemoryTransactions } from './kafka-transactions.js';
 import type { MemoryStore, PartitionState } from './store.js';
 
 /**
@@ -9,7 +11,13 @@ import type { MemoryStore, PartitionState } from './store.js';
  * PostgreSQL; the producer windows the copied batches leave are stored with
  * them. True in `wrote` when records went in (long-polls to wake).
  */
-export function appendCopies(partition: PartitionState, p: AppendAtPartition, parsed: ParsedCopy, now: number): { result: AppendAtPartitionResult; wrote: boolean } {
+export function appendCopies(
+  partition: PartitionState,
+  p: AppendAtPartition,
+  parsed: ParsedCopy,
+  now: number,
+  txns: MemoryTransactions<PartitionState>,
+): { result: AppendAtPartitionResult; wrote: boolean } {
   const { log } = partition;
   const where = { queue: p.queue, partition: p.partition };
   if (!parsed.ok) return { result: { ...where, error: parsed.error, errorMessage: parsed.message, nextOffset: log.highWatermark }, wrote: false };
@@ -17,6 +25,7 @@ export function appendCopies(partition: PartitionState, p: AppendAtPartition, pa
   if (plan.kind === 'already_there') return { result: { ...where, error: 'already_there', errorMessage: plan.message, nextOffset: log.highWatermark }, wrote: false };
   for (const batch of parsed.batches) log.append(storedCopy(p.records, batch), batch.nextOffset - batch.baseOffset, batch.maxTimestamp, now, batch.baseOffset);
   for (const window of copiedWindows(parsed.batches, (producerId) => partition.producers.get(producerId) ?? null).values()) partition.producers.set(window.producerId, window);
+  txns.applyCopied(partition, copiedTransactionState(parsed.batches, (producerId) => first(txns.openFirstOffset(partition, producerId))));
   const gap = plan.trailingGap;
   if (gap) log.append(gapBatch(gap), gap.nextOffset - gap.baseOffset, gap.maxTimestamp, now, gap.baseOffset);
   log.highWatermark = plan.nextOffset;
@@ -38,11 +47,15 @@ export class MemoryCopies {
         const error = found.error === 'unknown_queue' ? 'unknown_queue' : 'unknown_partition';
         return { queue: p.queue, partition: p.partition, error, errorMessage: `Queue "${p.queue}" does not exist or has no partition ${p.partition}.`, nextOffset: -1 };
       }
-      const { result, wrote } = appendCopies(found.partition, p, parsed[i]!, now);
+      const { result, wrote } = appendCopies(found.partition, p, parsed[i]!, now, this.store.kafkaTxns);
       if (wrote) this.store.wakePartition(this.store.queues.get(p.queue)!, found.partition);
       return result;
     });
     for (const [producerId, epoch] of copiedProducers(parsed)) this.store.noteCopiedProducer(producerId, epoch);
     return { partitions: results };
   }
+}
+
+function first(offset: number): number | undefined {
+  return offset < 0 ? undefined : offset;
 }

@@ -9,6 +9,7 @@ import type {
 import type { EngineKafkaTransactions } from '../../engine.js';
 import type { TxnDecision, TxnUnitRequest, TxnView, TxnWrites } from '../../kafka-transactions/unit.js';
 import type { MissingPartition } from '../../log/append.js';
+import type { CopiedTxnState } from '../../rules/copied-transactions.js';
 import { abortedInRange, hasExpired, isAbortedBatch, type AbortedRange, type ProducerTransaction, type StoredTransaction } from '../../rules/kafka-transactions.js';
 
 /**
@@ -177,6 +178,17 @@ export class MemoryTransactions<P extends object> implements EngineKafkaTransact
 
   isAborted(partition: P, producerId: number, baseOffset: number): boolean {
     return isAbortedBatch(this.partitionState.get(partition)?.aborted ?? [], producerId, baseOffset);
+  }
+
+  /** A copy's transactions (appendAt): its producers' open copied transactions and new aborted ranges (decided by ../../rules/copied-transactions.ts). */
+  applyCopied(partition: P, copied: CopiedTxnState): void {
+    if (copied.open.size === 0 && copied.aborted.length === 0) return;
+    const state = this.stateOf(partition);
+    for (const [producerId, first] of copied.open) {
+      if (first === null) state.open.delete(producerId);
+      else state.open.set(producerId, first);
+    }
+    state.aborted.push(...copied.aborted);
   }
 
   /** Retention moved the log start: aborted ranges wholly before it are no longer needed. */

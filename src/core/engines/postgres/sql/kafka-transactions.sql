@@ -151,3 +151,24 @@ WHERE NOT EXISTS (SELECT 1 FROM partitions p WHERE p.id = a.partition_id AND p.l
 INSERT INTO producer_windows (partition_id, producer_id, producer_epoch, retained, last_timestamp)
 SELECT unnest($1::bigint[]), $2, $3, '[]'::jsonb, $4
 ON CONFLICT (partition_id, producer_id) DO NOTHING;
+
+-- name: copied-txn-open-offsets
+-- The open copied transactions (appendAt) of the given partitions and
+-- producers: rows of transaction_partitions under a reserved id per producer
+-- (copiedTxnId), so every last-stable-offset query counts them.
+SELECT partition_id, transactional_id, first_offset FROM transaction_partitions
+WHERE (partition_id, transactional_id) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
+  AND first_offset IS NOT NULL;
+
+-- name: copied-txn-set
+-- A copy's outcome per partition and producer: the open copied transaction's
+-- first offset, or (null) none open, so the row goes.
+WITH wanted AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS w (partition_id, transactional_id, first_offset)
+), gone AS (
+  DELETE FROM transaction_partitions t USING wanted w
+  WHERE w.first_offset IS NULL AND t.partition_id = w.partition_id AND t.transactional_id = w.transactional_id
+)
+INSERT INTO transaction_partitions (transactional_id, partition_id, first_offset)
+SELECT transactional_id, partition_id, first_offset FROM wanted WHERE first_offset IS NOT NULL
+ON CONFLICT (transactional_id, partition_id) DO UPDATE SET first_offset = excluded.first_offset;
