@@ -102,10 +102,26 @@ export interface Run {
   timedOut: boolean;
 }
 
+/** The process groups of the suites' commands still running: killed when the runner is stopped. */
+const running = new Set<number>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const pid of running) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    process.exit(1);
+  });
+}
+
 /** Runs a command to its end or to `timeoutMs`, killing its process group then. */
 export function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; echo?: boolean }): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) running.add(child.pid);
     let output = '';
     const take = (chunk: Buffer) => {
       output += chunk.toString();
@@ -125,6 +141,7 @@ export function run(command: string, args: string[], options: { cwd: string; env
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
       resolve({ code, output, timedOut });
     });
   });
