@@ -14,6 +14,9 @@
  * - OFFSET_OUT_OF_RANGE below the source's log start (retention) goes on from
  *   the log start; the target's log then has a gap there.
  * - A broker's throttle time is waited out before its next fetch.
+ * - Each broker's loop keeps a fetch session with it (KIP-227,
+ *   ../kafka-client/fetch-session.ts): a Fetch names only the partitions
+ *   whose position or limit moved, as Kafka's consumers do.
  * - Memory: fetched batches wait for the target in memory, at most
  *   an eighth of the budget per partition and the budget in all (BUFFER_BYTES
  *   unless the bridge is given another, bufferLimits); a loop
@@ -23,7 +26,8 @@
  */
 import type { Logger } from 'pino';
 import { KafkaClient, LEADERSHIP_ERRORS } from '../kafka-client/client.js';
-import { fetchFrom, storedBatches, type RawBatch } from '../kafka-client/fetch.js';
+import { storedBatches, type RawBatch } from '../kafka-client/fetch.js';
+import { FetchSession } from '../kafka-client/fetch-session.js';
 import { reencodeTail } from './copy-batches.js';
 
 /** Bytes of fetched batches waiting for the target, in all, by default (the bridge's bufferBytes); reading pauses above it. */
@@ -123,6 +127,7 @@ export class SourceReader {
 
   /** Long because it is one fetch round: the partitions asked, the request, each answer's outcome. */
   private async fetchLoop(nodeId: number): Promise<void> {
+    const session = new FetchSession();
     while (!this.stopping) {
       const mine = [...this.partitions.values()].filter((p) => !p.stale && this.client.leaderOf(p.topic, p.partition)?.leader === nodeId);
       if (mine.length === 0) return;
@@ -139,7 +144,7 @@ export class SourceReader {
       try {
         const connection = await this.client.connection(nodeId);
         const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: limits.partitionFetch }));
-        answer = await fetchFrom(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: false });
+        answer = await session.fetch(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: false });
       } catch (e) {
         if (this.stopping) return;
         this.log.warn({ broker: nodeId, err: (e as Error).message }, `fetching from source broker ${nodeId} failed; reading the metadata again`);

@@ -34,6 +34,8 @@ export interface FetchedPartition {
 export interface FetchAnswer {
   throttleTimeMs: number;
   errorCode: number;
+  /** The fetch session the broker keeps for these fetches (0: none). */
+  sessionId: number;
   partitions: FetchedPartition[];
 }
 
@@ -44,13 +46,25 @@ export interface FetchLimits {
   readCommitted: boolean;
 }
 
-/** One Fetch without a fetch session (each request names every partition). */
-export async function fetchFrom(connection: BrokerConnection, asks: readonly FetchAsk[], limits: FetchLimits): Promise<FetchAnswer> {
-  const topics = [...new Set(asks.map((a) => a.topic))].map((topic) => ({
+/** Where a Fetch stands in a fetch session (KIP-227): none (-1), asking for one (id 0, epoch 0), or the session's next epoch, with the partitions it drops. */
+export interface SessionPart {
+  sessionId: number;
+  sessionEpoch: number;
+  forgotten: readonly { topic: string; partition: number }[];
+}
+
+const SESSIONLESS: SessionPart = { sessionId: 0, sessionEpoch: -1, forgotten: [] };
+
+/** One Fetch; without `session`, outside any fetch session (the request names every partition). */
+export async function fetchFrom(connection: BrokerConnection, asks: readonly FetchAsk[], limits: FetchLimits, session: SessionPart = SESSIONLESS): Promise<FetchAnswer> {
+  const byTopic = <T extends { topic: string }>(items: readonly T[]) => [...new Set(items.map((a) => a.topic))].map((topic) => ({ topic, items: items.filter((a) => a.topic === topic) }));
+  const topics = byTopic(asks).map(({ topic, items }) => ({
     topic,
-    partitions: asks.filter((a) => a.topic === topic).map((a) => ({ partition: a.partition, fetchOffset: BigInt(a.offset), partitionMaxBytes: a.maxBytes })),
+    partitions: items.map((a) => ({ partition: a.partition, fetchOffset: BigInt(a.offset), partitionMaxBytes: a.maxBytes })),
   }));
-  const body = { replicaId: -1, maxWaitMs: limits.maxWaitMs, minBytes: limits.minBytes, maxBytes: limits.maxBytes, isolationLevel: limits.readCommitted ? 1 : 0, sessionId: 0, sessionEpoch: -1, topics, forgottenTopicsData: [], rackId: '' };
+  const forgottenTopicsData = byTopic(session.forgotten).map(({ topic, items }) => ({ topic, partitions: items.map((f) => f.partition) }));
+  const isolationLevel = limits.readCommitted ? 1 : 0;
+  const body = { replicaId: -1, maxWaitMs: limits.maxWaitMs, minBytes: limits.minBytes, maxBytes: limits.maxBytes, isolationLevel, sessionId: session.sessionId, sessionEpoch: session.sessionEpoch, topics, forgottenTopicsData, rackId: '' };
   const answer = await connection.request(ApiKey.Fetch, body, limits.maxWaitMs + 30_000);
   const partitions: FetchedPartition[] = [];
   for (const t of answer['responses'] as Message[]) {
@@ -67,7 +81,7 @@ export async function fetchFrom(connection: BrokerConnection, asks: readonly Fet
       });
     }
   }
-  return { throttleTimeMs: (answer['throttleTimeMs'] as number) ?? 0, errorCode: (answer['errorCode'] as number) ?? 0, partitions };
+  return { throttleTimeMs: (answer['throttleTimeMs'] as number) ?? 0, errorCode: (answer['errorCode'] as number) ?? 0, sessionId: (answer['sessionId'] as number) ?? 0, partitions };
 }
 
 export interface RawBatch {
