@@ -104,7 +104,7 @@ const twoSubtopologies: Scenario = {
       steps.steadyStatus = running.status;
       steps.unknownMember = view(await heartbeat(raw, { ...request(group, 1), memberId: 'nobody' }));
       steps.taskTypesTogether = view(await heartbeat(raw, request(group, running.memberEpoch, { activeTasks: owned })));
-      steps.fencedEpoch = view(await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })), (e) => e - running.memberEpoch);
+      steps.fencedEpoch = view(await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })), (e) => (e > 0 ? e - running.memberEpoch : e));
 
       const missingGroup = `${group}-missing`;
       await awaitCoordinator(raw, missingGroup);
