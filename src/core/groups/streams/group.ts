@@ -38,7 +38,7 @@ export interface StreamsGroup {
   endpointEpoch: number;
   /** A member asked the whole application to shut down: every member is told, until the group empties. */
   shutdownRequested: boolean;
-  /** Date.now() until which the group's first assignment waits (the initial rebalance delay); not stored. */
+  /** Date.now() until which the group's first assignment waits (the initial rebalance delay); 0 once the heartbeat after it assigned the tasks. Not stored. */
   assignmentDelayedUntil: number;
 }
 
@@ -58,7 +58,7 @@ export function streamsGroupState(group: StreamsGroup): StreamsGroupState {
   if (group.members.size === 0) return 'Empty';
   if (!group.configured || group.configured.status.length > 0) return 'NotReady';
   // Held back by the initial rebalance delay: the tasks are still to be assigned.
-  if (group.groupEpoch > group.assignmentEpoch || Date.now() < group.assignmentDelayedUntil) return 'Assigning';
+  if (group.groupEpoch > group.assignmentEpoch || group.assignmentDelayedUntil > 0) return 'Assigning';
   for (const m of group.members.values()) {
     if (m.memberEpoch !== group.assignmentEpoch || m.state !== 'stable') return 'Reconciling';
   }
