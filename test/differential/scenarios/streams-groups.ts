@@ -60,7 +60,8 @@ const taskCount = (tasks: Message[] | null) => (tasks === null ? null : tasks.re
 function view(a: Message, rel: (e: number) => number = (e) => e): Record<string, unknown> {
   return {
     error: code(a.errorCode),
-    errorMessage: a.errorMessage,
+    // Epochs in sentences as steps from the first one, as the epochs themselves.
+    errorMessage: typeof a.errorMessage === 'string' ? a.errorMessage.replace(/\((\d+)\)/g, (_, e: string) => `(${rel(Number(e))})`) : a.errorMessage,
     memberEpoch: rel(a.memberEpoch),
     heartbeatIntervalMs: a.heartbeatIntervalMs,
     status: a.status === null ? null : (a.status as Message[]).map((s) => s.statusCode),
@@ -103,7 +104,7 @@ const twoSubtopologies: Scenario = {
       steps.steadyStatus = running.status;
       steps.unknownMember = view(await heartbeat(raw, { ...request(group, 1), memberId: 'nobody' }));
       steps.taskTypesTogether = view(await heartbeat(raw, request(group, running.memberEpoch, { activeTasks: owned })));
-      steps.fencedEpoch = view(await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })));
+      steps.fencedEpoch = view(await heartbeat(raw, request(group, running.memberEpoch + 5, { activeTasks: owned, standbyTasks: [], warmupTasks: [] })), (e) => (e > 0 ? e - running.memberEpoch : e));
 
       const missingGroup = `${group}-missing`;
       await awaitCoordinator(raw, missingGroup);

@@ -38,7 +38,7 @@ export interface StreamsGroup {
   endpointEpoch: number;
   /** A member asked the whole application to shut down: every member is told, until the group empties. */
   shutdownRequested: boolean;
-  /** Date.now() until which the group's first assignment waits (the initial rebalance delay); not stored. */
+  /** Date.now() until which the group's first assignment waits (the initial rebalance delay); 0 once the heartbeat after it assigned the tasks. Not stored. */
   assignmentDelayedUntil: number;
 }
 
@@ -53,11 +53,12 @@ export function toTaskIds(assignment: MemberAssignment): TaskIds[] {
     .map(([subtopologyId, set]) => ({ subtopologyId, partitions: [...set].sort((a, b) => a - b) }));
 }
 
-/** Kafka's streams group state: Empty, NotReady (the topology cannot run yet), Assigning, Reconciling, Stable. */
+/** Kafka's streams group state: Empty, NotReady (the topology cannot run yet), Assigning (a target due, or held back by the initial delay), Reconciling, Stable. */
 export function streamsGroupState(group: StreamsGroup): StreamsGroupState {
   if (group.members.size === 0) return 'Empty';
   if (!group.configured || group.configured.status.length > 0) return 'NotReady';
-  if (group.groupEpoch > group.assignmentEpoch) return 'Assigning';
+  // Held back by the initial rebalance delay: the tasks are still to be assigned.
+  if (group.groupEpoch > group.assignmentEpoch || group.assignmentDelayedUntil > 0) return 'Assigning';
   for (const m of group.members.values()) {
     if (m.memberEpoch !== group.assignmentEpoch || m.state !== 'stable') return 'Reconciling';
   }
