@@ -111,7 +111,7 @@ export class Bridge {
   ) {
     this.target = 'target' in options ? options.target : new CoreTarget(options.core, options.log);
     const budget = options.bufferBytes ?? BUFFER_BYTES;
-    this.reader = new SourceReader(client, this.partitions, options.log, () => this.wakeWriter?.(), bufferLimits(budget));
+    this.reader = new SourceReader(client, this.partitions, options.log, () => this.wakeWriter?.(), bufferLimits(budget), this.target.takesMarkers);
     // Bytes of batches handed to the target in one write (the core's appendAt calls split it further): half the budget.
     this.writeBytes = Math.floor(budget / 2);
   }

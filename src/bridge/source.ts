@@ -6,7 +6,10 @@
  * aborted or not, and the COMMIT and ABORT markers, which the core's appendAt
  * turns into the target partition's open transactions and aborted index, so
  * the target's read_committed view is the source's (a trailing gap, which
- * compaction leaves, is handed on as the partition's end).
+ * compaction leaves, is handed on as the partition's end). For a target that
+ * cannot take markers (Kafka, in reverse: the bridge writes its own
+ * transactions there) it reads read_committed and keeps only the committed
+ * batches, aborted data and markers becoming gaps.
  *
  * - A leadership error (NOT_LEADER_OR_FOLLOWER and its kin) or a failed
  *   connection sets the partition aside until the metadata is read again,
@@ -26,7 +29,7 @@
  */
 import type { Logger } from 'pino';
 import { KafkaClient, LEADERSHIP_ERRORS } from '../kafka-client/client.js';
-import { storedBatches, type RawBatch } from '../kafka-client/fetch.js';
+import { committedBatches, storedBatches, type RawBatch } from '../kafka-client/fetch.js';
 import { FetchSession } from '../kafka-client/fetch-session.js';
 import { reencodeTail } from './copy-batches.js';
 
@@ -62,7 +65,7 @@ export interface PartitionCopy {
   /** Batches fetched and not yet written, ascending. */
   pending: RawBatch[];
   pendingBytes: number;
-  /** The source's end (high watermark) as last seen. */
+  /** The source's end as last seen: its high watermark (its last stable offset when read read_committed). */
   sourceEnd: number;
   /** Waiting for new metadata (its leader moved or could not be reached). */
   stale: boolean;
@@ -84,6 +87,8 @@ export class SourceReader {
     /** Called when batches arrive (the writer wakes). */
     private readonly onBatches: () => void,
     private readonly limits: BufferLimits = bufferLimits(BUFFER_BYTES),
+    /** Every batch as stored, read_uncommitted (a core target); false: only what a read_committed reader reads, aborted data and markers left as gaps (a Kafka target). */
+    private readonly asStored = true,
   ) {}
 
   /** Starts a fetch loop for every broker leading a partition that has none yet. */
@@ -144,7 +149,7 @@ export class SourceReader {
       try {
         const connection = await this.client.connection(nodeId);
         const asks = asked.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.fetchAt, maxBytes: limits.partitionFetch }));
-        answer = await session.fetch(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: false });
+        answer = await session.fetch(connection, asks, { maxWaitMs: FETCH_WAIT_MS, minBytes: 1, maxBytes: Math.min(limits.fetch, Math.max(limits.partitionFetch, limits.total - this.buffered)), readCommitted: !this.asStored });
       } catch (e) {
         if (this.stopping) return;
         this.log.warn({ broker: nodeId, err: (e as Error).message }, `fetching from source broker ${nodeId} failed; reading the metadata again`);
@@ -164,7 +169,7 @@ export class SourceReader {
         } else if (f.errorCode !== 0) {
           this.log.warn({ topic: p.topic, partition: p.partition, errorCode: f.errorCode }, `the source answered error ${f.errorCode} for ${p.topic}/${p.partition}; asking again`);
         } else {
-          arrived = this.accept(p, f.records, f.highWatermark) || arrived;
+          arrived = this.accept(p, f.records, f.aborted, this.asStored || f.lastStableOffset < 0 ? f.highWatermark : f.lastStableOffset) || arrived;
         }
       }
       if (arrived) this.onBatches();
@@ -178,9 +183,9 @@ export class SourceReader {
   }
 
   /** Keeps a fetch's batches; true when there is something new for the target. */
-  private accept(p: PartitionCopy, records: Buffer | null, end: number): boolean {
+  private accept(p: PartitionCopy, records: Buffer | null, aborted: { producerId: bigint; firstOffset: number }[], end: number): boolean {
     p.sourceEnd = end;
-    const view = storedBatches(records, p.fetchAt);
+    const view = this.asStored ? storedBatches(records, p.fetchAt) : committedBatches(records, aborted, p.fetchAt);
     const tail = view.straddling ? reencodeTail(view.straddling, p.fetchAt) : null;
     const kept = tail ? [tail, ...view.batches] : view.batches;
     for (const b of kept) {
@@ -190,7 +195,7 @@ export class SourceReader {
     }
     const moved = view.next > p.fetchAt;
     p.fetchAt = Math.max(p.fetchAt, view.next);
-    // Nothing more to read now, and the source's end past what is kept: the gap (compaction's) goes over too.
+    // Nothing more to read now, and the source's end past what is kept: the gap (compaction's; read_committed, markers and aborted records) goes over too.
     return kept.length > 0 || (moved && p.fetchAt > (p.pending.at(-1)?.nextOffset ?? p.next));
   }
 

@@ -39,6 +39,14 @@ export interface BridgeTarget {
   /** For log lines: "the core", "Kafka at host:port". */
   readonly name: string;
   /**
+   * Whether the target takes the source's batches as stored, aborted data and
+   * transaction markers included (a core: appendAt rebuilds the transactions
+   * from the markers), or only what a read_committed reader reads (Kafka: the
+   * bridge writes its own transactions there, and a producer cannot send
+   * markers).
+   */
+  readonly takesMarkers: boolean;
+  /**
    * Makes sure `topic` exists on the target with `count` partitions (created
    * with the source's topic configs as far as the target takes them) and
    * answers, for partitions `known` to `count - 1`, the source offset to read

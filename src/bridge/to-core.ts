@@ -28,6 +28,7 @@ const MAX_CALL_BYTES = 8 * 1024 * 1024;
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class CoreTarget implements BridgeTarget {
+  readonly takesMarkers = true;
   readonly name = 'the core';
 
   constructor(

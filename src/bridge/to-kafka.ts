@@ -77,6 +77,7 @@ class KafkaTargetError extends Error {
 }
 
 export class KafkaTarget implements BridgeTarget {
+  readonly takesMarkers = false;
   readonly name: string;
   private readonly map = new OffsetMap();
   /** One transaction at a time: writes (the copy loop) and follows (the refresh timer) take turns. */

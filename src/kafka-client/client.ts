@@ -15,6 +15,11 @@ import { BrokerConnection } from './connection.js';
 import { KafkaAuthenticationError, KafkaConnectionError } from './errors.js';
 import { clientSecurity, type ClientSecurity } from './settings.js';
 
+/** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: FindCoordinator is asked again. */
+const COORDINATOR_RETRIABLE = new Set([14, 15, 16]);
+const COORDINATOR_WAIT_MS = 30_000;
+const COORDINATOR_RETRY_MS = 200;
+
 export interface KafkaClientOptions {
   /** "host:port,host:port". */
   bootstrap: string;
@@ -161,11 +166,24 @@ export class KafkaClient {
     return [...groups].sort();
   }
 
-  /** The coordinator of a group (keyType 0) or a transactional id (1), by FindCoordinator; its connection. */
+  /**
+   * The coordinator of a group (keyType 0) or a transactional id (1), by
+   * FindCoordinator; its connection. A coordinator not available yet or
+   * still loading (Kafka creating __consumer_offsets, a coordinator moving)
+   * is asked again after a pause, as Kafka's clients do, for up to
+   * COORDINATOR_WAIT_MS.
+   */
   async coordinator(keyType: 0 | 1, key: string): Promise<BrokerConnection> {
-    const found = await this.anyBroker((c) => c.request(ApiKey.FindCoordinator, { keyType, coordinatorKeys: [key] }));
-    const coordinator = (found['coordinators'] as Message[])[0];
     const what = keyType === 0 ? `group ${key}` : `transactional id ${key}`;
+    const deadline = Date.now() + COORDINATOR_WAIT_MS;
+    let coordinator: Message | undefined;
+    for (;;) {
+      const found = await this.anyBroker((c) => c.request(ApiKey.FindCoordinator, { keyType, coordinatorKeys: [key] }));
+      coordinator = (found['coordinators'] as Message[])[0];
+      const code = coordinator?.['errorCode'] as number | undefined;
+      if (code === undefined || !COORDINATOR_RETRIABLE.has(code) || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, COORDINATOR_RETRY_MS));
+    }
     if (!coordinator || coordinator['errorCode'] !== 0) throw new KafkaError((coordinator?.['errorCode'] as number) ?? -1, `FindCoordinator for ${what} answered error ${coordinator?.['errorCode']}`);
     const nodeId = coordinator['nodeId'] as number;
     this.brokers.set(nodeId, { host: coordinator['host'] as string, port: coordinator['port'] as number });

@@ -31,6 +31,7 @@ const WRITE_DELAY_MS = 100;
 function slowed(target: BridgeTarget): BridgeTarget {
   return {
     name: target.name,
+    takesMarkers: target.takesMarkers,
     follow: (...args) => target.follow(...args),
     write: async (writes) => {
       await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS));

@@ -43,7 +43,9 @@ export class ShareGroupCalls implements ShareGroupApi {
     if (this.otherKind(req.group)) {
       return { error: 'group_id_not_found', errorMessage: `Group ${req.group} is not a share group.`, memberId: req.memberId, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
     }
-    return this.service.heartbeat({ ...req, subscribedTopicNames: req.subscribedTopicNames === null ? null : req.subscribedTopicNames.map((t) => validateQueueName(t)) });
+    // A name no topic can have is kept as Kafka keeps any unknown topic: subscribed, matching nothing (the core still refuses a name that is no string).
+    const names = req.subscribedTopicNames === null ? null : requireArray<unknown>(req.subscribedTopicNames, 'subscribedTopicNames').map((t) => (typeof t === 'string' ? t : validateQueueName(t)));
+    return this.service.heartbeat({ ...req, subscribedTopicNames: names });
   }
 
   async shareGroupDescribe(req: { groups: string[] }): Promise<{ groups: ShareGroupDescription[] }> {
