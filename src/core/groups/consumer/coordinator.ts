@@ -73,7 +73,7 @@ function failed(error: ConsumerGroupError, message: string | null = null, member
 export class ConsumerGroupCoordinator {
   private readonly groups = new Map<string, Group>();
   private readonly options: ConsumerCoordinatorOptions;
-  private readonly timers: ConsumerTimers;
+  private readonly timers: ConsumerTimers<Member, Group>;
 
   constructor(
     options: Partial<ConsumerCoordinatorOptions> = {},

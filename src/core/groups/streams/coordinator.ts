@@ -1,5 +1,6 @@
 import { uniformAssignor } from '../consumer/assignors.js';
 import { reconcile } from '../consumer/reconciliation.js';
+import { ConsumerTimers, stopTimers } from '../consumer/timers.js';
 import { JOIN_EPOCH, LEAVE_EPOCH, STATIC_LEAVE_EPOCH, type TopicMetadata } from '../consumer/types.js';
 import { describeStreamsGroup, newStreamsGroup, streamsGroupState, toTaskIds, type StreamsGroup, type StreamsMember } from './group.js';
 import { restoredStreamsGroup, storedStreamsGroup, type StoredStreamsGroup } from './persistence.js';
@@ -63,6 +64,8 @@ const asOwned = (tasks: TaskIds[] | null) => tasks && tasks.map((t) => ({ topicI
 export class StreamsGroupCoordinator {
   private readonly groups = new Map<string, StreamsGroup>();
   private readonly options: StreamsCoordinatorOptions;
+  /** Each member's session and revocation timers, as a consumer group's (../consumer/timers.ts). */
+  private readonly timers: ConsumerTimers<StreamsMember, StreamsGroup>;
 
   constructor(
     options: Partial<StreamsCoordinatorOptions> = {},
@@ -70,6 +73,7 @@ export class StreamsGroupCoordinator {
     private readonly changed: (groupId: string) => void = () => {},
   ) {
     this.options = { ...DEFAULT_STREAMS_COORDINATOR_OPTIONS, ...options };
+    this.timers = new ConsumerTimers(this.options.sessionTimeoutMs, (group, member) => this.expire(group, member));
   }
 
   /** The group as it is stored, or null when this coordinator does not hold it. */
@@ -84,8 +88,8 @@ export class StreamsGroupCoordinator {
     const group = restoredStreamsGroup(groupId, stored);
     this.groups.set(groupId, group);
     for (const member of group.members.values()) {
-      this.touchSession(group, member);
-      this.watchRevocation(group, member, 'stable');
+      this.timers.touchSession(group, member);
+      this.timers.watchRevocation(group, member, 'stable');
     }
   }
 
@@ -117,8 +121,8 @@ export class StreamsGroupCoordinator {
     if (group.groupEpoch > group.assignmentEpoch) this.computeTarget(group, this.delayed(group));
     const before = member.state;
     Object.assign(member, reconcile(member, group.target.get(member.memberId) ?? new Map(), group.assignmentEpoch, asOwned(req.activeTasks), (s, p) => this.heldByOther(group, member, s, p)));
-    this.watchRevocation(group, member, before);
-    this.touchSession(group, member);
+    this.timers.watchRevocation(group, member, before);
+    this.timers.touchSession(group, member);
     const activeTasks = toTaskIds(member.assigned);
     const answered = JSON.stringify(activeTasks);
     const tell = req.memberEpoch === JOIN_EPOCH || answered !== member.lastAnswered;
@@ -252,7 +256,7 @@ export class StreamsGroupCoordinator {
   }
 
   private removeMember(group: StreamsGroup, member: StreamsMember): void {
-    this.stopTimers(member);
+    stopTimers(member);
     group.members.delete(member.memberId);
     group.target.delete(member.memberId);
     group.groupEpoch++;
@@ -265,36 +269,6 @@ export class StreamsGroupCoordinator {
   private expire(group: StreamsGroup, member: StreamsMember): void {
     this.removeMember(group, member);
     this.changed(group.id);
-  }
-
-  private touchSession(group: StreamsGroup, member: StreamsMember): void {
-    if (member.sessionTimer) clearTimeout(member.sessionTimer);
-    member.sessionTimer = setTimeout(() => {
-      if (group.members.get(member.memberId) === member) this.expire(group, member);
-    }, this.options.sessionTimeoutMs);
-    member.sessionTimer.unref();
-  }
-
-  private watchRevocation(group: StreamsGroup, member: StreamsMember, before: StreamsMember['state']): void {
-    if (member.state !== 'unrevoked_partitions') {
-      if (member.revocationTimer) clearTimeout(member.revocationTimer);
-      member.revocationTimer = null;
-      return;
-    }
-    if (before === 'unrevoked_partitions' && member.revocationTimer) return;
-    const epoch = member.memberEpoch;
-    member.revocationTimer = setTimeout(() => {
-      member.revocationTimer = null;
-      if (group.members.get(member.memberId) === member && member.state === 'unrevoked_partitions' && member.memberEpoch === epoch) this.expire(group, member);
-    }, member.rebalanceTimeoutMs);
-    member.revocationTimer.unref();
-  }
-
-  private stopTimers(member: StreamsMember): void {
-    if (member.sessionTimer) clearTimeout(member.sessionTimer);
-    if (member.revocationTimer) clearTimeout(member.revocationTimer);
-    member.sessionTimer = null;
-    member.revocationTimer = null;
   }
 
   // ─── Commits, descriptions, listings ──────────────────────────────────────
@@ -347,7 +321,7 @@ export class StreamsGroupCoordinator {
   drop(groupId: string): void {
     const group = this.groups.get(groupId);
     if (!group) return;
-    for (const m of group.members.values()) this.stopTimers(m);
+    for (const m of group.members.values()) stopTimers(m);
     this.groups.delete(groupId);
   }
 
