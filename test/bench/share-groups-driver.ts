@@ -6,37 +6,15 @@
  * got its first record and when it is done, so a phase's CPU per record
  * leaves out the JVM's start and the group's joining.
  */
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { apacheKafkaInstall } from '../support/apache-kafka.js';
+import { javaClasspath } from '../support/java-compile.js';
 import { cpuSeconds, REPO_ROOT, spawnProcess } from './e2e/processes.js';
 
 const SOURCE = join(REPO_ROOT, 'test/bench/share/ShareBench.java');
 const JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn'];
 
-let built: Promise<string> | undefined;
-
 export function classpath(): Promise<string> {
-  built ??= (async () => {
-    const { libs, version } = await apacheKafkaInstall();
-    const hash = createHash('sha256').update(version).update(readFileSync(SOURCE)).digest('hex').slice(0, 16);
-    const out = join(REPO_ROOT, '.cache', `share-bench-${hash}`);
-    if (!existsSync(out)) {
-      const partial = `${out}.${process.pid}.partial`;
-      mkdirSync(partial, { recursive: true });
-      await promisify(execFile)('javac', ['-nowarn', '-cp', `${libs}/*`, '-d', partial, SOURCE], { timeout: 300_000 });
-      try {
-        renameSync(partial, out);
-      } catch {
-        rmSync(partial, { recursive: true, force: true }); // built meanwhile by another process
-      }
-    }
-    return `${out}:${libs}/*`;
-  })();
-  return built;
+  return javaClasspath(SOURCE, 'share-bench');
 }
 
 export interface JavaRun<T> {

@@ -4,39 +4,18 @@
  * source's hash) against Apache Kafka's own jars into .cache, and run as a
  * child process speaking JSON lines.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { apacheKafkaInstall } from './apache-kafka.js';
+import { javaClasspath } from './java-compile.js';
 import { waitFor } from './eventually.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCE = join(REPO, 'test/share-groups/ShareConsumerDriver.java');
 const JVM = ['-Xmx128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn'];
 
-let built: Promise<string> | null = null;
-
-async function classpath(): Promise<string> {
-  built ??= (async () => {
-    const { libs, version } = await apacheKafkaInstall();
-    const hash = createHash('sha256').update(version).update(readFileSync(SOURCE)).digest('hex').slice(0, 16);
-    const out = join(REPO, '.cache', `share-consumer-${hash}`);
-    if (!existsSync(out)) {
-      const partial = `${out}.${process.pid}.partial`;
-      mkdirSync(partial, { recursive: true });
-      await promisify(execFile)('javac', ['-nowarn', '-cp', `${libs}/*`, '-d', partial, SOURCE], { timeout: 300_000 });
-      try {
-        renameSync(partial, out);
-      } catch {
-        rmSync(partial, { recursive: true, force: true }); // another process built it first
-      }
-    }
-    return `${out}:${libs}/*`;
-  })();
-  return built;
+function classpath(): Promise<string> {
+  return javaClasspath(SOURCE, 'share-consumer');
 }
 
 export interface ShareRecord {
