@@ -43,7 +43,8 @@ export async function runKafkaCampaign(o: KafkaCampaignOptions): Promise<Campaig
   o.say('target: Apache Kafka, three KRaft nodes in combined roles, replication factor 3, min.insync.replicas 2, acks=all');
   o.say('not applying to Kafka: Queen HTTP pushes and once markers (their share goes to the librdkafka idempotent producers)');
   o.say(`faults not applying to Kafka: ${KAFKA_FAULTS_NOT_APPLYING}`);
-  const cluster = await startApacheKafkaCluster({ nodes: 3 });
+  // A loaded machine (load average 30-50) starts three JVMs and elects the quorum slowly.
+  const cluster = await startApacheKafkaCluster({ nodes: 3, startTimeoutMs: 300_000 });
   o.say(`Apache Kafka ${cluster.version} on ${cluster.bootstrap}`);
   try {
     await warmCoordinators(cluster);
