@@ -4,8 +4,9 @@
  * share-partition touched (acknowledged or fetched), the acknowledgements
  * applied and each fetched share-partition settled to find where it reads
  * from, one read of the log for all of them, the acquisition, and one store
- * of every state that changed (./change.ts). That is five round trips to a
- * PostgreSQL engine for the whole request, whatever its partition count.
+ * of every state that changed (./change.ts). That is four statements on a
+ * PostgreSQL engine for the whole request, whatever its partition count, the
+ * first two sent together: three round trips' wait.
  */
 import type { Engine } from '../../engine.js';
 import type { PartitionOffsets, ReadError } from '../../core.js';
@@ -86,10 +87,9 @@ export function applyAcknowledgements(state: SharePartitionState, memberId: stri
 
 const keyText = (queue: string, partition: number) => `${partition}/${queue}`;
 
-/** Long because it is the step's five round trips in order, each with the bookkeeping that joins them. */
+/** Long because it is the step's round trips in order, each with the bookkeeping that joins them. */
 export async function fetchStep(engine: Engine, req: ShareFetchRequest, config: ShareGroupConfig, acks: ShareAcknowledgement[], sizer: ReadSizer): Promise<FetchStep> {
   const readCommitted = config['share.isolation.level'] === 'read_committed';
-  const offsets = req.partitions.length === 0 ? [] : (await engine.log.offsets({ partitions: req.partitions })).partitions;
   const keys: SharePartitionKey[] = [];
   const index = new Map<string, number>();
   const keyOf = (queue: string, partition: number): number => {
@@ -98,13 +98,18 @@ export async function fetchStep(engine: Engine, req: ShareFetchRequest, config: 
     return index.get(text)!;
   };
   const ackAt = new Map(acks.map((a) => [keyOf(a.queue, a.partition), a]));
+  for (const p of req.partitions) keyOf(p.queue, p.partition);
+  // The log's offsets and the share-partitions' states do not depend on each other: both asked at once.
+  const [offsets, loaded] = await Promise.all([
+    req.partitions.length === 0 ? { partitions: [] } : engine.log.offsets({ partitions: req.partitions }),
+    keys.length === 0 ? { now: 0, partitions: [] } : engine.shares.load(keys),
+  ]);
   const fetched = new Map<number, Fetched>();
   req.partitions.forEach((p, i) => {
-    const o = offsets[i];
+    const o = offsets.partitions[i];
     if (o === undefined || o.error !== null) return;
     fetched.set(keyOf(p.queue, p.partition), { at: i, offsets: o, end: readCommitted ? o.lastStableOffset : o.highWatermark, batches: [], spans: [] });
   });
-  const loaded = keys.length === 0 ? { now: 0, partitions: [] } : await engine.shares.load(keys);
   // Where each fetched share-partition reads from, as the loaded states say (a store refused later decides again on fresh ones).
   const reads: { queue: string; partition: number; fetchOffset: number; maxBytes: number; key: number }[] = [];
   for (const [k, f] of fetched) {

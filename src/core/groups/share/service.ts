@@ -23,10 +23,17 @@ import type {
 } from './types.js';
 /** How long one wait for new records lasts before locks that ran out are looked at again. */
 const WAIT_SLICE_MS = 250;
+/**
+ * How long a fetch or acknowledgement uses a group's configs read before
+ * (a change made through this core is seen at once; one made through
+ * another core sharing the database within this long).
+ */
+const CONFIG_REUSE_MS = 1000;
 
 export class ShareGroups {
   private readonly groups = new Map<string, ShareGroupMembers>();
   private readonly sizer = new ReadSizer();
+  private readonly configs = new Map<string, { config: ShareGroupConfig; readAt: number }>();
 
   constructor(
     private readonly engine: Engine,
@@ -65,8 +72,22 @@ export class ShareGroups {
     return readShareConfig(this.engine.kv, group);
   }
 
-  alterConfig(group: string, changes: Record<string, string | null>, validateOnly: boolean): Promise<{ error: string | null }> {
-    return alterShareConfig(this.engine.kv, group, changes, validateOnly);
+  async alterConfig(group: string, changes: Record<string, string | null>, validateOnly: boolean): Promise<{ error: string | null }> {
+    this.configs.delete(group);
+    const altered = await alterShareConfig(this.engine.kv, group, changes, validateOnly);
+    this.configs.delete(group);
+    return altered;
+  }
+
+  /** The group's configs for the hot path (fetch, acknowledge): read again once CONFIG_REUSE_MS have passed. */
+  private async recentConfig(group: string): Promise<ShareGroupConfig> {
+    const now = Date.now();
+    const held = this.configs.get(group);
+    if (held !== undefined && now - held.readAt < CONFIG_REUSE_MS) return held.config;
+    const { config } = await this.config(group);
+    if (this.configs.size > 10_000) this.configs.clear();
+    this.configs.set(group, { config, readAt: now });
+    return config;
   }
 
   async heartbeat(req: ShareGroupHeartbeatRequest): Promise<ShareGroupHeartbeatResult> {
@@ -101,7 +122,7 @@ export class ShareGroups {
   }
 
   async acknowledge(group: string, memberId: string, acknowledgements: ShareAcknowledgement[]): Promise<ShareAcknowledgeResult> {
-    const { config } = await this.config(group);
+    const config = await this.recentConfig(group);
     const keys = acknowledgements.map((a) => ({ group, queue: a.queue, partition: a.partition }));
     const errors = await changeShares(this.engine, group, keys, (i, state, now, failed) => {
       if (state === null) return { answer: 'invalid_record_state' as ShareGroupError };
@@ -113,7 +134,7 @@ export class ShareGroups {
 
   /** Acknowledges and acquires in one step (./fetch-step.ts); with nothing acquired, waits for records up to maxWaitMs (Kafka's long poll). */
   async fetch(req: ShareFetchRequest, signal?: AbortSignal): Promise<ShareFetchResult> {
-    const { config } = await this.config(req.group);
+    const config = await this.recentConfig(req.group);
     const deadline = this.clock() + Math.max(0, req.maxWaitMs);
     const first = await fetchStep(this.engine, req, config, req.acknowledgements, this.sizer);
     let step = first;
