@@ -20,8 +20,8 @@ import type { AcquiredRange, ShareAcknowledgement, ShareFetchPartitionResult, Sh
 
 /** Kafka's share.partition.max.record.locks default: most records in flight per share-partition. */
 export const MAX_IN_FLIGHT = 2000;
-/** The least a partition's read asks for, whatever the estimate of the bytes the records it may acquire take. */
-const MIN_READ_BYTES = 64 * 1024;
+/** The least a partition's read asks for (a producer's default batch), whatever the estimate of the bytes its records take. */
+const MIN_READ_BYTES = 16 * 1024;
 
 type Offsets = PartitionOffsets & { error: ReadError | null };
 
@@ -45,9 +45,15 @@ export class ReadSizer {
   private bytes = 0;
   private records = 0;
 
-  budget(maxRecords: number, maxBytes: number): number {
+  /**
+   * Each partition's share of a read over `partitions` partitions that is to
+   * find `maxRecords` records: twice its even share of their estimated
+   * bytes (the database returns up to this much of every partition, and
+   * MaxRecords is usually far fewer records than the partitions hold).
+   */
+  budget(maxRecords: number, maxBytes: number, partitions: number): number {
     const perRecord = this.records === 0 ? 1024 : this.bytes / this.records;
-    return Math.min(maxBytes, Math.max(MIN_READ_BYTES, Math.ceil(maxRecords * perRecord * 1.25)));
+    return Math.min(maxBytes, Math.max(MIN_READ_BYTES, Math.ceil((2 * maxRecords * perRecord) / Math.max(1, partitions))));
   }
 
   saw(batches: Buffer[], spans: BatchSpan[]): void {
@@ -117,8 +123,9 @@ export async function fetchStep(engine: Engine, req: ShareFetchRequest, config: 
     const ack = ackAt.get(k);
     if (state !== null && ack !== undefined) applyAcknowledgements(state, req.memberId, ack.batches, config, loaded.now, []);
     const fetchOffset = nextFetchOffset(settle(state, f.offsets, config, loaded.now));
-    if (fetchOffset < f.end) reads.push({ queue: keys[k]!.queue, partition: keys[k]!.partition, fetchOffset, maxBytes: sizer.budget(req.maxRecords, req.maxBytes), key: k });
+    if (fetchOffset < f.end) reads.push({ queue: keys[k]!.queue, partition: keys[k]!.partition, fetchOffset, maxBytes: 0, key: k });
   }
+  for (const r of reads) r.maxBytes = sizer.budget(req.maxRecords, req.maxBytes, reads.length);
   if (reads.length > 0) {
     const read = await engine.log.read({ partitions: reads, minBytes: 0, maxWaitMs: 0, maxBytes: req.maxBytes, isolation: readCommitted ? 'read_committed' : 'read_uncommitted' });
     read.partitions.forEach((got, i) => {
