@@ -1,5 +1,3 @@
-import type { PartitionState, QueueState } from './store.js';
-
 /**
  * Per queue and consumer group, the partitions a pop visits: those that may
  * have messages for the group, in the order they came to have them. The
@@ -9,13 +7,14 @@ import type { PartitionState, QueueState } from './store.js';
  * for every group, and so does the group's position moving back (an offset
  * commit or a seek). A pop over thousands of drained partitions so visits
  * only the few with work. A group's set starts as every partition, the first
- * time it pops the queue.
+ * time it pops the queue. `Q` and `P` are the store's queue and partition
+ * (./store.ts, which holds the one instance).
  */
-export class PopWork {
-  private readonly byQueue = new Map<string, { queue: QueueState; groups: Map<string, Set<PartitionState>> }>();
+export class PopWork<Q extends { name: string; partitions: readonly P[] }, P> {
+  private readonly byQueue = new Map<string, { queue: Q; groups: Map<string, Set<P>> }>();
 
   /** The group's partitions that may have work, in the order to visit them. */
-  of(queue: QueueState, group: string): Set<PartitionState> {
+  of(queue: Q, group: string): Set<P> {
     const groups = this.groupsOf(queue);
     let work = groups.get(group);
     if (!work) {
@@ -26,14 +25,14 @@ export class PopWork {
   }
 
   /** A write to the partition: every group may have work there. */
-  appended(queue: QueueState, partition: PartitionState): void {
+  appended(queue: Q, partition: P): void {
     const found = this.byQueue.get(queue.name);
     if (found?.queue !== queue) return;
     for (const work of found.groups.values()) work.add(partition);
   }
 
   /** The group's position on the partition may have moved back. */
-  moved(queue: QueueState | undefined, group: string, index: number): void {
+  moved(queue: Q | undefined, group: string, index: number): void {
     const found = queue && this.byQueue.get(queue.name);
     const partition = queue?.partitions[index];
     if (found && found.queue === queue && partition) found.groups.get(group)?.add(partition);
@@ -49,7 +48,7 @@ export class PopWork {
     this.byQueue.delete(name);
   }
 
-  private groupsOf(queue: QueueState): Map<string, Set<PartitionState>> {
+  private groupsOf(queue: Q): Map<string, Set<P>> {
     let found = this.byQueue.get(queue.name);
     if (found?.queue !== queue) {
       found = { queue, groups: new Map() };

@@ -74,7 +74,7 @@ export class MemoryStore {
   readonly appendLimits: AppendLimits;
   readonly leaseIndex = new Map<string, { queue: string; partition: number; group: string }>();
   /** Per queue and group, the partitions a native pop visits (./pop-work.ts). */
-  readonly popWork = new PopWork();
+  readonly popWork = new PopWork<QueueState, PartitionState>();
   readonly producerEpochs = new Map<number, number>();
   private nextProducerId = 1;
   /** What close() answers the pending long-polls with. */
