@@ -70,7 +70,28 @@ try {
 } catch (e) {
   console.error(`campaign failed: ${(e as Error).stack}`);
 } finally {
-  await release().catch(() => {});
-  await ha?.stop().catch(() => {});
+  // Bounded: the verdict is printed; a cleanup that hangs must not keep the process (see cleanUp).
+  await cleanUp('dropping the campaign schema', release);
+  if (ha) await cleanUp('stopping the replicated store', () => ha!.stop());
 }
 process.exit(code);
+
+/**
+ * One cleanup step with a deadline. The only waits after the last line are
+ * these steps, so a run that did not exit after it was held in one of them
+ * (the schema's DROP, or stopping the replicated store). On the deadline it
+ * says which, and what still holds the event loop, and the campaign exits all
+ * the same.
+ */
+async function cleanUp(what: string, step: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 120_000)));
+  const outcome = await Promise.race([step().then(() => 'done' as const, (e: Error) => e), deadline]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    const holding = process.getActiveResourcesInfo();
+    console.error(`campaign: ${what} did not finish in 120 s; exiting anyway (event loop held by ${holding.join(', ')})`);
+  } else if (outcome !== 'done') {
+    console.error(`campaign: ${what} failed: ${outcome.message}`);
+  }
+}
