@@ -2,9 +2,10 @@
  * The fault campaign's small form, in the suite: the whole campaign of
  * ./campaign.ts (two cores, three gateways, Redis behind a link it can cut;
  * librdkafka and Java idempotent producers, transactions, HTTP pushes and
- * once markers, a classic and a KIP-848 group, the transform processor)
+ * once markers, a classic and a KIP-848 group, a share group of two Kafka
+ * 4.4 KafkaShareConsumers with one SIGKILLed halfway, the transform processor)
  * with 1,000 records for at most 45 s of faults, judged by the checker:
- * every count zero, group offsets and once markers included, faults
+ * every count zero, group offsets, share group and once markers included, faults
  * injected. `npm run campaign` is the long form.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,7 +33,7 @@ describe.skipIf(skipReason !== null)(`the fault campaign, small form${skipReason
     expect(result.line).toMatch(/^campaign: \d+ records, \d+ faults \(0 of the PostgreSQL primary\), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies$/);
     // The minute can run out before every writer has its share on a busy machine: what was written is judged.
     expect(result.verdict.records).toBeGreaterThan(0);
-    const { lost, duplicated, outOfOrder, readCommitted, groupOffsets, transform, once } = result.verdict;
-    expect({ lost, duplicated, outOfOrder, readCommitted, groupOffsets, transform, once }, said.join('\n')).toEqual({ lost: 0, duplicated: 0, outOfOrder: 0, readCommitted: 0, groupOffsets: 0, transform: 0, once: 0 });
+    const { lost, duplicated, outOfOrder, readCommitted, groupOffsets, transform, once, share } = result.verdict;
+    expect({ lost, duplicated, outOfOrder, readCommitted, groupOffsets, transform, once, share }, said.join('\n')).toEqual({ lost: 0, duplicated: 0, outOfOrder: 0, readCommitted: 0, groupOffsets: 0, transform: 0, once: 0, share: 0 });
   }, 330_000);
 });
