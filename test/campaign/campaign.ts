@@ -114,7 +114,9 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   const shareGroup = await startShareGroup(rig.bootstrap, topics.input, `${run}-share`, 2, keepClientLog);
   // Once, halfway through the minutes: a member SIGKILLed holding its locks, its records redelivered to the others.
   const shareKill = setTimeout(() => void shareGroup.killOne().then(() => o.say('share group: a member SIGKILLed, another started')), (o.minutes * 60_000) / 2);
-  const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, (o.minutes + 8) * 60_000);
+  // The processor copies the input in transactions of 100 and is the last to finish on a large run: half the minutes again and ten more.
+  const processorMs = (o.minutes * 1.5 + 10) * 60_000;
+  const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, processorMs);
   history.transforms.push({ input: topics.input, output: topics.output, transform: transformValue });
   const faults = startFaults({ rig, link, storeFaults: o.storeFaults ?? [] }, o.seed, o.say);
   const progress = setInterval(() => {
@@ -144,11 +146,11 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     };
     await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => o.say(e.message));
     const acknowledgedInput = history.writes.filter((w) => w.topic === topics.input && w.outcome === 'acknowledged').map((w) => w.value);
-    await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));
+    await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: Math.max(180_000, o.minutes * 30_000), intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));
     await shareGroup.close();
     o.say(`share group: ${shareGroup.describe()}`);
     history.shareGroups.push(shareGroup.history);
-    await within(processor.run, (o.minutes + 8) * 60_000, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
+    await within(processor.run, processorMs, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
     o.say(`the processor ran ${processor.processor.describe()}`);
     for (const g of groups) await g.close();
     // Commits acknowledged after close are kept; the histories are complete now.
