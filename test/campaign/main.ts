@@ -11,16 +11,23 @@
  *
  *   campaign: N records, F faults (P of the PostgreSQL primary), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies
  *
- * Exits 0 when the checker found no anomaly of any kind, 1 otherwise.
+ * Exits 0 when the checker found no anomaly of any kind, 1 otherwise. The
+ * campaign runs in a child of the npm script's process (./supervise.ts),
+ * which exits with the verdict even when the child cannot exit.
  *
  * The npm script sets UV_THREADPOOL_SIZE=64: a librdkafka call that never
  * returns (sendOffsetsToTransaction, docs/fault-campaign.md) holds one of
  * libuv's threads, and with the default four held no client connects.
  */
+import { fileURLToPath } from 'node:url';
 import { pgHaMissing, startPgHa, type PgHaCluster } from '../support/pg-ha.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { runCampaign } from './campaign.js';
 import { storeFaults } from './store-faults.js';
+import { exitWithVerdict, isCampaignChild, superviseCampaign } from './supervise.js';
+
+// The campaign runs in a child process, so a child that cannot exit does not keep the verdict (./supervise.ts).
+if (!isCampaignChild()) await superviseCampaign(fileURLToPath(import.meta.url));
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -74,14 +81,13 @@ try {
   await cleanUp('dropping the campaign schema', release);
   if (ha) await cleanUp('stopping the replicated store', () => ha!.stop());
 }
-process.exit(code);
+exitWithVerdict(code);
 
 /**
- * One cleanup step with a deadline. The only waits after the last line are
- * these steps, so a run that did not exit after it was held in one of them
- * (the schema's DROP, or stopping the replicated store). On the deadline it
- * says which, and what still holds the event loop, and the campaign exits all
- * the same.
+ * One cleanup step with a deadline, so a step that never finishes (a schema
+ * DROP waiting on a lock, a store that will not stop) cannot keep the run:
+ * on the deadline it says which step, and what still holds the event loop,
+ * and the campaign goes on to exit.
  */
 async function cleanUp(what: string, step: () => Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
