@@ -30,6 +30,8 @@ export interface CampaignOptions {
   minutes: number;
   seed: number;
   database: { url: string; schema: string };
+  /** A share group of Kafka 4.4 KafkaShareConsumers reads the input too (./share-group.ts); true unless false. */
+  shareGroup?: boolean;
   /** The replicated store's faults (./store-faults.ts) when `database` is the pg_auto_failover rig. */
   storeFaults?: Fault[];
   say(line: string): void;
@@ -88,7 +90,8 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   await createTopic(rig.bootstrap, topics.input, PARTITIONS);
   await createTopic(rig.bootstrap, topics.output, PARTITIONS);
   await createTopic(rig.bootstrap, topics.txn, TX_PARTITIONS);
-  const endAt = Date.now() + o.minutes * 60_000;
+  // The minutes count from when the readers are up and the writers and faults start (JVMs take a while to start on a busy machine).
+  let endAt = Number.POSITIVE_INFINITY;
   const stopped = () => Date.now() > endAt;
   const errors: string[] = [];
   const onError = (line: string) => {
@@ -111,17 +114,18 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2, keepClientLog),
     await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2, keepClientLog),
   ];
-  const shareGroup = await startShareGroup(rig.bootstrap, topics.input, `${run}-share`, 2, keepClientLog);
-  // Once, halfway through the minutes: a member SIGKILLed holding its locks, its records redelivered to the others.
-  const shareKill = setTimeout(() => void shareGroup.killOne().then(() => o.say('share group: a member SIGKILLed, another started')), (o.minutes * 60_000) / 2);
+  const shareGroup = o.shareGroup === false ? null : await startShareGroup(rig.bootstrap, topics.input, `${run}-share`, 2, keepClientLog);
   // The processor copies the input in transactions of 100 and is the last to finish on a large run: half the minutes again and ten more.
   const processorMs = (o.minutes * 1.5 + 10) * 60_000;
   const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, processorMs);
   history.transforms.push({ input: topics.input, output: topics.output, transform: transformValue });
+  endAt = Date.now() + o.minutes * 60_000;
+  // Once, halfway through the minutes: a member SIGKILLed holding its locks, its records redelivered to the others.
+  const shareKill = setTimeout(() => void shareGroup?.killOne().then(() => o.say('share group: a member SIGKILLed, another started')), (o.minutes * 60_000) / 2);
   const faults = startFaults({ rig, link, storeFaults: o.storeFaults ?? [] }, o.seed, o.say);
   const progress = setInterval(() => {
     const acked = history.writes.filter((w) => w.outcome === 'acknowledged').length + history.transactions.filter((t) => t.outcome === 'committed').reduce((n, t) => n + t.values.length, 0);
-    o.say(`progress: ${acked} acknowledged, ${faults.log.total} faults; ${processor.processor.describe()}; groups read ${groups.map((g) => g.history.reads.length).join(', ')}; share group got ${shareGroup.history.deliveries.length}`);
+    o.say(`progress: ${acked} acknowledged, ${faults.log.total} faults; ${processor.processor.describe()}; groups read ${groups.map((g) => g.history.reads.length).join(', ')}${shareGroup ? `; share group got ${shareGroup.history.deliveries.length}` : ''}`);
   }, 15_000);
   try {
     await Promise.all([
@@ -146,10 +150,12 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     };
     await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => o.say(e.message));
     const acknowledgedInput = history.writes.filter((w) => w.topic === topics.input && w.outcome === 'acknowledged').map((w) => w.value);
-    await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: Math.max(180_000, o.minutes * 30_000), intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));
-    await shareGroup.close();
-    o.say(`share group: ${shareGroup.describe()}`);
-    history.shareGroups.push(shareGroup.history);
+    if (shareGroup) {
+      await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: Math.max(180_000, o.minutes * 30_000), intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));
+      await shareGroup.close();
+      o.say(`share group: ${shareGroup.describe()}`);
+      history.shareGroups.push(shareGroup.history);
+    }
     await within(processor.run, processorMs, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
     o.say(`the processor ran ${processor.processor.describe()}`);
     for (const g of groups) await g.close();
@@ -163,7 +169,7 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     clearInterval(progress);
     clearTimeout(shareKill);
     await faults.stop();
-    await shareGroup.close();
+    await shareGroup?.close();
     processor.processor.stop();
     for (const g of groups) await g.close();
   }
