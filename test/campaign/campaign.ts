@@ -23,12 +23,15 @@ import { configureQueue, runHttpPushes, runOnceMarkers } from './http-writers.js
 import { networkFaultsMissing, startRedisBehindLink, type RedisLink } from './network.js';
 import { runJavaIdempotent, runRdkafkaIdempotent, runTransactional } from './producers.js';
 import { committedOffsets, readLog, startGroup, startProcessor, highWatermarks, type CampaignGroup } from './readers.js';
+import { startShareGroup } from './share-group.js';
 
 export interface CampaignOptions {
   records: number;
   minutes: number;
   seed: number;
   database: { url: string; schema: string };
+  /** A share group of Kafka 4.4 KafkaShareConsumers reads the input too (./share-group.ts); true unless false. */
+  shareGroup?: boolean;
   /** The replicated store's faults (./store-faults.ts) when `database` is the pg_auto_failover rig. */
   storeFaults?: Fault[];
   say(line: string): void;
@@ -47,6 +50,12 @@ const TX_PARTITIONS = 3;
 const HTTP_PARTITIONS = 2;
 /** HTTP pushes in flight at once, each lane one after another. */
 const HTTP_LANES = 4;
+/**
+ * From this many records on, transactions of 100 records and pushes of 20
+ * messages, so the million's transactional and HTTP shares are written within
+ * the minutes on a busy machine (at 25 and 1 they wrote about 30 records a second).
+ */
+const LARGE_RUN = 100_000;
 
 export const transformValue = (value: string): string => `copied:${value}`;
 
@@ -81,7 +90,8 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   await createTopic(rig.bootstrap, topics.input, PARTITIONS);
   await createTopic(rig.bootstrap, topics.output, PARTITIONS);
   await createTopic(rig.bootstrap, topics.txn, TX_PARTITIONS);
-  const endAt = Date.now() + o.minutes * 60_000;
+  // The minutes count from when the readers are up and the writers and faults start (JVMs take a while to start on a busy machine).
+  let endAt = Number.POSITIVE_INFINITY;
   const stopped = () => Date.now() > endAt;
   const errors: string[] = [];
   const onError = (line: string) => {
@@ -94,7 +104,8 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
   const keepClientLog = (name: string, text: string) => writeFileSync(join(logDir, name), text + '\n');
   const base = { bootstrap: rig.bootstrap, stopped, history, onError, keepClientLog };
   const share = (fraction: number) => Math.max(1, Math.floor(o.records * fraction));
-  const httpOptions = { urls: httpUrls, queue: topics.queue, partitions: HTTP_PARTITIONS, records: o.records - share(0.5) - share(0.1) - share(0.25), keys: 4, keyPrefix: 'h', stopped, history, onError };
+  const large = o.records >= LARGE_RUN;
+  const httpOptions = { urls: httpUrls, queue: topics.queue, partitions: HTTP_PARTITIONS, records: o.records - share(0.5) - share(0.1) - share(0.25), keys: 4, keyPrefix: 'h', perPush: large ? 20 : 1, stopped, history, onError };
   const lanes = Math.min(HTTP_LANES, httpOptions.records);
   const httpLanes = Array.from({ length: lanes }, (_, lane) => ({ ...httpOptions, keyPrefix: `h${lane}.`, records: Math.floor(httpOptions.records / lanes) + (lane < httpOptions.records % lanes ? 1 : 0) }));
   await configureQueue(httpOptions);
@@ -103,18 +114,24 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     await startGroup(rig.bootstrap, topics.input, `${run}-classic`, 'classic', 2, keepClientLog),
     await startGroup(rig.bootstrap, topics.input, `${run}-kip848`, 'consumer', 2, keepClientLog),
   ];
-  const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, (o.minutes + 8) * 60_000);
+  const shareGroup = o.shareGroup === false ? null : await startShareGroup(rig.bootstrap, topics.input, `${run}-share`, 2, keepClientLog);
+  // The processor copies the input in transactions of 100 and is the last to finish on a large run: half the minutes again and ten more.
+  const processorMs = (o.minutes * 1.5 + 10) * 60_000;
+  const processor = startProcessor(rig.bootstrap, topics.input, topics.output, PARTITIONS, transformValue, processorMs);
   history.transforms.push({ input: topics.input, output: topics.output, transform: transformValue });
+  endAt = Date.now() + o.minutes * 60_000;
+  // Once, halfway through the minutes: a member SIGKILLed holding its locks, its records redelivered to the others.
+  const shareKill = setTimeout(() => void shareGroup?.killOne().then(() => o.say('share group: a member SIGKILLed, another started')), (o.minutes * 60_000) / 2);
   const faults = startFaults({ rig, link, storeFaults: o.storeFaults ?? [] }, o.seed, o.say);
   const progress = setInterval(() => {
     const acked = history.writes.filter((w) => w.outcome === 'acknowledged').length + history.transactions.filter((t) => t.outcome === 'committed').reduce((n, t) => n + t.values.length, 0);
-    o.say(`progress: ${acked} acknowledged, ${faults.log.total} faults; ${processor.processor.describe()}; groups read ${groups.map((g) => g.history.reads.length).join(', ')}`);
+    o.say(`progress: ${acked} acknowledged, ${faults.log.total} faults; ${processor.processor.describe()}; groups read ${groups.map((g) => g.history.reads.length).join(', ')}${shareGroup ? `; share group got ${shareGroup.history.deliveries.length}` : ''}`);
   }, 15_000);
   try {
     await Promise.all([
       runRdkafkaIdempotent({ ...base, topic: topics.input, partitions: PARTITIONS, records: share(0.5), chunk: 500, keys: 12 }),
       runJavaIdempotent({ ...base, topic: topics.input, partitions: PARTITIONS, records: share(0.1), chunk: Math.min(2_000, share(0.1)), keys: 6 }),
-      runTransactional({ ...base, topic: topics.txn, partitions: TX_PARTITIONS, records: share(0.25), chunk: 25, keys: 6, transactionalId: `${run}-writer` }),
+      runTransactional({ ...base, topic: topics.txn, partitions: TX_PARTITIONS, records: share(0.25), chunk: large ? 100 : 25, keys: 6, transactionalId: `${run}-writer` }),
       ...httpLanes.map(runHttpPushes),
       runOnceMarkers({ urls: httpUrls, stopped, history, onError }, `${run}-once`, Math.max(5, Math.floor(o.records / 200))),
     ]);
@@ -132,7 +149,14 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
       return n === total;
     };
     await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => o.say(e.message));
-    await within(processor.run, (o.minutes + 8) * 60_000, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
+    const acknowledgedInput = history.writes.filter((w) => w.topic === topics.input && w.outcome === 'acknowledged').map((w) => w.value);
+    if (shareGroup) {
+      await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: Math.max(180_000, o.minutes * 30_000), intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));
+      await shareGroup.close();
+      o.say(`share group: ${shareGroup.describe()}`);
+      history.shareGroups.push(shareGroup.history);
+    }
+    await within(processor.run, processorMs, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
     o.say(`the processor ran ${processor.processor.describe()}`);
     for (const g of groups) await g.close();
     // Commits acknowledged after close are kept; the histories are complete now.
@@ -143,7 +167,9 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
     }
   } finally {
     clearInterval(progress);
+    clearTimeout(shareKill);
     await faults.stop();
+    await shareGroup?.close();
     processor.processor.stop();
     for (const g of groups) await g.close();
   }

@@ -4,7 +4,9 @@
  * record stored twice, a key's records swapped, an aborted transaction
  * visible to read_committed, half an uncertain transaction, a commit going
  * back or ahead of the reads, a transform output missing or doubled, two
- * winners of a once key) is counted under its kind, with a sentence.
+ * winners of a once key, a share group record delivered again after its
+ * accepted ACCEPT or never delivered) is counted under its kind, with a
+ * sentence.
  */
 import { describe, expect, it } from 'vitest';
 import { anomalies, check, finalLine } from './checker.js';
@@ -51,6 +53,15 @@ function cleanHistory(): CampaignHistory {
     ]),
   });
   h.once.push({ key: 'k', attempts: [{ caller: 'x', outcome: 'won' }, { caller: 'y', outcome: 'lost' }] });
+  // s2 is killed holding idem|a|1, which comes back to s1 as delivery 2; idem|b|3's ACCEPT has no answer (uncertain).
+  const share = { group: 's', topic: 'in', deliveries: [] as CampaignHistory['shareGroups'][number]['deliveries'], acks: [] as CampaignHistory['shareGroups'][number]['acks'] };
+  share.deliveries.push({ member: 's2', partition: 0, offset: 1, value: 'idem|a|1', deliveryCount: 1 });
+  for (const r of input) {
+    const deliveryCount = r.value === 'idem|a|1' ? 2 : 1;
+    share.deliveries.push({ member: 's1', ...r, deliveryCount });
+    share.acks.push({ member: 's1', partition: r.partition, offset: r.offset, deliveryCount, accepted: r.value !== 'idem|b|3' });
+  }
+  h.shareGroups.push(share);
   return h;
 }
 
@@ -63,6 +74,7 @@ describe('the fault campaign checker', () => {
     const v = check(cleanHistory());
     expect(v.examples).toEqual([]);
     expect(anomalies(v)).toBe(0);
+    expect(v.shareRedeliveries).toBe(1);
     expect(v.records).toBe(9 + 5);
     expect(finalLine(v, 7, 0)).toBe('campaign: 14 records, 7 faults (0 of the PostgreSQL primary), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies');
   });
@@ -166,5 +178,31 @@ describe('the fault campaign checker', () => {
     h.once.push({ key: 'never', attempts: [{ caller: 'x', outcome: 'lost' }, { caller: 'y', outcome: 'lost' }] });
     h.once.push({ key: 'unheard', attempts: [{ caller: 'x', outcome: 'unknown' }, { caller: 'y', outcome: 'lost' }] });
     expect(check(h).once).toBe(2);
+  });
+
+  it('counts a share group record delivered again after an accepted ACCEPT, or accepted twice', () => {
+    const h = cleanHistory();
+    const share = h.shareGroups[0]!;
+    share.deliveries.push({ member: 's2', partition: 1, offset: 2, value: 'idem|b|2', deliveryCount: 2 });
+    let v = check(h);
+    expect(v.share).toBe(1);
+    expect(v.shareRedeliveries).toBe(2);
+    expect(v.examples.join('\n')).toMatch(/in 1@2 delivered to s2 again \(delivery 2\) after s1's ACCEPT of delivery 1 was answered without error/);
+    share.acks.push({ member: 's2', partition: 1, offset: 2, deliveryCount: 2, accepted: true });
+    v = check(h);
+    expect(v.share).toBe(2);
+    expect(v.examples.join('\n')).toMatch(/in 1@2 accepted twice, by s1 \(delivery 1\) and by s2 \(delivery 2\)/);
+  });
+
+  it('counts an acknowledged record the share group never got, or got and never acknowledged, as lost', () => {
+    const h = cleanHistory();
+    const share = h.shareGroups[0]!;
+    share.deliveries = share.deliveries.filter((d) => d.value !== 'idem|b|0');
+    share.acks = share.acks.filter((a) => !(a.partition === 0 && a.offset === 3));
+    const v = check(h);
+    expect(v.lost).toBe(2);
+    expect(v.share).toBe(0);
+    expect(v.examples.join('\n')).toMatch(/share group s never got 1 acknowledged records of in, e.g. idem\|b\|0/);
+    expect(v.examples.join('\n')).toMatch(/share group s got 1 acknowledged records of in that no member acknowledged, e.g. idem\|a\|3/);
   });
 });

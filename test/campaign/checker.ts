@@ -18,6 +18,11 @@
  *   read back at the end behind the last acknowledged commit;
  * - transform anomalies: an input record with no output, or an output with
  *   no input;
+ * - share group anomalies: a record delivered again after a member's ACCEPT
+ *   of it was answered without error, or accepted twice; an acknowledged
+ *   record the share group never got, or got and never acknowledged, counts
+ *   as lost. Redeliveries before an accepted ACCEPT (a lock run out, a member
+ *   killed) are Kafka's contract and only counted (`shareRedeliveries`);
  * - once anomalies: two callers told they won one `once` key, or none told
  *   although every caller heard its answer.
  *
@@ -35,6 +40,9 @@ export interface Verdict {
   groupOffsets: number;
   transform: number;
   once: number;
+  share: number;
+  /** Deliveries to a share group with a delivery count above 1 (allowed; a figure, not an anomaly). */
+  shareRedeliveries: number;
   /** Sentences, the first ones of each kind. */
   examples: string[];
 }
@@ -42,10 +50,10 @@ export interface Verdict {
 const EXAMPLES_PER_KIND = 5;
 
 class Tally {
-  readonly verdict: Verdict = { records: 0, lost: 0, duplicated: 0, outOfOrder: 0, readCommitted: 0, groupOffsets: 0, transform: 0, once: 0, examples: [] };
+  readonly verdict: Verdict = { records: 0, lost: 0, duplicated: 0, outOfOrder: 0, readCommitted: 0, groupOffsets: 0, transform: 0, once: 0, share: 0, shareRedeliveries: 0, examples: [] };
   private readonly shown = new Map<string, number>();
 
-  add(kind: Exclude<keyof Verdict, 'records' | 'examples'>, sentence: () => string, count = 1): void {
+  add(kind: Exclude<keyof Verdict, 'records' | 'examples' | 'shareRedeliveries'>, sentence: () => string, count = 1): void {
     this.verdict[kind] += count;
     const shown = this.shown.get(kind) ?? 0;
     if (shown < EXAMPLES_PER_KIND) {
@@ -56,7 +64,7 @@ class Tally {
 }
 
 export function anomalies(v: Verdict): number {
-  return v.lost + v.duplicated + v.outOfOrder + v.readCommitted + v.groupOffsets + v.transform + v.once;
+  return v.lost + v.duplicated + v.outOfOrder + v.readCommitted + v.groupOffsets + v.transform + v.once + v.share;
 }
 
 export function check(history: CampaignHistory): Verdict {
@@ -73,6 +81,7 @@ export function check(history: CampaignHistory): Verdict {
     checkUnwritten(log, history, tally);
   }
   checkGroups(history, tally);
+  checkShareGroups(history, tally);
   checkTransforms(history, logs, tally);
   checkOnce(history, tally);
   return tally.verdict;
@@ -162,10 +171,7 @@ function isAbortedValue(history: CampaignHistory, topic: string, value: string):
 function checkGroups(history: CampaignHistory, tally: Tally): void {
   for (const g of history.groups) {
     const read = new Set(g.reads.map((r) => r.value));
-    const ackedHere = [
-      ...history.writes.filter((w) => w.topic === g.topic && w.outcome === 'acknowledged').map((w) => w.value),
-      ...history.transactions.filter((t) => t.topic === g.topic && t.outcome === 'committed').flatMap((t) => t.values),
-    ];
+    const ackedHere = acknowledgedIn(history, g.topic);
     const unread = ackedHere.filter((v) => !read.has(v));
     if (unread.length > 0) tally.add('lost', () => `${g.protocol} group ${g.group} never read ${unread.length} acknowledged records of ${g.topic}, e.g. ${unread.slice(0, 3).join(', ')}`, unread.length);
 
@@ -186,6 +192,54 @@ function checkGroups(history: CampaignHistory, tally: Tally): void {
     for (const [partition, acked] of g.final ? last : []) {
       const stored = g.final!.get(partition) ?? -1;
       if (stored < acked.offset) tally.add('groupOffsets', () => `${g.group} partition ${partition}: the group's committed offset reads ${stored} at the end, behind the last acknowledged commit (${acked.member}'s of ${acked.offset})`);
+    }
+  }
+}
+
+/** The values acknowledged to their writers in `topic` (acknowledged writes, committed transactions). */
+function acknowledgedIn(history: CampaignHistory, topic: string): string[] {
+  return [
+    ...history.writes.filter((w) => w.topic === topic && w.outcome === 'acknowledged').map((w) => w.value),
+    ...history.transactions.filter((t) => t.topic === topic && t.outcome === 'committed').flatMap((t) => t.values),
+  ];
+}
+
+/**
+ * Every acknowledged record delivered to the share group and acknowledged by
+ * a member (an ACCEPT whose answer was lost is taken as uncertain, not lost:
+ * the record must then not come back, or it is judged below); after an ACCEPT
+ * answered without error, no delivery of that record with a higher delivery
+ * count and no second accepted ACCEPT.
+ */
+function checkShareGroups(history: CampaignHistory, tally: Tally): void {
+  for (const g of history.shareGroups) {
+    const deliveredValues = new Map<string, string>();
+    const acked = new Set(g.acks.map((a) => `${a.partition}@${a.offset}`));
+    for (const d of g.deliveries) deliveredValues.set(d.value, `${d.partition}@${d.offset}`);
+    const never: string[] = [];
+    const unacknowledged: string[] = [];
+    for (const value of acknowledgedIn(history, g.topic)) {
+      const at = deliveredValues.get(value);
+      if (at === undefined) never.push(value);
+      else if (!acked.has(at)) unacknowledged.push(value);
+    }
+    if (never.length > 0) tally.add('lost', () => `share group ${g.group} never got ${never.length} acknowledged records of ${g.topic}, e.g. ${never.slice(0, 3).join(', ')}`, never.length);
+    if (unacknowledged.length > 0) tally.add('lost', () => `share group ${g.group} got ${unacknowledged.length} acknowledged records of ${g.topic} that no member acknowledged, e.g. ${unacknowledged.slice(0, 3).join(', ')}`, unacknowledged.length);
+
+    const accepted = new Map<string, { member: string; deliveryCount: number }>();
+    for (const a of g.acks) {
+      if (!a.accepted) continue;
+      const at = `${a.partition}@${a.offset}`;
+      const before = accepted.get(at);
+      if (before) tally.add('share', () => `${g.group}: ${g.topic} ${at} accepted twice, by ${before.member} (delivery ${before.deliveryCount}) and by ${a.member} (delivery ${a.deliveryCount})`);
+      if (!before || a.deliveryCount < before.deliveryCount) accepted.set(at, { member: a.member, deliveryCount: a.deliveryCount });
+    }
+    for (const d of g.deliveries) {
+      if (d.deliveryCount > 1) tally.verdict.shareRedeliveries += 1;
+      const a = accepted.get(`${d.partition}@${d.offset}`);
+      if (a && d.deliveryCount > a.deliveryCount) {
+        tally.add('share', () => `${g.group}: ${g.topic} ${d.partition}@${d.offset} delivered to ${d.member} again (delivery ${d.deliveryCount}) after ${a.member}'s ACCEPT of delivery ${a.deliveryCount} was answered without error`);
+      }
     }
   }
 }
@@ -247,5 +301,5 @@ export function finalLine(v: Verdict, faults: number, primaryFaults: number): st
 
 /** The checks the last line has no room for, and the examples. */
 export function detailLines(v: Verdict): string[] {
-  return [`checks: ${v.groupOffsets} group offset anomalies, ${v.transform} transform anomalies, ${v.once} once anomalies`, ...v.examples.map((e) => `  ${e}`)];
+  return [`checks: ${v.groupOffsets} group offset anomalies, ${v.transform} transform anomalies, ${v.once} once anomalies, ${v.share} share group anomalies (${v.shareRedeliveries} redeliveries)`, ...v.examples.map((e) => `  ${e}`)];
 }

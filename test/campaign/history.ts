@@ -72,6 +72,32 @@ export interface GroupHistory {
   final?: Map<number, number>;
 }
 
+/** One record handed to a share group member's application (a delivery; Kafka counts them per record). */
+export interface ShareDelivery {
+  member: string;
+  partition: number;
+  offset: number;
+  value: string;
+  deliveryCount: number;
+}
+
+/** A member's ACCEPT of one delivery: accepted when its commitSync answered the partition without error. */
+export interface ShareAck {
+  member: string;
+  partition: number;
+  offset: number;
+  /** The delivery count of the delivery it acknowledges. */
+  deliveryCount: number;
+  accepted: boolean;
+}
+
+export interface ShareGroupHistory {
+  group: string;
+  topic: string;
+  deliveries: ShareDelivery[];
+  acks: ShareAck[];
+}
+
 export interface TransformHistory {
   input: string;
   output: string;
@@ -97,12 +123,13 @@ export interface CampaignHistory {
   orderedStreams: string[];
   logs: TopicLog[];
   groups: GroupHistory[];
+  shareGroups: ShareGroupHistory[];
   transforms: TransformHistory[];
   once: OnceHistory[];
 }
 
 export function emptyHistory(): CampaignHistory {
-  return { writes: [], transactions: [], orderedStreams: [], logs: [], groups: [], transforms: [], once: [] };
+  return { writes: [], transactions: [], orderedStreams: [], logs: [], groups: [], shareGroups: [], transforms: [], once: [] };
 }
 
 /** `stream|key|seq`, the one form every campaign value has. */

@@ -2,7 +2,8 @@
  * The campaign's writers over Queen's HTTP API, through every gateway that
  * serves it in turn:
  *
- * - pushes of one keyed message each, under an Idempotency-Key of their own;
+ * - pushes of one keyed message each (or `perPush` in one request, keys in
+ *   turn), under an Idempotency-Key of their own;
  *   an answer other than 201 (a 503 while a core is away, a reset, a
  *   timeout) is retried with the same key on the next gateway, for up to
  *   60 s. 201 is an acknowledgement, and so is 409 outcome_applied (the
@@ -22,6 +23,8 @@ export interface HttpWriterOptions {
   partitions: number;
   records: number;
   keys: number;
+  /** Messages in one push (one request under one Idempotency-Key, acknowledged together); 1 unless given. */
+  perPush?: number;
   /** Names this lane's keys (several lanes push at once, each its own keys). */
   keyPrefix: string;
   stopped(): boolean;
@@ -76,16 +79,20 @@ export async function configureQueue(o: HttpWriterOptions): Promise<void> {
 
 export async function runHttpPushes(o: HttpWriterOptions): Promise<void> {
   const next = new Map<string, number>();
-  for (let i = 0; i < o.records && !o.stopped(); i++) {
-    const index = i % o.keys;
-    const key = `${o.keyPrefix}${index}`;
-    const seq = next.get(key) ?? 0;
-    next.set(key, seq + 1);
-    const value = campaignValue('http', key, seq);
-    const body = { items: [{ queue: o.queue, partition: String(index % o.partitions), payload: value }] };
+  const perPush = Math.max(1, o.perPush ?? 1);
+  for (let i = 0; i < o.records && !o.stopped(); i += perPush) {
+    const items: { queue: string; partition: string; payload: string }[] = [];
+    for (let j = i; j < Math.min(o.records, i + perPush); j++) {
+      const index = j % o.keys;
+      const key = `${o.keyPrefix}${index}`;
+      const seq = next.get(key) ?? 0;
+      next.set(key, seq + 1);
+      items.push({ queue: o.queue, partition: String(index % o.partitions), payload: campaignValue('http', key, seq) });
+    }
+    const first = items[0]!.payload;
     // 409 outcome_applied: the first attempt took effect and only its answer was lost; that is an acknowledgement too.
-    const stored = await retried(o, i, `push ${value}`, (base) => call(`${base}/api/v1/push`, body, `push-${o.queue}-${value}`), (a) => (a.status === 201 || (a.status === 409 && (a.json as { code?: string })?.code === 'outcome_applied') ? true : null));
-    o.history.writes.push({ topic: o.queue, value, outcome: stored ? 'acknowledged' : 'uncertain' });
+    const stored = await retried(o, i, `push ${first}${items.length > 1 ? ` and ${items.length - 1} more` : ''}`, (base) => call(`${base}/api/v1/push`, { items }, `push-${o.queue}-${first}`), (a) => (a.status === 201 || (a.status === 409 && (a.json as { code?: string })?.code === 'outcome_applied') ? true : null));
+    for (const item of items) o.history.writes.push({ topic: o.queue, value: item.payload, outcome: stored ? 'acknowledged' : 'uncertain' });
   }
 }
 

@@ -11,7 +11,9 @@
  *
  *   campaign: N records, F faults (P of the PostgreSQL primary), 0 lost, 0 duplicated, 0 out of order, 0 read_committed anomalies
  *
- * Exits 0 when the checker found no anomaly of any kind, 1 otherwise.
+ * Exits 0 when the checker found no anomaly of any kind, 1 otherwise. The
+ * campaign runs in a child of the npm script's process (./supervise.ts),
+ * which exits with the verdict even when the child cannot exit.
  *
  * With `--target kafka` the same campaign runs against three Apache Kafka
  * nodes instead (./kafka-target.ts: replication factor 3, Kafka's faults).
@@ -20,11 +22,16 @@
  * returns (sendOffsetsToTransaction, docs/fault-campaign.md) holds one of
  * libuv's threads, and with the default four held no client connects.
  */
+import { fileURLToPath } from 'node:url';
 import { pgHaMissing, startPgHa, type PgHaCluster } from '../support/pg-ha.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { runCampaign } from './campaign.js';
 import { runKafkaCampaign } from './kafka-target.js';
 import { storeFaults } from './store-faults.js';
+import { exitWithVerdict, isCampaignChild, superviseCampaign } from './supervise.js';
+
+// The campaign runs in a child process, so a child that cannot exit does not keep the verdict (./supervise.ts).
+if (!isCampaignChild()) await superviseCampaign(fileURLToPath(import.meta.url));
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -86,7 +93,27 @@ try {
 } catch (e) {
   console.error(`campaign failed: ${(e as Error).stack}`);
 } finally {
-  await release().catch(() => {});
-  await ha?.stop().catch(() => {});
+  // Bounded: the verdict is printed; a cleanup that hangs must not keep the process (see cleanUp).
+  await cleanUp('dropping the campaign schema', release);
+  if (ha) await cleanUp('stopping the replicated store', () => ha!.stop());
 }
-process.exit(code);
+exitWithVerdict(code);
+
+/**
+ * One cleanup step with a deadline, so a step that never finishes (a schema
+ * DROP waiting on a lock, a store that will not stop) cannot keep the run:
+ * on the deadline it says which step, and what still holds the event loop,
+ * and the campaign goes on to exit.
+ */
+async function cleanUp(what: string, step: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 120_000)));
+  const outcome = await Promise.race([step().then(() => 'done' as const, (e: Error) => e), deadline]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    const holding = process.getActiveResourcesInfo();
+    console.error(`campaign: ${what} did not finish in 120 s; exiting anyway (event loop held by ${holding.join(', ')})`);
+  } else if (outcome !== 'done') {
+    console.error(`campaign: ${what} failed: ${outcome.message}`);
+  }
+}

@@ -154,6 +154,7 @@ export async function runTransactional(o: WriterOptions & { transactionalId: str
     let producer: Producer | null = null;
     // librdkafka's transaction log (debug=eos), the last lines kept for the report of a failed transaction.
     const eosLog: string[] = [];
+    let failed = false;
     try {
       producer = await within(
         connectProducer(o.bootstrap, { 'transactional.id': o.transactionalId, 'transaction.timeout.ms': 60_000, 'linger.ms': 5, 'message.timeout.ms': 30_000, 'debug': 'eos', 'log_level': 7 }, o.topic),
@@ -185,10 +186,12 @@ export async function runTransactional(o: WriterOptions & { transactionalId: str
       }
     } catch (e) {
       o.onError(`${stream}: ${(e as Error).message}`);
-      o.keepClientLog?.(`${stream}-eos.log`, eosLog.join('\n'));
+      failed = true;
       await sleep(500);
     } finally {
       if (producer) await within(new Promise<void>((resolve) => producer!.disconnect(0, () => resolve())), 20_000, 'the transactional producer to disconnect').catch(() => {});
+      // Kept after the disconnect: librdkafka's log events trail its callbacks, and the line naming the failure comes last.
+      if (failed) o.keepClientLog?.(`${stream}-eos.log`, eosLog.join('\n'));
     }
   }
 }

@@ -29,6 +29,8 @@ export interface ShareConsumerRun {
   child: ChildProcess;
   readonly records: ShareRecord[];
   readonly events: string[];
+  /** Every JSON line it printed so far, in order (the campaign's mode prints `acked` lines beside the records). */
+  readonly lines: readonly Record<string, unknown>[];
   stderr(): string;
   /** Closes stdin: the consumer closes cleanly (acknowledging and leaving). */
   stop(timeoutMs?: number): Promise<void>;
@@ -62,8 +64,12 @@ function run(args: string[]): Promise<{ child: ChildProcess; lines: Record<strin
   });
 }
 
-/** Starts a share consumer: `accept` accepts all it gets; `hold` keeps its first records' locks and stops polling. */
-export async function startShareConsumer(bootstrap: string, group: string, topic: string, mode: 'accept' | 'hold', seconds = 120): Promise<ShareConsumerRun> {
+/**
+ * Starts a share consumer: `accept` accepts all it gets; `hold` keeps its
+ * first records' locks and stops polling; `campaign` accepts all and prints
+ * each commit's outcome per partition, riding out exceptions.
+ */
+export async function startShareConsumer(bootstrap: string, group: string, topic: string, mode: 'accept' | 'hold' | 'campaign', seconds = 120): Promise<ShareConsumerRun> {
   const r = await run(['consume', bootstrap, group, topic, mode, String(seconds)]);
   return {
     child: r.child,
@@ -73,6 +79,7 @@ export async function startShareConsumer(bootstrap: string, group: string, topic
     get events() {
       return r.lines.map((l) => String(l.event));
     },
+    lines: r.lines,
     stderr: r.stderr,
     async stop(timeoutMs = 60_000) {
       r.child.stdin!.end();
