@@ -94,9 +94,13 @@ export function parseVersions(range: string): VersionSpan | null {
   throw new Error(`"${range}" is not a version range (expected N+, N-M, N or none)`);
 }
 
+/** Ranges already parsed: every request's header asks of its API's ranges (a few regular expressions each time, uncached). */
+const parsedRanges = new Map<string, VersionSpan | null>();
+
 export function inVersions(range: string | undefined, version: number): boolean {
   if (range === undefined) return false;
-  const span = parseVersions(range);
+  let span = parsedRanges.get(range);
+  if (span === undefined) parsedRanges.set(range, (span = parseVersions(range)));
   return span !== null && version >= span.min && version <= span.max;
 }
 

@@ -22,6 +22,7 @@ import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js
 import { coreProblem } from '../operations/health.js';
 import { coreExposition } from '../operations/registry.js';
 import { notifyReady } from './systemd.js';
+import { paceGarbageCollection } from './heap.js';
 
 const USAGE_ERROR = 2;
 
@@ -330,6 +331,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     throw e;
   }
+  paceGarbageCollection();
   try {
     await (command === 'core' ? runCore : command === 'gateway' ? runGateway : serve)(config);
   } catch (e) {

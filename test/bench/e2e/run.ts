@@ -289,7 +289,9 @@ async function startServer(name: BrokerName, c: Configuration, capture?: string)
     args.push('--database-url', standby?.url ?? DATABASE_URL, '--database-schema', schema);
   }
   // The built product, not the tsx-run source (bin/ would pick the source in a checkout). Node's default profile names; the run prints which is whose.
-  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [];
+  // BENCH_GATEWAY_NODE_FLAGS (space-separated node/V8 flags) is for before-and-after runs of a flag (docs/bench/README.md).
+  const extraFlags = process.env['BENCH_GATEWAY_NODE_FLAGS']?.split(' ').filter((f) => f !== '') ?? [];
+  const nodeFlags = [...extraFlags, ...(profile ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, `${name}-${labelOf(c).replace(/ /g, '-')}`)] : [])];
   const child = spawnProcess(process.execPath, [...nodeFlags, join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 600_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
   if (databaseUrl) storageOf.set(child.pid, new StorageCpu(databaseUrl, child.pid));
