@@ -45,13 +45,17 @@ export async function runCycle(core: Core, guard: FlushGuard, req: StreamsCycleR
   const stateOps = requireArray<StreamsCycleRequest['stateOps'][number]>(req.stateOps ?? [], 'stateOps');
   const prefix = shardPrefix(queryId, source);
   // A flush (no ack) that closes windows from a stale read applies nothing; the windows stay for the next one (./flush-guard.ts).
-  if (!req.ack && stateOps.some((op) => op?.type === 'delete') && guard.flushIsStale(prefix)) return skipped();
+  const flush = !req.ack && stateOps.some((op) => op?.type === 'delete');
+  if (flush && guard.flushIsStale(prefix)) return skipped();
   for (const [i, op] of stateOps.entries()) ops.push(stateOperation(op, prefix, now, `stateOps[${i}]`));
   const ackOps = req.ack ? await ackOperations(core, req, group) : [];
   ops.push(...ackOps);
   let outcome: TransactionResult;
   try {
-    outcome = await core.transaction({ operations: ops, createQueues: true });
+    const commit = core.transaction({ operations: ops, createQueues: true });
+    // No await since the stale check: a main-loop read from here on waits for this commit.
+    if (flush) guard.noteFlushCommitting(prefix, commit);
+    outcome = await commit;
   } catch (e) {
     if (!isCoreError(e)) throw e;
     return (await committedBefore(core, marker)) ? replayed(req) : failed(e.message);
