@@ -217,21 +217,8 @@ export async function planAck(
       deadLetter: false,
     };
   }
-  const deadLetter = {
-    id: message.messageId,
-    transactionId: message.transactionId,
-    partitionId: partitionIdOf(queue.name, message.partition),
-    queue: queue.name,
-    partition: message.partition,
-    partitionIndex: message.partitionIndex,
-    offset: message.offset,
-    consumerGroup: ack.consumerGroup,
-    errorMessage: ack.error ?? (ack.status === 'dlq' ? 'Sent to the dead-letter queue by its consumer' : 'Retries exhausted'),
-    retryCount: count ?? 0,
-    data: message.payload,
-    createdAt: iso(message.timestamp),
-    failedAt: iso(now),
-  };
+  const errorMessage = ack.error ?? (ack.status === 'dlq' ? 'Sent to the dead-letter queue by its consumer' : 'Retries exhausted');
+  const deadLetter = deadLetterEntry(located, ack.consumerGroup, errorMessage, count ?? 0, now);
   return {
     operations: [
       { op: 'ack', ...base, status: 'completed' },
@@ -239,6 +226,26 @@ export async function planAck(
       { op: 'kv.delete', ns: RETRIES_NAMESPACE, key },
     ],
     deadLetter: true,
+  };
+}
+
+/** A message's entry in Queen's dead-letter queue (KV namespace queen.dlq), as GET /api/v1/dlq lists it. */
+export function deadLetterEntry(located: LocatedMessage, consumerGroup: string, errorMessage: string, retryCount: number, now: number) {
+  const { queue, message } = located;
+  return {
+    id: message.messageId,
+    transactionId: message.transactionId,
+    partitionId: partitionIdOf(queue.name, message.partition),
+    queue: queue.name,
+    partition: message.partition,
+    partitionIndex: message.partitionIndex,
+    offset: message.offset,
+    consumerGroup,
+    errorMessage,
+    retryCount,
+    data: message.payload,
+    createdAt: iso(message.timestamp),
+    failedAt: iso(now),
   };
 }
 

@@ -164,6 +164,33 @@ export function describeStreams(fx: Fixture): void {
       expect(await stored()).toEqual([]);
     });
 
+    it('never lets a main-loop read see a window a flush is closing: the read waits for the flush, or the flush is skipped', async () => {
+      const core = fx.core();
+      const source = await fx.newQueue();
+      const sink = fx.uniqueName('sink');
+      const queryId = await queryIdOf(core, fx.uniqueName('flushing'), source);
+      const p = { queue: source, partition: 'Default' };
+      const key = 'tumb\u001fw1';
+      const seen: string[] = [];
+      await core.push({ items: Array.from({ length: 12 }, (_, i) => ({ queue: source, payload: i })) });
+      // The main loop's read comes a little later each round: before the flush is judged, while it commits, after.
+      for (let round = 0; round < 12; round++) {
+        await core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [{ type: 'upsert', key, value: { windowEnd: 10, round } }], pushItems: [], ack: null });
+        await core.streamsStateGet({ queryId, source: p, ripeAtOrBefore: 100 });
+        const flushing = core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [{ type: 'delete', key }], pushItems: [{ queue: sink, payload: { round } }], ack: null });
+        await new Promise((r) => setTimeout(r, round * 2));
+        const rows = (await core.streamsStateGet({ queryId, source: p })).rows;
+        const flushed = (await flushing).stateOpsApplied === 1;
+        // Closed by the flush: the read must not see the window (the main loop would add to it and emit it again).
+        expect(rows.length, `round ${round}: flush ${flushed ? 'applied' : 'skipped'}, read saw ${rows.length} rows`).toBe(flushed ? 0 : 1);
+        seen.push(flushed ? 'applied' : 'skipped');
+        // The main loop's cycle for this read (it acks a message), so the next flush is judged against a settled partition.
+        const popped = await core.pop({ queue: source, consumerGroup: 'g', owner: 'w', batch: 1, waitMs: 0 });
+        await core.streamsCycle({ queryId, source: p, consumerGroup: 'g', releaseLease: true, stateOps: [], pushItems: [], ack: { offset: popped.messages[0]!.offset, leaseId: popped.lease!.id } });
+      }
+      expect(seen).toContain('applied');
+    });
+
     it('keeps registrations, state and committed cycles across a restart where the engine is durable', async () => {
       let core = fx.core();
       const source = await fx.newQueue();

@@ -25,6 +25,8 @@ export interface GatewayRunOptions {
   suite: SuiteName;
   group: 'human' | 'stream';
   only?: string[];
+  skip?: string[];
+  from?: string;
   timeoutMs: number;
   echo?: boolean;
 }
@@ -61,6 +63,8 @@ export async function runSuitesOnGateway(options: GatewayRunOptions): Promise<Su
       group: options.group,
       timeoutMs: options.timeoutMs,
       ...(options.only ? { only: options.only } : {}),
+      ...(options.skip ? { skip: options.skip } : {}),
+      ...(options.from ? { from: options.from } : {}),
       ...(options.echo ? { echo: true } : {}),
     });
     return { suite: options.suite, engine: options.engine, results };

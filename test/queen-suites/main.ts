@@ -6,6 +6,7 @@
  *   npm run queen-suites -- --engine memory --suite js
  *   npm run queen-suites -- --group stream       # the streams suites
  *   npm run queen-suites -- --only testPushEmptyArray,popWithWait --suite js
+ *   npm run queen-suites -- --suite js --from testDLQ --skip testCgBootstrapNew
  *
  * Fetches the suites first (scripts/queen-suites-fetch.sh), starts one
  * gateway per engine and suite, prints each test's outcome and a summary,
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     suite: { type: 'string', multiple: true },
     group: { type: 'string', default: 'human' },
     only: { type: 'string' },
+    skip: { type: 'string' },
+    from: { type: 'string' },
     'timeout-s': { type: 'string', default: '600' },
     echo: { type: 'boolean', default: false },
   },
@@ -43,6 +46,8 @@ for (const engine of engines) {
       suite,
       group,
       ...(values.only ? { only: values.only.split(',') } : {}),
+      ...(values.skip ? { skip: values.skip.split(',') } : {}),
+      ...(values.from ? { from: values.from } : {}),
       timeoutMs: Number(values['timeout-s']) * 1000,
       echo: values.echo,
     });

@@ -1,6 +1,6 @@
 /**
  * The small form of `npm run queen-suites` (docs/testing.md): a bounded set of
- * Queen's official JavaScript client tests, unchanged, against the gateway's
+ * Queen's official JavaScript client tests (its streams tests included), unchanged, against the gateway's
  * HTTP API on both engines. Skipped, saying why, when the suites cannot be
  * fetched (no queen-mq/queen repository and no network).
  */
@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { engineMatrix, releaseEngines } from '../support/engines.js';
 import { runSuitesOnGateway } from './gateway-run.js';
 
-/** Quick tests across the API: configure, push, pop, leases, groups, DLQ, transactions, subscriptions. */
+/** Quick tests across the API: configure, push, pop, leases, groups, DLQ, transactions, subscriptions, and one of Queen's streams tests (a tumbling-window sum closed by the idle flush). */
 const SMALL_FORM = [
   'createQueue',
   'configureQueue',
@@ -22,6 +22,7 @@ const SMALL_FORM = [
   'testDLQ',
   'transactionBasicPushAck',
   'subscriptionModeAll',
+  'tumblingBasicWindowSum',
 ];
 
 let fetchProblem: string | null = null;

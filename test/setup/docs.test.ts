@@ -33,7 +33,7 @@ const OTHER_TOOLS_FLAGS: Record<string, readonly string[]> = {
   "Kafka's kafka-share-groups.sh (docs/share-groups.md)": ['group', 'topic', 'to-earliest', 'execute', 'delete-offsets', 'entity-type'],
   'the client matrix runner (test/compat/run.ts)': ['client', 'target', 'no-write', 'timeout-s', 'update'],
   'the fault campaign (test/campaign/main.ts)': ['records', 'minutes', 'seed', 'store'],
-  "Queen's suites runner (test/queen-suites/main.ts)": ['engine', 'suite', 'only', 'group', 'echo', 'timeout-s'],
+  "Queen's suites runner (test/queen-suites/main.ts)": ['engine', 'suite', 'only', 'group', 'echo', 'timeout-s', 'skip', 'from'],
   "Kafka's kafka-metadata-quorum.sh, kafka-log-dirs.sh and kafka-consumer-groups.sh": ['status', 'replication', 'command-config', 'topic-list', 'list', 'create', 'reset-offsets'],
   'docker, docker compose, systemctl, systemd-notify, pg_dump and pg_basebackup (docs/deployment.md)': ['rm', 'build', 'now', 'ready', 'format', 'schema', 'dbname'],
   "pg_auto_failover's pg_autoctl (docs/failover.md)": ['pgdata', 'pgport', 'hostname', 'name', 'monitor', 'auth', 'ssl-self-signed', 'run'],

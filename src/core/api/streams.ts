@@ -31,6 +31,13 @@ export interface StreamsCycleAck {
   leaseId?: string;
   /** How many messages the cycle consumed, ending with this one: where its batch began when the group has no position yet. */
   count?: number;
+  /**
+   * When the cycle failed this message (Queen's ack status `failed` or
+   * `dlq`): its entry in Queen's dead-letter queue (KV namespace `queen.dlq`,
+   * keyed by the message and group), written with the acks. The group still
+   * moves past it and the lease is released, whatever releaseLease says.
+   */
+  deadLetter?: unknown;
 }
 
 export interface StreamsCycleRequest {
@@ -49,7 +56,7 @@ export interface StreamsCycleResult {
   stateOpsApplied: number;
   pushResults: PushItemResult[];
   /** Null when the cycle acked nothing. */
-  ack: { acked: number; leaseReleased: boolean } | null;
+  ack: { acked: number; leaseReleased: boolean; deadLettered: boolean } | null;
   /** True when this exact cycle (same query, partition, group and acked offset) had committed before: nothing was applied again. */
   replayed: boolean;
   /**

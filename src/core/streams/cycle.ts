@@ -1,6 +1,7 @@
 import type { Core, PushItemResult, StreamsCycleRequest, StreamsCycleResult, TransactionOperation, TransactionResult } from '../core.js';
 import { CoreError, isCoreError } from '../errors.js';
 import { requireArray, requireInteger, requireJsonValue } from '../rules/arguments.js';
+import { DEAD_LETTERS_NAMESPACE, messageKey } from '../rules/dead-letters.js';
 import { validateGroupName } from '../rules/names.js';
 import { checkSource, CYCLE_MARKER_TTL_MS, cycleMarkerKey, requireText, shardPrefix, STREAMS_NAMESPACE as ns } from './keys.js';
 import type { FlushGuard } from './flush-guard.js';
@@ -27,7 +28,8 @@ const DEFAULT_BATCH_REACH = 1000;
  * position up to it is acked (Queen acks a batch by its last message). With
  * `releaseLease` the rest of the lease, if any, is handed back to be
  * delivered again; without it (a gate's partial ack) it stays leased until
- * its deadline.
+ * its deadline. An ack with a dead letter (the client failed the message)
+ * writes it to the dead-letter queue beside the acks and always releases.
  */
 export async function runCycle(core: Core, guard: FlushGuard, req: StreamsCycleRequest, now: number): Promise<StreamsCycleResult> {
   const queryId = requireText(req?.queryId, 'queryId');
@@ -43,13 +45,17 @@ export async function runCycle(core: Core, guard: FlushGuard, req: StreamsCycleR
   const stateOps = requireArray<StreamsCycleRequest['stateOps'][number]>(req.stateOps ?? [], 'stateOps');
   const prefix = shardPrefix(queryId, source);
   // A flush (no ack) that closes windows from a stale read applies nothing; the windows stay for the next one (./flush-guard.ts).
-  if (!req.ack && stateOps.some((op) => op?.type === 'delete') && guard.flushIsStale(prefix)) return skipped();
+  const flush = !req.ack && stateOps.some((op) => op?.type === 'delete');
+  if (flush && guard.flushIsStale(prefix)) return skipped();
   for (const [i, op] of stateOps.entries()) ops.push(stateOperation(op, prefix, now, `stateOps[${i}]`));
   const ackOps = req.ack ? await ackOperations(core, req, group) : [];
   ops.push(...ackOps);
   let outcome: TransactionResult;
   try {
-    outcome = await core.transaction({ operations: ops, createQueues: true });
+    const commit = core.transaction({ operations: ops, createQueues: true });
+    // No await since the stale check: a main-loop read from here on waits for this commit.
+    if (flush) guard.noteFlushCommitting(prefix, commit);
+    outcome = await commit;
   } catch (e) {
     if (!isCoreError(e)) throw e;
     return (await committedBefore(core, marker)) ? replayed(req) : failed(e.message);
@@ -64,7 +70,7 @@ export async function runCycle(core: Core, guard: FlushGuard, req: StreamsCycleR
   const acked = outcome.results.slice(ops.length - ackOps.length, ops.length - ackOps.length + completed).filter((r) => (r as { acked?: boolean }).acked).length;
   return {
     success: true, stateOpsApplied: stateOps.length, pushResults, replayed: false,
-    ack: req.ack ? { acked, leaseReleased: req.releaseLease !== false } : null,
+    ack: req.ack ? { acked, leaseReleased: releases(req), deadLettered: req.ack.deadLetter !== undefined } : null,
   };
 }
 
@@ -103,10 +109,16 @@ async function ackOperations(core: Core, req: StreamsCycleRequest, group: string
   const ops: TransactionOperation[] = [];
   for (let offset = from; offset < last; offset++) ops.push({ ...base, offset, required: false });
   ops.push({ ...base, offset: last, required: true, ...(req.ack!.leaseId ? { leaseId: req.ack!.leaseId } : {}) });
+  if (req.ack!.deadLetter !== undefined && index !== undefined) {
+    requireJsonValue(req.ack!.deadLetter, 'ack.deadLetter');
+    ops.push({ op: 'kv.put', ns: DEAD_LETTERS_NAMESPACE, key: messageKey(queue, index, last, group), value: req.ack!.deadLetter, lifetime: { forever: true } });
+  }
   // A failed ack ends the lease where it still holds messages past the last one; the position stays, so they come again.
-  if (req.releaseLease !== false) ops.push({ ...base, offset: last + 1, status: 'failed', required: false });
+  if (releases(req)) ops.push({ ...base, offset: last + 1, status: 'failed', required: false });
   return ops;
 }
+
+const releases = (req: StreamsCycleRequest): boolean => req.releaseLease !== false || req.ack?.deadLetter !== undefined;
 
 async function committedBefore(core: Core, marker: string | null): Promise<boolean> {
   return marker !== null && (await core.kvGet({ ns, key: marker })) !== null;
@@ -118,5 +130,5 @@ const skipped = (): StreamsCycleResult => ({ success: true, stateOpsApplied: 0, 
 
 const replayed = (req: StreamsCycleRequest): StreamsCycleResult => ({
   success: true, stateOpsApplied: 0, pushResults: [], replayed: true,
-  ack: req.ack ? { acked: 0, leaseReleased: req.releaseLease !== false } : null,
+  ack: req.ack ? { acked: 0, leaseReleased: releases(req), deadLettered: req.ack.deadLetter !== undefined } : null,
 });

@@ -9,6 +9,11 @@
  * keeps the order here and skips the stale flush: the window's rows stay, and
  * the next flush (or the main loop) closes it from what is stored.
  *
+ * The other way round, a main-loop read made while a flush that passed
+ * judgment is still committing would read the windows the flush is deleting
+ * and add to them (the window emitted twice): that read waits for the flush's
+ * commit.
+ *
  * The main loop's read is the one of every key (no filter), at the start of
  * each cycle; the flush's is the one of ripe windows. Kept per core, in
  * memory: it guards a race of seconds, and a client talks to one gateway.
@@ -30,6 +35,8 @@ interface ShardOrder {
 export class FlushGuard {
   private sequence = 0;
   private readonly shards = new Map<string, ShardOrder>();
+  /** Flush cycles judged fresh and not yet committed, by shard. */
+  private readonly flushes = new Map<string, Promise<void>>();
   private lastSweep = 0;
 
   constructor(private readonly clock: () => number) {}
@@ -47,6 +54,23 @@ export class FlushGuard {
   /** A committed cycle that acked source messages (the main loop's). */
   noteMainCommit(shard: string): void {
     this.order(shard).mainCommit = ++this.sequence;
+  }
+
+  /** A flush cycle judged fresh is committing: main-loop reads of the shard wait for it (flushCommitted). */
+  noteFlushCommitting(shard: string, commit: Promise<unknown>): void {
+    const settled = commit.then(
+      () => {},
+      () => {},
+    );
+    this.flushes.set(shard, settled);
+    void settled.then(() => {
+      if (this.flushes.get(shard) === settled) this.flushes.delete(shard);
+    });
+  }
+
+  /** Resolves once no flush judged fresh is committing on the shard. */
+  async flushCommitted(shard: string): Promise<void> {
+    for (let pending = this.flushes.get(shard); pending !== undefined; pending = this.flushes.get(shard)) await pending;
   }
 
   /** Whether a flush cycle (no ack) would write from a stale read: a main-loop cycle is between its read and its commit, or committed after the flush read. */

@@ -17,7 +17,11 @@ export async function getState(core: Core, guard: FlushGuard, req: StreamsStateG
   const keyPrefix = req.keyPrefix ?? '';
   const ripe = req.ripeAtOrBefore === undefined || req.ripeAtOrBefore === null ? null : requireFiniteNumber(req.ripeAtOrBefore, 'ripeAtOrBefore');
   if (ripe !== null) guard.noteRead(prefix, 'flush');
-  else if (keys.length === 0 && keyPrefix === '') guard.noteRead(prefix, 'main');
+  else if (keys.length === 0 && keyPrefix === '') {
+    // A flush committing now deletes windows this read would otherwise see, and the main loop add to.
+    await guard.flushCommitted(prefix);
+    guard.noteRead(prefix, 'main');
+  }
   const entries: KvEntry[] = keys.length > 0
     ? (await core.kvGetMany({ ns, keys: keys.map((k) => prefix + k) })).filter((e): e is KvEntry => e !== null)
     : await core.kvGetPrefix({ ns, prefix: prefix + keyPrefix, limit: MAX_ROWS });

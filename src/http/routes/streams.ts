@@ -8,14 +8,15 @@
  *   POST /streams/v1/queries    { name, source_queue, sink_queue?, config_hash, reset? }
  *        → { success, query_id, name, config_hash, fresh, reset }; 409 when config_hash changed without reset
  *   POST /streams/v1/cycle      { query_id, partition_id, consumer_group?, state_ops?, push_items?, ack?, release_lease? }
- *        → { success, query_id, partition_id, state_ops_applied, push_results, ack_result, replayed }; a cycle that could not commit is 200 with success: false
+ *        → { success, query_id, partition_id, state_ops_applied, push_results, ack_result, replayed }; a cycle that could not commit is 200 with success: false;
+ *        an ack with status failed or dlq sends its message to the dead-letter queue (ack_result.dlq)
  *   POST /streams/v1/state/get  { query_id, partition_id, keys?, key_prefix?, ripe_at_or_before? } → { success, rows: [{ key, value, updated_at }] }
  *
  * A source partition is named by the partitionId its messages were popped
  * with; the acked message by its transactionId there, as POST /api/v1/ack does.
  */
-import type { Core, StreamsCycleAck } from '../../core/core.js';
-import { locateMessages, QUEUE_MODE_GROUP } from '../acks.js';
+import type { Core, StreamsCycleAck, StreamsCycleResult } from '../../core/core.js';
+import { deadLetterEntry, locateMessages, QUEUE_MODE_GROUP, type LocatedMessage } from '../acks.js';
 import { cluster, topic, type RouteAccess } from '../access.js';
 import { iso, pushItemAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
@@ -49,7 +50,8 @@ const CYCLE_BODY = {
     ack: {
       type: ['object', 'null'],
       required: ['transactionId'],
-      properties: { transactionId: NAME, leaseId: { type: ['string', 'null'] }, status: { type: 'string', enum: ['completed', 'success'] }, count: { type: 'integer' } },
+      // Any status: one Queen does not name is a cycle that fails (200, success: false), as Queen answers it.
+      properties: { transactionId: NAME, leaseId: { type: ['string', 'null'] }, status: { type: ['string', 'null'] }, count: { type: 'integer' }, error: { type: ['string', 'null'] } },
     },
     release_lease: { type: 'boolean' },
   },
@@ -66,7 +68,7 @@ const STATE_GET_BODY = {
 
 type RegisterBody = { name: string; source_queue: string; sink_queue?: string | null; config_hash: string; reset?: boolean };
 type StateOpBody = { type: 'upsert' | 'delete'; key: string; value?: unknown };
-type AckBody = { transactionId: string; leaseId?: string | null; status?: string; count?: number };
+type AckBody = { transactionId: string; leaseId?: string | null; status?: string | null; count?: number; error?: string | null };
 type CycleBody = {
   query_id: string; partition_id: string; consumer_group?: string | null;
   state_ops?: StateOpBody[] | null; push_items?: HttpPushItem[] | null; ack?: AckBody | null; release_lease?: boolean;
@@ -119,9 +121,14 @@ async function cycle(core: Core, payloads: PayloadCipher | null, body: CycleBody
   let ack: StreamsCycleAck | null = null;
   if (body.ack) {
     const [found] = await locateMessages(core, group, [{ transactionId: body.ack.transactionId, partitionId: body.partition_id }], 'ack');
-    if (!found) return { ...head, success: false, state_ops_applied: 0, push_results: [], ack_result: null, error: `ack: no message with transactionId ${JSON.stringify(body.ack.transactionId)} in this partition for group "${group}".` };
+    if (!found) return notApplied(head, `ack: no message with transactionId ${JSON.stringify(body.ack.transactionId)} in this partition for group "${group}".`);
+    const status = body.ack.status ?? 'completed';
+    if (!ACK_STATUSES.has(status)) return notApplied(head, `Unknown ack.status: ${status} (a cycle acks with "completed", "success", "failed" or "dlq").`);
     const leaseId = body.ack.leaseId ? await leaseOfPartition(core, body.ack.leaseId, source.partition) : undefined;
-    ack = { offset: found.message.offset, ...(leaseId ? { leaseId } : {}), ...(body.ack.count && body.ack.count > 0 ? { count: body.ack.count } : {}) };
+    ack = {
+      offset: found.message.offset, ...(leaseId ? { leaseId } : {}), ...(body.ack.count && body.ack.count > 0 ? { count: body.ack.count } : {}),
+      ...(status === 'failed' || status === 'dlq' ? { deadLetter: cycleDeadLetter(found, group, body.ack.error) } : {}),
+    };
   }
   const pushItems = await sealPayloads(core, payloads, toPushItems(body.push_items ?? []));
   const result = await core.streamsCycle({
@@ -133,11 +140,25 @@ async function cycle(core: Core, payloads: PayloadCipher | null, body: CycleBody
     success: result.success,
     state_ops_applied: result.stateOpsApplied,
     push_results: result.pushResults.map((r, i) => pushItemAnswer(r, i)),
-    ack_result: result.ack ? { success: true, count: body.ack?.count ?? result.ack.acked, lease_released: result.ack.leaseReleased, dlq: false } : null,
+    ack_result: result.ack ? ackResult(result.ack, body.ack?.count) : null,
     replayed: result.replayed,
     ...(result.skipped ? { skipped: true } : {}),
     ...(result.error === undefined ? {} : { error: result.error }),
   };
+}
+
+const ACK_STATUSES = new Set(['completed', 'success', 'failed', 'dlq']);
+
+const notApplied = (head: { query_id: string; partition_id: string }, error: string) => ({ ...head, success: false, state_ops_applied: 0, push_results: [], ack_result: null, error });
+
+/** A failed cycle's message goes to the dead-letter queue with the client's error, as Queen's cycle puts it there. */
+const cycleDeadLetter = (found: LocatedMessage, group: string, error: string | null | undefined) =>
+  deadLetterEntry(found, group, error || 'Streaming cycle reported failure', 0, Date.now());
+
+/** Queen's ack_result: a dead-lettered ack counts no message consumed and reports lease_released false (Queen's shape), though the lease is released. */
+function ackResult(ack: NonNullable<StreamsCycleResult['ack']>, count: number | undefined) {
+  if (ack.deadLettered) return { success: true, count: 0, lease_released: false, dlq: true };
+  return { success: true, count: count ?? ack.acked, lease_released: ack.leaseReleased, dlq: false };
 }
 
 async function stateGet(core: Core, body: StateGetBody) {

@@ -186,6 +186,9 @@ export class PostgresStore {
       };
       const settle = (value: T): void => finish(() => resolve(value));
       const fail = (e: unknown): void => finish(() => reject(e));
+      // The final answer runs in the same one-at-a-time loop as the checks: computed beside a check, the
+      // check's result (a pop's claimed lease) would be dropped when the final answer settled first.
+      let final = false;
       const check = async (): Promise<void> => {
         if (this.closed) return settle(onClose());
         if (checking) {
@@ -196,9 +199,10 @@ export class PostgresStore {
         try {
           do {
             again = false;
-            const value = await compute(false);
-            if (value !== null) return settle(value);
-          } while (again && !settled && !this.closed);
+            const asFinal = final;
+            const value = await compute(asFinal);
+            if (value !== null || asFinal) return settle(value!);
+          } while ((again || final) && !settled && !this.closed);
         } catch (e) {
           // A check cut off by close() is not an error: the poll answers as closed.
           if (this.closed) settle(onClose());
@@ -210,10 +214,8 @@ export class PostgresStore {
       const finalAnswer = (): void => {
         if (settled) return;
         if (this.closed) return settle(onClose());
-        compute(true).then(
-          (v) => settle(v!),
-          (e: unknown) => (this.closed ? settle(onClose()) : fail(e)),
-        );
+        final = true;
+        void check();
       };
       const onAbort = (): void => finalAnswer();
       const onCoreClose = (): void => settle(onClose());
