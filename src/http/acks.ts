@@ -304,3 +304,28 @@ function ackedAnswer(index: number, located: LocatedMessage, plan: AckPlan): Ack
     dlq: plan.deadLetter,
   };
 }
+
+/**
+ * A batch's acks as ONE core transaction (on PostgreSQL one database
+ * transaction whose ack writes are one statement), answered as if each had
+ * run alone. It is tried first, on the bet that every ack applies: its
+ * answers are known beforehand (so `alongside` can record them). Null when
+ * the bet failed: some ack was not held or named a stale lease; the whole
+ * transaction rolled back, nothing was written, and the caller acks one by one.
+ */
+export async function applyAcksTogether(
+  core: Core,
+  firstIndex: number,
+  located: readonly LocatedMessage[],
+  plans: readonly AckPlan[],
+  alongside: (answers: AckAnswer[]) => TransactionOperation[],
+): Promise<AckAnswer[] | null> {
+  const answers = located.map((found, j) => ackedAnswer(firstIndex + j, found, plans[j]!));
+  try {
+    const outcome = await core.transaction({ operations: [...plans.flatMap((p) => p.operations), ...alongside(answers)] });
+    return outcome.success ? answers : null;
+  } catch (e) {
+    if (!isCoreError(e) || e.code !== 'unknown_lease') throw e;
+    return null;
+  }
+}

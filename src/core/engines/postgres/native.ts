@@ -1,5 +1,5 @@
 import type { AckRequest, CallOptions, KvEntry, Lease, PartitionInfo, PopResult, PushResult, QueueInfo, RenewLeaseRequest, TransactionResult, UnreadableRange } from '../../core.js';
-import { unknownPartitionNameError } from '../../errors.js';
+import { unknownPartitionNameError, unknownQueueError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { isLeaseLive, unknownLeaseError } from '../../rules/leases.js';
@@ -35,6 +35,8 @@ class Rollback {
 
 /** Batches a pop decodes per round trip. */
 const POP_BATCH_ROWS = 64;
+/** Partitions with possible work a pop looks at per statement. */
+const POP_CANDIDATES_PAGE = 64;
 
 /**
  * Queen's native messaging (sql/native.sql): the state push, ack and the
@@ -51,8 +53,10 @@ export class PostgresNative {
   async fixedPartitions(queues: string[]): Promise<Map<string, readonly PartitionInfo[]>> {
     const found = new Map<string, readonly PartitionInfo[]>();
     for (const name of queues) {
+      const queue = await this.store.db.statements.one<QueueRow>('queue-row', [name]);
+      if (!queue?.config.fixedPartitionCount) continue;
       const row = await this.store.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
-      if (row?.config.fixedPartitionCount) found.set(name, row.partitions);
+      if (row) found.set(name, row.partitions);
     }
     return found;
   }
@@ -77,7 +81,7 @@ export class PostgresNative {
   private async loadPush(tx: Statements, reads: PushReads, now: number, dedupSince: DedupSince): Promise<PushState<number>> {
     const queues = new Map<string, QueueRow>();
     for (const name of reads.queues) {
-      const row = await tx.one<QueueRow>('describe-queues', [name]);
+      const row = await tx.one<QueueRow>('queue-row', [name]);
       if (row) queues.set(name, row);
     }
     const partitions = new Map<string, PushPartition<number>>();
@@ -129,7 +133,8 @@ export class PostgresNative {
   // ─── Native consume ────────────────────────────────────────────────────────
 
   async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
-    const queue = await this.store.queue(req.queue);
+    const queue = await this.store.db.statements.one<QueueRow>('queue-row', [req.queue]);
+    if (!queue) throw unknownQueueError(req.queue);
     const { partitionName, group, batch, waitMs, leaseMs } = req;
     let keys = [queueKey(queue.name)];
     if (partitionName !== undefined) {
@@ -147,43 +152,60 @@ export class PostgresNative {
   private async tryPop(queueName: string, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): Promise<PopResult | null> {
     return this.store.db.transaction(async (tx) => {
       // The queue may have been deleted while this pop waited: then there is nothing to pop.
-      const queue = await tx.one<QueueRow>('describe-queues', [queueName]);
+      const queue = await tx.one<QueueRow>('queue-row', [queueName]);
       if (!queue) return null;
       const now = this.store.clock();
-      const all = await tx.run<PartitionRow>('queue-partitions', [queue.id]);
-      const candidates = partitionName === undefined ? all : all.filter((p) => p.name === partitionName);
       const unreadable: UnreadableRange[] = [];
-      for (const partition of candidates) {
-        // Another popper on this partition and group: leave it to them.
-        const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
-        if (!lock?.locked) continue;
-        const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
-        const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
-        const start = popPosition(held, committed?.committed ?? null, partition.log_start_offset, partition.next_offset, now);
-        if (start.dropExpired) await tx.run('delete-lease', [partition.id, group]);
-        const position = start.position;
-        if (position === null) continue;
-        // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
-        const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
-        const newest = needsNewestAppend(queue.config) ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
-        if (!popReady(position, lastStable, queue.config, newest ? Number(newest.appended_at) : null, now)) continue;
-        const consumedByAll = needsConsumedByAll(queue.config, committed?.committed ?? null)
-          ? ((await tx.one<{ lowest: number | null }>('others-lowest-position', [group, queue.name, partition.idx]))?.lowest ?? null)
-          : null;
-        const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now, consumedByAll);
-        if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
-        if (collected.unreadable.length > 0 || collected.evicted > 0) {
-          await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
+      const take = { group, owner, batch, leaseMs, now, unreadable };
+      // Only partitions with records past the group's position and no live lease of it, a page at a time.
+      for (let after = -1; ; ) {
+        const page = await tx.run<PartitionRow>('pop-candidates', [queue.id, group, queue.name, now, after, POP_CANDIDATES_PAGE, partitionName ?? null]);
+        for (const partition of page) {
+          const popped = await this.popPartition(tx, queue, partition, take);
+          if (popped) return popped;
         }
-        const { messages } = collected;
-        if (messages.length === 0) continue;
-        const stored = popLease(collected, owner, leaseMs, queue.config, now);
-        const lease: Lease = { id: stored.id, queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: stored.deadline };
-        await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, stored.fromOffset, stored.toOffset, stored.delivered]);
-        return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
+        if (page.length < POP_CANDIDATES_PAGE) break;
+        after = page[page.length - 1]!.idx;
       }
       return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
     });
+  }
+
+  /** Pops from one partition under the group's consumer lock; null when it hands nothing out (another popper holds it, a live lease, nothing ready). */
+  private async popPartition(
+    tx: Statements,
+    queue: QueueRow,
+    partition: PartitionRow,
+    take: { group: string; owner: string; batch: number; leaseMs: number | undefined; now: number; unreadable: UnreadableRange[] },
+  ): Promise<PopResult | null> {
+    const { group, owner, batch, leaseMs, now, unreadable } = take;
+    // Another popper on this partition and group: leave it to them.
+    const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
+    if (!lock?.locked) return null;
+    const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
+    const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
+    const start = popPosition(held, committed?.committed ?? null, partition.log_start_offset, partition.next_offset, now);
+    if (start.dropExpired) await tx.run('delete-lease', [partition.id, group]);
+    const position = start.position;
+    if (position === null) return null;
+    // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
+    const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
+    const newest = needsNewestAppend(queue.config) ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
+    if (!popReady(position, lastStable, queue.config, newest ? Number(newest.appended_at) : null, now)) return null;
+    const consumedByAll = needsConsumedByAll(queue.config, committed?.committed ?? null)
+      ? ((await tx.one<{ lowest: number | null }>('others-lowest-position', [group, queue.name, partition.idx]))?.lowest ?? null)
+      : null;
+    const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now, consumedByAll);
+    if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
+    if (collected.unreadable.length > 0 || collected.evicted > 0) {
+      await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
+    }
+    const { messages } = collected;
+    if (messages.length === 0) return null;
+    const stored = popLease(collected, owner, leaseMs, queue.config, now);
+    const lease: Lease = { id: stored.id, queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: stored.deadline };
+    await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, stored.fromOffset, stored.toOffset, stored.delivered]);
+    return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
   }
 
   private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, now: number, consumedByAll: number | null): Promise<PopCollector> {
@@ -206,7 +228,7 @@ export class PostgresNative {
     const { acked, woken } = await this.store.db.transaction(async (tx) => {
       const target = await this.loadAck(tx, req.queue, req.partition, req.consumerGroup);
       const { acked, write } = decide(req, { now: this.store.clock(), target: () => target });
-      return { acked, woken: write ? await this.writeAck(tx, write) : [] };
+      return { acked, woken: write ? await this.writeAcks(tx, [write]) : [] };
     });
     if (woken.length > 0) this.store.wakeups.wake(woken);
     return { acked };
@@ -214,7 +236,7 @@ export class PostgresNative {
 
   /** The group's lease and position on the partition, under the (partition, group) consumer lock. */
   private async loadAck(tx: Statements, queueName: string, name: string, group: string): Promise<AckTarget<number>> {
-    const queue = await tx.one<QueueRow>('describe-queues', [queueName]);
+    const queue = await tx.one<QueueRow>('queue-row', [queueName]);
     if (!queue) return { missing: 'unknown_queue' };
     const partition = await tx.one<PartitionRow>('partition-by-name', [queue.id, name]);
     if (!partition) return { missing: 'unknown_partition' };
@@ -230,16 +252,30 @@ export class PostgresNative {
     };
   }
 
-  /** Stores an ack's write; answers the wake-up keys for poppers when the lease ended. */
-  private async writeAck(tx: Statements, write: AckWrite<number>): Promise<string[]> {
-    const { partition, group } = write;
-    if (write.position !== null) await tx.run('set-group-position', [group, write.queue, write.index, write.position]);
-    if (write.lease !== 'drop') {
-      await tx.run('set-lease-acked', [partition, group, write.lease]);
-      return [];
+  /**
+   * Stores acks' writes in one statement (sql/native.sql write-acks): the
+   * last write of each (partition, group) holds its final position and lease.
+   * Answers the wake-up keys for poppers of the partitions whose lease ended.
+   */
+  private async writeAcks(tx: Statements, writes: readonly AckWrite<number>[]): Promise<string[]> {
+    if (writes.length === 0) return [];
+    const last = new Map<string, AckWrite<number>>();
+    for (const write of writes) {
+      const key = `${write.partition}\u0000${write.group}`;
+      const before = last.get(key);
+      last.set(key, before && write.position === null ? { ...write, position: before.position } : write);
     }
-    await tx.run('delete-lease', [partition, group]);
-    return [partitionKey(write.queue, write.index), queueKey(write.queue)];
+    const rows = [...last.values()];
+    await tx.run('write-acks', [
+      rows.map((w) => w.partition),
+      rows.map((w) => w.group),
+      rows.map((w) => w.queue),
+      rows.map((w) => w.index),
+      rows.map((w) => w.position),
+      rows.map((w) => w.lease === 'drop'),
+      rows.map((w) => (w.lease === 'drop' ? null : `{${w.lease.join(',')}}`)),
+    ]);
+    return [...new Set(rows.filter((w) => w.lease === 'drop').flatMap((w) => [partitionKey(w.queue, w.index), queueKey(w.queue)]))];
   }
 
   async renewLease(req: RenewLeaseRequest): Promise<Lease> {
@@ -270,8 +306,7 @@ export class PostgresNative {
       }
       const writes = this.logWrites(decided.writes);
       await this.store.write(tx, writes);
-      const woken: string[] = [];
-      for (const write of decided.writes.acks) woken.push(...(await this.writeAck(tx, write)));
+      const woken = await this.writeAcks(tx, decided.writes.acks);
       for (const { ns, key, entry } of decided.writes.kv) {
         if (entry) await storeKv(tx, entry);
         else await tx.run('kv-delete', [ns, key]);
