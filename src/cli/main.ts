@@ -149,7 +149,7 @@ function httpOptions(config: ServeConfig): StartBrokerOptions['http'] {
 async function startOperations(config: ServeConfig, core: Core, log: Logger, notReady: () => string | null): Promise<OperationsEndpoint | null> {
   if (config.metricsPort === undefined) return null;
   // The core's figures as last read: /metrics never waits on a store that does not answer.
-  const watch = new CoreWatch(core, 'The core');
+  const watch = new CoreWatch(core, 'The core', config.healthTimeoutMs);
   const endpoint = await serveOperations({
     host: config.metricsHost,
     port: config.metricsPort,

@@ -10,8 +10,9 @@ import { readCoreState } from './core-state.js';
  * answers the figures of the last refresh that finished. /health waits for
  * nothing: it starts a refresh when none runs and answers what is known. The
  * store counts as not answering while a refresh has run longer than
- * `waitMs`, or when the last one failed: a database that hangs (a frozen
- * server, an exhausted pool) costs the answer its freshness, never its time.
+ * `stallMs` (the health timeout), or when the last one failed: a database
+ * that hangs (a frozen server, an exhausted pool) costs the answer its
+ * freshness, never its time.
  */
 
 export interface StoreStatus {
@@ -34,25 +35,28 @@ export class CoreWatch {
   constructor(
     private readonly core: Core,
     private readonly name: string,
+    /** How long a refresh may run before the store counts as not answering. */
+    private readonly stallMs: number,
     private readonly waitMs = DEFAULT_METRICS_WAIT_MS,
     private readonly clock: () => number = Date.now,
   ) {}
 
   /** The core's figures: fresh when the store answers within `waitMs`, else the last ones read (null before any). */
-  async figures(): Promise<Registry | null> {
-    const done = this.refresh();
+  async figures(): Promise<{ registry: Registry | null; fresh: boolean }> {
+    let fresh = false;
+    const done = this.refresh().then(() => (fresh = this.failure === null));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.waitMs)));
     await Promise.race([done, waited]);
     clearTimeout(timer);
-    return this.last;
+    return { registry: this.last, fresh };
   }
 
-  /** Whether the store answers, as known now; starts a refresh when none runs, waiting for nothing. */
-  status(): StoreStatus {
-    void this.refresh();
+  /** Whether the store answers, as known now; starts a refresh when none runs (unless `look` is false), waiting for nothing. */
+  status(look = true): StoreStatus {
+    if (look) void this.refresh();
     const stalledMs = this.running ? this.clock() - this.running.since : 0;
-    if (stalledMs >= this.waitMs) {
+    if (stalledMs >= this.stallMs) {
       return { answering: false, message: `${this.name} has not answered for ${stalledMs} ms.`, lastAnsweredAt: this.lastAnsweredAt };
     }
     if (this.failure !== null) return { answering: false, message: `${this.name} does not answer: ${this.failure}`, lastAnsweredAt: this.lastAnsweredAt };

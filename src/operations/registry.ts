@@ -48,10 +48,10 @@ export async function coreExposition(watch: CoreWatch): Promise<string> {
 
 /** Whether the store answered, the age of the core's figures, and the figures (the last read while it does not answer). */
 async function watchedFigures(watch: CoreWatch): Promise<Registry[]> {
-  const figures = await watch.figures();
+  const { registry: figures, fresh } = await watch.figures();
   const store = new Registry();
-  const { answering, lastAnsweredAt } = watch.status();
-  new Gauge({ name: 'queen_store_answering', help: 'Whether the core\'s store answered the last read of its figures in time (1) or not (0: the figures that follow are the last ones read).', registers: [store] }).set(answering ? 1 : 0);
+  const { answering, lastAnsweredAt } = watch.status(false);
+  new Gauge({ name: 'queen_store_answering', help: 'Whether the core\'s store answered this read of its figures in time (1) or not (0: the figures that follow are the last ones read).', registers: [store] }).set(fresh && answering ? 1 : 0);
   if (lastAnsweredAt !== null) {
     new Gauge({ name: 'queen_store_figures_age_seconds', help: 'Age of the core\'s figures that follow, in seconds.', registers: [store] }).set(Math.max(0, Date.now() - lastAnsweredAt) / 1000);
   }

@@ -3,7 +3,8 @@
  * (SIGSTOP of a throwaway cluster of the test's own, never the shared
  * server), both answer over a real socket within a second. /metrics gives
  * the core's figures last read and queen_store_answering 0; /health stays
- * 200 (liveness) and says the store is not answering. Thawed, both say it
+ * 200 (liveness) and, once its look at the store has hung past the health
+ * timeout, says the store is not answering. Thawed, both say it
  * answers again and the figures are fresh.
  */
 import type { AddressInfo } from 'node:net';
@@ -37,10 +38,15 @@ describe.skipIf(skipReason !== null)(`/metrics and /health with PostgreSQL froze
     try {
       const pushed = await fetch(`${base}/api/v1/push`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ queue: 'jobs', payload: 1 }, { queue: 'jobs', payload: 2 }] }) });
       expect(pushed.status).toBe(201);
-      const before = await timed(`${base}/metrics`);
-      expect(before.text).toContain('queen_queue_depth_messages{queue="jobs"} 2');
-      expect(before.text).toContain('queen_store_answering 1');
-      expect(JSON.parse((await timed(`${base}/health`)).text)).toMatchObject({ status: 'healthy', store: { answering: true } });
+      let before = await timed(`${base}/metrics`);
+      await waitFor(
+        async () => {
+          before = await timed(`${base}/metrics`);
+          return before.text.includes('queen_queue_depth_messages{queue="jobs"} 2') && before.text.includes('queen_store_answering 1');
+        },
+        { what: '/metrics to show the queue\'s depth of 2, read fresh, before the freeze', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect(JSON.parse((await timed(`${base}/health`)).text)).toMatchObject({ status: 'healthy', engine: 'postgres' });
 
       await pg.freeze();
       try {
@@ -49,10 +55,21 @@ describe.skipIf(skipReason !== null)(`/metrics and /health with PostgreSQL froze
         expect(metrics.ms).toBeLessThan(1000);
         expect(metrics.text).toContain('queen_store_answering 0');
         expect(metrics.text).toContain('queen_queue_depth_messages{queue="jobs"} 2'); // the last figures read
-        const health = await timed(`${base}/health`);
-        expect(health.status).toBe(200);
-        expect(health.ms).toBeLessThan(1000);
+        // /health answers at once all along; once the read it started has hung past the health timeout (2 s), it says so.
+        let health = await timed(`${base}/health`);
+        await waitFor(
+          async () => {
+            health = await timed(`${base}/health`);
+            expect(health.status).toBe(200);
+            expect(health.ms).toBeLessThan(1000);
+            return JSON.parse(health.text).store.answering === false;
+          },
+          { what: '/health to say the store is not answering while PostgreSQL is frozen', timeoutMs: 20_000, intervalMs: 200, describe: () => health.text },
+        );
         expect(JSON.parse(health.text)).toMatchObject({ status: 'healthy', engine: 'postgres', store: { answering: false, message: expect.stringMatching(/has not answered for \d+ ms/) } });
+        const later = await timed(`${base}/metrics`);
+        expect(later.ms).toBeLessThan(1000);
+        expect(later.text).toContain('queen_store_answering 0');
       } finally {
         await pg.thaw();
       }

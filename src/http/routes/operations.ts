@@ -24,7 +24,7 @@ import { CoreWatch } from '../../operations/core-watch.js';
 const SERVER = 'queen-gateway';
 
 export function registerOperationsRoutes({ app, core, metrics, healthTimeoutMs, readiness, stopping }: HttpApiContext): void {
-  const watch = new CoreWatch(core, `The core (${readiness.engine})`);
+  const watch = new CoreWatch(core, `The core (${readiness.engine})`, healthTimeoutMs);
   app.get('/health', { schema: {} }, async () => ({ status: 'healthy', engine: readiness.engine, server: SERVER, store: watch.status() }));
 
   app.get('/ready', { schema: {} }, async (_request, reply) => {
