@@ -132,6 +132,25 @@ export function registerConsumeRoutes({ app, core, metrics, stopping, maintenanc
 }
 
 /**
+ * Whether a batch's acks can share one core transaction and still answer as
+ * if each ran alone: each names a different message, and on each partition
+ * only the last may end the group's lease (a `failed` or `retry` ack hands
+ * the lease back; an ack after it on the partition would find it gone).
+ */
+function actIndependently(found: readonly LocatedMessage[], items: readonly AckItem[]): boolean {
+  const messages = new Set<string>();
+  const lastOnPartition = new Map<string, number>();
+  found.forEach((f, j) => lastOnPartition.set(JSON.stringify([f.queue.name, f.message.partition]), j));
+  return found.every((f, j) => {
+    const message = JSON.stringify([f.queue.name, f.message.partition, f.message.offset]);
+    if (messages.has(message)) return false;
+    messages.add(message);
+    const endsLease = items[j]!.status === 'failed' || items[j]!.status === 'retry';
+    return !endsLease || lastOnPartition.get(JSON.stringify([f.queue.name, f.message.partition])) === j;
+  });
+}
+
+/**
  * Acks in the order given; each answers for itself, as Queen's do. The batch
  * is first tried as one core transaction (../acks.ts applyAcksTogether: one
  * database transaction for a hundred acks); when one of them does not apply,
@@ -152,8 +171,8 @@ async function acknowledge(core: Core, metrics: HttpMetrics, request: FastifyReq
     const status = item.status ?? 'completed';
     if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
   };
-  if (rest.length > 1 && located.every((found) => found !== null)) {
-    const found = located as LocatedMessage[];
+  const found = located.every((f) => f !== null) ? (located as LocatedMessage[]) : null;
+  if (rest.length > 1 && found && actIndependently(found, rest)) {
     const plans: AckPlan[] = [];
     for (const [j, item] of rest.entries()) plans.push(await planOf(item, found[j]!));
     const together = await applyAcksTogether(core, answers.length, found, plans, (applied) => {

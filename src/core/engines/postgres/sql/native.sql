@@ -26,11 +26,14 @@ SELECT id, owner, deadline, from_offset, to_offset, acked, delivered FROM leases
 WHERE partition_id = $1 AND group_name = $2 FOR UPDATE;
 
 -- name: lock-consumer
--- One popper or acker per partition and group at a time.
-SELECT pg_advisory_xact_lock(3, hashtext($2 || ':' || $1::text));
+-- One popper or acker per partition and group at a time. Advisory locks are
+-- the whole database's: the schema is in the key, so a core in another
+-- schema (its partition ids start at 1 too) never makes a pop pass over a
+-- partition it has no business with.
+SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || ':' || $2 || ':' || $1::text));
 
 -- name: try-lock-consumer
-SELECT pg_try_advisory_xact_lock(3, hashtext($2 || ':' || $1::text)) AS locked;
+SELECT pg_try_advisory_xact_lock(3, hashtext(current_schema() || ':' || $2 || ':' || $1::text)) AS locked;
 
 -- name: insert-lease
 INSERT INTO leases (id, partition_id, group_name, owner, deadline, from_offset, to_offset, delivered)
