@@ -35,8 +35,6 @@ class Rollback {
 
 /** Batches a pop decodes per round trip. */
 const POP_BATCH_ROWS = 64;
-/** Partitions with possible work a pop looks at per statement. */
-const POP_CANDIDATES_PAGE = 64;
 
 /**
  * Queen's native messaging (sql/native.sql): the state push, ack and the
@@ -157,21 +155,19 @@ export class PostgresNative {
       const now = this.store.clock();
       const unreadable: UnreadableRange[] = [];
       const take = { group, owner, batch, leaseMs, now, unreadable };
-      // Only partitions with records past the group's position and no live lease of it, a page at a time.
+      // Only partitions with records past the group's position and no live lease of it, each claimed under its consumer lock.
       for (let after = -1; ; ) {
-        const page = await tx.run<PartitionRow>('pop-candidates', [queue.id, group, queue.name, now, after, POP_CANDIDATES_PAGE, partitionName ?? null]);
-        for (const partition of page) {
-          const popped = await this.popPartition(tx, queue, partition, take);
-          if (popped) return popped;
-        }
-        if (page.length < POP_CANDIDATES_PAGE) break;
-        after = page[page.length - 1]!.idx;
+        const partition = await tx.one<PartitionRow>('claim-pop-candidate', [queue.id, group, queue.name, now, after, partitionName ?? null]);
+        if (!partition) break;
+        const popped = await this.popPartition(tx, queue, partition, take);
+        if (popped) return popped;
+        after = partition.idx;
       }
       return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
     });
   }
 
-  /** Pops from one partition under the group's consumer lock; null when it hands nothing out (another popper holds it, a live lease, nothing ready). */
+  /** Pops from one partition, its consumer lock held (claim-pop-candidate); null when it hands nothing out (a live lease, nothing ready). */
   private async popPartition(
     tx: Statements,
     queue: QueueRow,
@@ -179,9 +175,6 @@ export class PostgresNative {
     take: { group: string; owner: string; batch: number; leaseMs: number | undefined; now: number; unreadable: UnreadableRange[] },
   ): Promise<PopResult | null> {
     const { group, owner, batch, leaseMs, now, unreadable } = take;
-    // Another popper on this partition and group: leave it to them.
-    const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
-    if (!lock?.locked) return null;
     const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
     const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
     const start = popPosition(held, committed?.committed ?? null, partition.log_start_offset, partition.next_offset, now);

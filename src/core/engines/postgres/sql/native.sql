@@ -32,9 +32,6 @@ WHERE partition_id = $1 AND group_name = $2 FOR UPDATE;
 -- partition it has no business with.
 SELECT pg_advisory_xact_lock(3, hashtext(current_schema() || ':' || $2 || ':' || $1::text));
 
--- name: try-lock-consumer
-SELECT pg_try_advisory_xact_lock(3, hashtext(current_schema() || ':' || $2 || ':' || $1::text)) AS locked;
-
 -- name: insert-lease
 INSERT INTO leases (id, partition_id, group_name, owner, deadline, from_offset, to_offset, delivered)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -97,17 +94,25 @@ WITH w AS (
 )
 SELECT (SELECT count(*) FROM positions) + (SELECT count(*) FROM kept) + (SELECT count(*) FROM ended) AS written;
 
--- name: pop-candidates
--- The partitions of a queue ($1) that may have records for a group ($2, on
+-- name: claim-pop-candidate
+-- The first partition of a queue ($1), in index order after $5 (only the one
+-- named $6 when it is not null), that may have records for a group ($2, on
 -- queue name $3) now ($4): records past both the group's position and the log
--- start, and no live lease of the group; in index order after $5, at most $6,
--- only the one named $7 when it is not null. One statement instead of a look
--- at every partition; the pop decides each candidate under its consumer lock.
-SELECT p.id, p.idx, p.name, p.next_offset, p.log_start_offset
-FROM partitions p
-LEFT JOIN group_offsets g ON g.group_name = $2 AND g.queue_name = $3 AND g.partition_idx = p.idx
-WHERE p.queue_id = $1 AND p.idx > $5 AND ($7::text IS NULL OR p.name = $7)
-  AND p.next_offset > greatest(coalesce(g.committed, 0), p.log_start_offset)
-  AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.partition_id = p.id AND l.group_name = $2 AND l.deadline > $4)
-ORDER BY p.idx
-LIMIT $6;
+-- start, no live lease of the group, and its consumer lock free, taken here
+-- (see lock-consumer). One statement instead of a look at every partition;
+-- the pop then decides the partition under the lock, with fresh reads. The
+-- lock is a volatile filter over the ordered candidates, so it is tried one
+-- candidate at a time and stops at the first it takes.
+SELECT c.id, c.idx, c.name, c.next_offset, c.log_start_offset
+FROM (
+  SELECT p.id, p.idx, p.name, p.next_offset, p.log_start_offset
+  FROM partitions p
+  LEFT JOIN group_offsets g ON g.group_name = $2 AND g.queue_name = $3 AND g.partition_idx = p.idx
+  WHERE p.queue_id = $1 AND p.idx > $5 AND ($6::text IS NULL OR p.name = $6)
+    AND p.next_offset > greatest(coalesce(g.committed, 0), p.log_start_offset)
+    AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.partition_id = p.id AND l.group_name = $2 AND l.deadline > $4)
+  ORDER BY p.idx
+  OFFSET 0
+) c
+WHERE pg_try_advisory_xact_lock(3, hashtext(current_schema() || ':' || $2 || ':' || c.id::text))
+LIMIT 1;
