@@ -203,26 +203,40 @@ export interface EngineScramCredentials {
   get: EngineCall<Core['scramCredential']>;
 }
 
-/** A share-partition's decision: the state to store (undefined: unchanged; null: forget it) and the caller's answer. */
-export interface ShareDecision<R> {
-  state?: SharePartitionState | null;
-  answer: R;
+/** A share-partition's state as loaded, with the version a store must name to replace it (0: none stored). */
+export interface LoadedSharePartition {
+  state: SharePartitionState | null;
+  version: number;
+}
+
+/** A state to store in place of the version loaded (state null: forget the share-partition). */
+export interface ShareWrite {
+  key: SharePartitionKey;
+  expected: number;
+  state: SharePartitionState | null;
 }
 
 /**
  * Share groups' storage (KIP-932): each share-partition's start offset and
  * in-flight records with their locks (./groups/share/partition-state.ts).
- * The core decides; the engine holds the partition for the unit.
+ * The core decides between a load and a store; a store names the versions
+ * it loaded and is refused for a share-partition that changed since, so two
+ * cores deciding on one share-partition never overwrite each other (the
+ * loser loads again and decides again).
  */
 export interface EngineShares {
   /**
-   * One atomic unit on a share-partition: hold it (PostgreSQL: a
-   * transaction-scoped advisory lock on the key), load its state (null: none
-   * yet), let `decide` decide with the engine's time now (epoch ms; the
-   * database's clock for PostgreSQL, so every core agrees on lock deadlines),
-   * and store what it decided in the same unit.
+   * The states of these share-partitions (in the order asked) and the
+   * engine's time now (epoch ms; the database's clock for PostgreSQL, so every
+   * core agrees on lock deadlines). One round trip for all of them.
    */
-  update<R>(key: SharePartitionKey, decide: (state: SharePartitionState | null, now: number) => ShareDecision<R>): Awaitable<R>;
+  load(keys: SharePartitionKey[]): Awaitable<{ now: number; partitions: LoadedSharePartition[] }>;
+  /**
+   * Stores each write whose share-partition is still at its expected
+   * version, all in one atomic, durable step; answers, per write in order,
+   * whether it was stored.
+   */
+  store(writes: ShareWrite[]): Awaitable<boolean[]>;
   /** Every share-partition the group has state for (group null: every group's). */
   list(group: string | null): Awaitable<(SharePartitionKey & SharePartitionState)[]>;
 }

@@ -22,7 +22,9 @@
  * Flags: --brokers kafka,memory,postgres,standby (standby: PostgreSQL with a
  * synchronous standby, ./e2e/standby.ts; not in the default list);
  * --records N (default 100,000); --rounds N (2); --redeliver N (2,000);
- * --out FILE (default bench-results/share-groups.json, the chart beside it).
+ * --out FILE (default bench-results/share-groups.json, the chart beside it);
+ * --cpu-prof DIR (the gateway runs with node's --cpu-prof, its profile written
+ * in DIR as it stops).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -47,6 +49,7 @@ const REDELIVER = Number(flag('redeliver') ?? 2_000);
 const PARTITIONS = 8;
 const RECORD_BYTES = 100;
 const OUT = flag('out') ?? join(REPO_ROOT, 'bench-results/share-groups.json');
+const CPU_PROF = flag('cpu-prof');
 const DATABASE_URL = process.env['DATABASE_URL'] ?? LOCAL_TEST_URL;
 /** As the main benchmark runs Kafka (test/bench/e2e/run.ts): kafka-server-start.sh's heap and G1 settings, the default thread counts. */
 const KAFKA_JVM_OPTIONS = ['-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true'];
@@ -79,7 +82,7 @@ async function startBroker(name: ShareBrokerName): Promise<Started> {
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
     };
   }
-  const child = spawnProcess(process.execPath, [join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 1_800_000 });
+  const child = spawnProcess(process.execPath, [...(CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`]), join(REPO_ROOT, 'dist/src/cli/main.js'), ...args], { label: `gateway (${name})`, timeoutMs: 1_800_000 });
   const bootstrap = await child.waitFor((m) => m['bootstrap'] as string | undefined, 'ready line', 60_000);
   return { pid: child.pid, bootstrap, stop: async () => {
     await child.stop(5_000);

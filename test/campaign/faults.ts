@@ -58,9 +58,9 @@ export interface Fault {
 }
 
 export const between = (random: () => number, lowMs: number, highMs: number) => Math.round(lowMs + random() * (highMs - lowMs));
-const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+export const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
-function signal(pid: number | undefined, sig: NodeJS.Signals): void {
+export function signal(pid: number | undefined, sig: NodeJS.Signals): void {
   if (pid !== undefined) {
     try {
       process.kill(pid, sig);
@@ -161,8 +161,12 @@ export interface FaultScheduler {
 }
 
 export function startFaults(targets: FaultTargets, seed: number, onLine: (line: string) => void = () => {}): FaultScheduler {
+  return scheduleFaults(faultsFor(targets), seed, onLine);
+}
+
+/** The scheduler over any list of faults (Apache Kafka's own run uses ./kafka-faults.ts's). */
+export function scheduleFaults(faults: readonly Fault[], seed: number, onLine: (line: string) => void = () => {}): FaultScheduler {
   const random = seededRandom(seed);
-  const faults = faultsFor(targets);
   const log: FaultLog = { byKind: new Map(), total: 0, primary: 0, lines: [] };
   const started = Date.now();
   let stopping = false;

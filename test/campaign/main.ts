@@ -13,6 +13,9 @@
  *
  * Exits 0 when the checker found no anomaly of any kind, 1 otherwise.
  *
+ * With `--target kafka` the same campaign runs against three Apache Kafka
+ * nodes instead (./kafka-target.ts: replication factor 3, Kafka's faults).
+ *
  * The npm script sets UV_THREADPOOL_SIZE=64: a librdkafka call that never
  * returns (sendOffsetsToTransaction, docs/fault-campaign.md) holds one of
  * libuv's threads, and with the default four held no client connects.
@@ -20,6 +23,7 @@
 import { pgHaMissing, startPgHa, type PgHaCluster } from '../support/pg-ha.js';
 import { findTestDatabase } from '../support/postgres.js';
 import { runCampaign } from './campaign.js';
+import { runKafkaCampaign } from './kafka-target.js';
 import { storeFaults } from './store-faults.js';
 
 function flag(name: string, fallback: number): number {
@@ -42,11 +46,23 @@ if (store !== 'single' && store !== 'ha') {
   console.error(`campaign: --store takes single or ha, not ${JSON.stringify(store)}`);
   process.exit(2);
 }
+const targetAt = process.argv.indexOf('--target');
+const target = targetAt < 0 ? 'gateway' : process.argv[targetAt + 1];
+if ((target !== 'gateway' && target !== 'kafka') || (target === 'kafka' && store === 'ha')) {
+  console.error(`campaign: --target takes gateway or kafka (kafka without --store ha), not ${JSON.stringify(target)}`);
+  process.exit(2);
+}
 const say = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 let code = 1;
 let ha: PgHaCluster | null = null;
 let release: () => Promise<void> = async () => {};
 try {
+  if (target === 'kafka') {
+    say(`campaign: ${records} records, at most ${minutes} minutes, seed ${seed}, target Apache Kafka`);
+    const result = await runKafkaCampaign({ records, minutes, seed, say });
+    console.log(result.line);
+    process.exit(result.clean ? 0 : 1);
+  }
   let database: { url: string; schema: string };
   if (store === 'ha') {
     const missing = pgHaMissing();

@@ -197,6 +197,27 @@ describe.each(engines)('share groups: %s', (_name, open) => {
     expect(acquired(redelivered)).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
   });
 
+  it('members fetching at once (through two cores where the store is shared) each get records no other got, and all are acknowledged', async () => {
+    await core.push({ items: Array.from({ length: 195 }, (_, i) => ({ queue, partition: '0', payload: { n: 5 + i } })) });
+    const cores = fx.second === null ? [core] : [core, await fx.second()];
+    const members = Array.from({ length: 6 }, (_, i) => `member-${i}`);
+    for (const m of members) await join(m, cores[0]);
+    const seen: number[] = [];
+    const deadline = Date.now() + 120_000;
+    await Promise.all(members.map(async (m, i) => {
+      let held: { firstOffset: number; lastOffset: number; types: number[] }[] = [];
+      while (seen.length < 200) {
+        if (Date.now() > deadline) throw new Error(`waited 120 s for 200 records to be acquired; ${seen.length} were`);
+        const got = acquired(await fetch(m, 7, { on: cores[i % cores.length], acks: held }));
+        for (const r of got) for (let o = r.firstOffset; o <= r.lastOffset; o++) seen.push(o);
+        held = got.map((r) => ({ firstOffset: r.firstOffset, lastOffset: r.lastOffset, types: [1] }));
+      }
+      if (held.length > 0) await cores[i % cores.length]!.shareAcknowledge({ group, memberId: m, acknowledgements: [{ queue, partition: 0, batches: held }] });
+    }));
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(await startOffset()).toBe(200);
+  });
+
   it('group configs: set, described, refused when bad', async () => {
     expect(await core.alterShareGroupConfig({ group, changes: { 'share.delivery.count.limit': '99' } })).toEqual({ error: expect.stringContaining('share.delivery.count.limit') });
     expect(await core.alterShareGroupConfig({ group, changes: { 'share.unknown': '1' } })).toEqual({ error: expect.stringContaining('share.unknown') });

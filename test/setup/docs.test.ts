@@ -29,7 +29,7 @@ const text = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 const OTHER_TOOLS_FLAGS: Record<string, readonly string[]> = {
   npm: ['omit', 'no-save', 'dangerously-allow-all-scripts'],
   "Kafka's kafka-configs.sh and kafka-topics.sh (and --config of npm run apache-kafka)": ['bootstrap-server', 'alter', 'describe', 'entity-type', 'entity-name', 'add-config', 'delete-config', 'replication-factor', 'config', 'partitions', 'delete'],
-  'the bench runner (test/bench/e2e/run.ts)': ['quick'],
+  'the bench runner (test/bench/e2e/run.ts)': ['quick', 'brokers'],
   "Kafka's kafka-share-groups.sh (docs/share-groups.md)": ['group', 'topic', 'to-earliest', 'execute', 'delete-offsets', 'entity-type'],
   'the client matrix runner (test/compat/run.ts)': ['client', 'target', 'no-write', 'timeout-s', 'update'],
   'the fault campaign (test/campaign/main.ts)': ['records', 'minutes', 'seed', 'store'],

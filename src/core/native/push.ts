@@ -40,8 +40,11 @@ export interface PushReads {
   partitions: { queue: string; partition: string; transactionIds: string[] }[];
 }
 
-/** What a call's dedup lookups need: the oldest store time (exclusive) an entry of a queue with this config may have and still match; null: look nothing up. */
-export type DedupSince = (config: QueueConfig) => number | null;
+/** What a call's dedup lookups need: the oldest store time (exclusive) an entry of a queue with this config may have and still match at the call's `now`; null: look nothing up. */
+export type DedupSince = (config: QueueConfig, now: number) => number | null;
+
+/** The core's DedupSince: the queue's dedup window back from `now` (rules/dedup.ts). */
+export const dedupSinceOf: DedupSince = (config, now) => dedupCutoff(now, config.dedupWindowSeconds);
 
 /** A push planned by the core, as it reaches the engine. */
 export interface PushCall {
@@ -108,8 +111,13 @@ export function routePushes<T, R>(items: T, fixedPartitions: FixedPartitions, th
   const names = queuesToRoute(items);
   if (names.length === 0) return then(items);
   const partitions = fixedPartitions(names);
-  const route = (found: Map<string, readonly PartitionInfo[]>) => then(routePushItems(items, (name) => found.get(name)));
-  return partitions instanceof Promise ? partitions.then(route) : route(partitions);
+  if (partitions instanceof Promise) return partitions.then((found) => routeThen(items, found, then));
+  return routeThen(items, partitions, then);
+}
+
+function routeThen<T, R>(items: T, found: Map<string, readonly PartitionInfo[]>, then: (routed: T) => R): R {
+  // No Kafka topic among the queues: nothing to route.
+  return then(found.size === 0 ? items : routePushItems(items, (name) => found.get(name)));
 }
 
 /** The core's half before the engine: route and check the items, mint their ids, name what must be read. */
@@ -118,15 +126,22 @@ export function preparePush(req: PushRequest, now: number, fixedPartitions: Fixe
 }
 
 export function pushCall(plan: PushPlan, now: number): PushCall {
-  return {
-    now,
-    plan,
-    dedupSince: (config) => dedupCutoff(now, config.dedupWindowSeconds),
-    // Named when an engine asks: the memory engine reads as it goes and never does.
-    get reads() {
-      return pushReads(plan);
-    },
-  };
+  return new PlannedPushCall(plan, now);
+}
+
+/** A class, not an object of closures: one is made per push (and per native transaction). */
+class PlannedPushCall implements PushCall {
+  constructor(
+    readonly plan: PushPlan,
+    readonly now: number,
+  ) {}
+
+  readonly dedupSince = dedupSinceOf;
+
+  /** Named when an engine asks: the memory engine reads as it goes and never does. */
+  get reads(): PushReads {
+    return pushReads(this.plan);
+  }
 }
 
 function pushReads(plan: PushPlan): PushReads {
@@ -185,11 +200,12 @@ export function decidePushWrites<P>(plan: PushPlan, state: PushState<P>, writes:
     partition.nextOffset = baseOffset + toWrite.length;
     writes.batches.push({ partition: partition.handle, queue: group.queue, index: partition.index, baseOffset, nextOffset: partition.nextOffset, time: state.now, bytes });
     const dedups = state.queue(group.queue)!.config.dedupWindowSeconds > 0;
-    toWrite.forEach((item, i) => {
+    for (let i = 0; i < toWrite.length; i++) {
+      const item = toWrite[i]!;
       const offset = baseOffset + i;
       outcomes.set(item.index, { status: 'queued', messageId: item.messageId, offset, partitionIndex: partition.index });
       if (dedups) writes.dedup.push({ partition: partition.handle, transactionId: item.transactionId, messageId: item.messageId, offset, storedAt: state.now });
-    });
+    }
   }
   return assemblePushResults(plan, (index) => outcomes.get(index)!);
 }

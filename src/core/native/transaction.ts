@@ -1,7 +1,7 @@
 import type { KvEntry, TransactionRequest, TransactionResult } from '../core.js';
 import { evaluateKvOperations, firstStoredDuplicate, firstUnheldAck, planTransaction, transactionPushResult, type TransactionPlan } from '../rules/transaction.js';
 import { afterAck, ackHolds, applyAck, resolveAck, type AckTarget, type AckView, type AckWrite } from './ack.js';
-import { checkPushTargets, decidePushWrites, pushCall, routePushes, storedHit, type DedupSince, type FixedPartitions, type KvWrite, type PushReads, type PushState, type PushWrites } from './push.js';
+import { checkPushTargets, decidePushWrites, dedupSinceOf, pushCall, routePushes, storedHit, type DedupSince, type FixedPartitions, type KvWrite, type PushReads, type PushState, type PushWrites } from './push.js';
 
 /**
  * Queen's native transaction, decided once for every engine: pushes, acks
@@ -49,19 +49,27 @@ export function prepareTransaction(req: TransactionRequest, now: number, fixedPa
 }
 
 function transactionCall(plan: TransactionPlan, now: number): TransactionCall {
-  const push = pushCall(plan.push, now);
-  return {
-    now,
-    plan,
-    dedupSince: push.dedupSince,
-    get reads() {
-      return {
-        push: push.reads,
-        acks: plan.acks.map(({ ack }) => ({ queue: ack.queue, partition: ack.partition, group: ack.consumerGroup })),
-        kv: plan.kv.map(({ op }) => ({ ns: op.ns, key: op.key })),
-      };
-    },
-  };
+  return new PlannedTransaction(plan, now);
+}
+
+/** A class, not an object of closures: one is made per native transaction. */
+class PlannedTransaction implements TransactionCall {
+  readonly dedupSince: DedupSince = dedupSinceOf;
+
+  constructor(
+    readonly plan: TransactionPlan,
+    readonly now: number,
+  ) {}
+
+  /** Named when an engine asks: the memory engine reads as it goes and never does. */
+  get reads(): TransactionReads {
+    const { plan } = this;
+    return {
+      push: pushCall(plan.push, this.now).reads,
+      acks: plan.acks.map(({ ack }) => ({ queue: ack.queue, partition: ack.partition, group: ack.consumerGroup })),
+      kv: plan.kv.map(({ op }) => ({ ns: op.ns, key: op.key })),
+    };
+  }
 }
 
 /** Decides a transaction over `state`; see the head of this file. Plain loops, no closures: it runs once per native transaction. */

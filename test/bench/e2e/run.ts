@@ -29,7 +29,7 @@
  * because only ratios from one run compare on a shared machine.
  *
  * Flags: --quick; --only SUBSTRING (configurations whose label contains it,
- * e.g. "rdkafka 100 B" or "perftest"); --brokers null,mock,kafka,memory,postgres; --profile (the
+ * e.g. "rdkafka 100 B" or "perftest"; ending in '$', the label exactly); --brokers null,mock,kafka,memory,postgres; --profile (the
  * gateway runs under node --cpu-prof, profiles in bench-results/profiles/);
  * --seconds N (produce/latency phase length); --latency-rate N (a fixed
  * offered load for the latency phase instead of the shared one); --out FILE (default
@@ -225,7 +225,8 @@ export function labelOf(c: Configuration): string {
   return `${c.client} ${c.recordBytes === 1024 ? '1 KiB' : `${c.recordBytes} B`} ${c.partitions}p${c.members ? ` ${c.members} members` : ''}`;
 }
 
-const configurations = matrix().filter((c) => !only || labelOf(c).includes(only));
+// A trailing '$' asks for that label exactly ("rdkafka 100 B 64p$" without the 100-member one).
+const configurations = matrix().filter((c) => !only || (only.endsWith('$') ? labelOf(c) === only.slice(0, -1) : labelOf(c).includes(only)));
 const kafkaInstall = brokers.includes('kafka') || configurations.some((c) => c.client === 'perftest') ? await apacheKafkaInstall() : undefined;
 const kafkaLibs = kafkaInstall?.libs;
 const kafkaVersion = kafkaInstall?.version;

@@ -57,13 +57,16 @@ describe('native pop decisions', () => {
   const config = resolveQueueConfig({ windowBufferMs: 500 });
 
   it('passes a partition over while the group holds a live lease there, and drops one that ran out', () => {
-    expect(popPosition({ deadline: NOW + 1 }, 3, 0, 10, NOW)).toEqual({ dropExpired: false, position: null });
-    expect(popPosition({ deadline: NOW }, 3, 0, 10, NOW)).toEqual({ dropExpired: true, position: 3 });
+    expect(popPosition({ deadline: NOW + 1 }, 3, 0, 10, NOW)).toEqual({ dropExpired: false, idle: false, position: null });
+    expect(popPosition({ deadline: NOW }, 3, 0, 10, NOW)).toEqual({ dropExpired: true, idle: false, position: 3 });
   });
 
   it('reads from the committed position or the log start, and not at all when nothing is past it', () => {
     expect(popPosition(null, null, 4, 10, NOW).position).toBe(4);
     expect(popPosition(null, 10, 4, 10, NOW).position).toBeNull();
+    // Nothing past the position and no live lease: no work there until an append or the position moves back.
+    expect(popPosition(null, 10, 4, 10, NOW).idle).toBe(true);
+    expect(popPosition({ deadline: NOW }, 10, 4, 10, NOW)).toEqual({ dropExpired: true, idle: true, position: null });
   });
 
   it('hands nothing out at the last stable offset, nor inside the window buffer', () => {

@@ -27,7 +27,7 @@ export class MemoryNativeState implements TransactionState<PartitionState>, AckS
     const q = this.store.queues.get(queue)!;
     const found = q.byName.get(partition)?.dedup.get(transactionId);
     if (!found) return null;
-    const since = this.dedupSince!(q.config as QueueConfig);
+    const since = this.dedupSince!(q.config as QueueConfig, this.now);
     return since !== null && found.storedAt > since ? { messageId: found.messageId, offset: found.offset } : null;
   }
 

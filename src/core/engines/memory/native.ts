@@ -1,8 +1,8 @@
-import type { AckRequest, CallOptions, Lease, PartitionInfo, PopResult, PushResult, RenewLeaseRequest, TransactionResult, UnreadableRange } from '../../core.js';
+import type { AckRequest, CallOptions, Lease, PartitionInfo, PopResult, PushResult, RenewLeaseRequest, TransactionResult } from '../../core.js';
 import { unknownPartitionNameError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import { isLeaseLive, unknownLeaseError, type LeaseState } from '../../rules/leases.js';
-import { needsConsumedByAll, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
+import { PopWalk } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, PushCall, PushWrites } from '../../native/push.js';
@@ -52,52 +52,47 @@ export class MemoryNative {
 
   async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
     const queue = this.store.queue(req.queue);
-    const { partitionName, group, batch, waitMs, leaseMs } = req;
+    const { partitionName, waitMs } = req;
     if (partitionName !== undefined && !queue.byName.has(partitionName)) {
       throw unknownPartitionNameError(queue.name, partitionName);
     }
     const compute = (final: boolean): PopResult | null => {
       const current = this.store.queues.get(queue.name);
-      const popped = current ? this.tryPop(current, partitionName, group, req.owner, batch, leaseMs) : null;
+      const popped = current ? this.tryPop(current, req) : null;
       return popped ?? (final ? { messages: [], lease: null } : null);
     };
     const keys = partitionName === undefined ? [queueKey(queue.name)] : [partitionKey(queue.name, queue.byName.get(partitionName)!.index)];
     return this.store.longPoll(keys, waitMs, options?.signal, compute, () => ({ messages: [], lease: null }));
   }
 
-  private tryPop(queue: QueueState, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): PopResult | null {
-    const now = this.store.clock();
-    const candidates = partitionName === undefined ? queue.partitions : [queue.byName.get(partitionName)!];
-    const unreadable: UnreadableRange[] = [];
-    for (const partition of candidates) {
-      const log = partition.log;
-      const held = partition.leases.get(group);
-      const committed = this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null;
-      const start = popPosition(held, committed, log.logStartOffset, log.highWatermark, now);
-      if (start.dropExpired) this.dropLease(partition, group);
-      const position = start.position;
+  /** One synchronous pass of the core's walk (../../native/pop.ts) over the group's partitions with work. */
+  private tryPop(queue: QueueState, req: CheckedPop): PopResult | null {
+    const { partitionName, group } = req;
+    const walk = new PopWalk(queue, req, this.store.clock(), storedBatchLimit(this.store.appendLimits));
+    const work = partitionName === undefined ? this.store.popWork.of(queue, group) : null;
+    for (const partition of work ?? [queue.byName.get(partitionName!)!]) {
+      const { log } = partition;
+      const candidate = { handle: partition, name: partition.name, index: partition.index, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, lease: partition.leases.get(group) ?? null, committed: this.store.groupOffset(group, queue.name, partition.index)?.offset ?? null };
+      const { dropExpired, idle, position } = walk.start(candidate);
+      if (dropExpired) this.dropLease(partition, group);
+      if (idle) work?.delete(partition);
       if (position === null) continue;
       const lastStable = this.store.kafkaTxns.lastStableOffset(partition, log.highWatermark);
-      if (!popReady(position, lastStable, queue.config, log.batches.at(-1)?.appendedAt ?? null, now)) continue;
-      const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.index };
-      const consumedByAll = needsConsumedByAll(queue.config, committed) ? this.consumedByAll(group, queue.name, partition.index) : null;
-      const collected = popCollector(where, position, batch, storedBatchLimit(this.store.appendLimits), queue.config, now, consumedByAll);
+      if (!walk.ready(position, lastStable, log.batches.at(-1)?.appendedAt ?? null)) continue;
+      const collected = walk.collector(candidate, position, walk.needsConsumedByAll(candidate) ? this.consumedByAll(group, queue.name, partition.index) : null);
       for (const stored of log.batchesFrom(position)) {
         if (stored.baseOffset >= lastStable) break;
         if (!collected.take(stored, (producerId) => this.store.kafkaTxns.isAborted(partition, producerId, stored.baseOffset))) break;
       }
-      if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
-      if (collected.unreadable.length > 0 || collected.evicted > 0) {
-        this.store.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: collected.position, leaderEpoch: -1, metadata: null });
-      }
-      const { messages } = collected;
-      if (messages.length === 0) continue;
-      const lease = popLease(collected, owner, leaseMs, queue.config, now);
+      const finished = walk.finish(collected);
+      if (finished.position !== null) this.store.setGroupOffset(group, { queue: queue.name, partition: partition.index, offset: finished.position, leaderEpoch: -1, metadata: null });
+      const { lease } = finished;
+      if (!lease) continue;
       partition.leases.set(group, { ...lease, acked: new Set(), delivered: lease.delivered && [...lease.delivered] });
       this.store.leaseIndex.set(lease.id, { queue: queue.name, partition: partition.index, group });
-      return { messages, lease: this.leaseOf(queue, partition, group, lease), ...(unreadable.length > 0 ? { unreadable } : {}) };
+      return walk.answer(candidate, collected, lease);
     }
-    return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
+    return walk.nothing();
   }
 
   /** The lowest position of the other groups on the partition; null when none has one. */

@@ -38,6 +38,7 @@ export class MemoryOffsets {
     const offsets = this.store.groupOffsets.get(group);
     if (!offsets) return;
     for (const p of parts) offsets.delete(partitionKey(p.queue, p.partition));
+    this.store.popWork.forget(group);
     if (offsets.size === 0) this.store.groupOffsets.delete(group);
   }
 

@@ -38,6 +38,7 @@ export class MemoryQueues {
   async delete(req: { name: string }): Promise<void> {
     const queue = this.store.queue(req.name);
     this.store.queues.delete(queue.name);
+    this.store.popWork.drop(queue.name);
     for (const offsets of this.store.groupOffsets.values()) {
       for (const slot of [...offsets.keys()]) if (offsets.get(slot)!.queue === queue.name) offsets.delete(slot);
     }

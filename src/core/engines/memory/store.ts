@@ -6,6 +6,7 @@ import type { DedupHit } from '../../rules/dedup.js';
 import { transactionMarker } from '../../rules/kafka-transactions.js';
 import { kvValueToJson } from '../../rules/kv.js';
 import type { LeaseState } from '../../rules/leases.js';
+import { PopWork } from './pop-work.js';
 import { markerOnlyWindow, type ProducerWindow } from '../../rules/producer-window.js';
 import { MemoryTransactions } from './kafka-transactions.js';
 import { PartitionLog, type StorageUsage } from './partition-log.js';
@@ -72,6 +73,8 @@ export class MemoryStore {
   readonly appendLedgerSize: number;
   readonly appendLimits: AppendLimits;
   readonly leaseIndex = new Map<string, { queue: string; partition: number; group: string }>();
+  /** Per queue and group, the partitions a native pop visits (./pop-work.ts). */
+  readonly popWork = new PopWork<QueueState, PartitionState>();
   readonly producerEpochs = new Map<number, number>();
   private nextProducerId = 1;
   /** What close() answers the pending long-polls with. */
@@ -132,7 +135,10 @@ export class MemoryStore {
       offsets = new Map();
       this.groupOffsets.set(group, offsets);
     }
-    offsets.set(partitionKey(offset.queue, offset.partition), offset);
+    const slot = partitionKey(offset.queue, offset.partition);
+    const before = offsets.get(slot)?.offset;
+    offsets.set(slot, offset);
+    if (before === undefined || offset.offset < before) this.popWork.moved(this.queues.get(offset.queue), group, offset.partition);
   }
 
   groupOffset(group: string, queue: string, partition: number): CommittedOffset | undefined {
@@ -248,6 +254,7 @@ export class MemoryStore {
   }
 
   wakePartition(queue: QueueState, partition: PartitionState): void {
+    this.popWork.appended(queue, partition);
     this.wakeups.wake(partitionKey(queue.name, partition.index));
     this.wakeups.wake(queueKey(queue.name));
   }

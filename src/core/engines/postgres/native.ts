@@ -4,7 +4,7 @@ import { storedBatchLimit } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { isLeaseLive, unknownLeaseError } from '../../rules/leases.js';
 import type { PopCollector } from '../../rules/native-records.js';
-import { needsConsumedByAll, needsNewestAppend, popCollector, popLease, popPosition, popReady } from '../../native/pop.js';
+import { PopWalk, type PopCandidate } from '../../native/pop.js';
 import { kvSlot } from '../../rules/transaction.js';
 import type { AckTarget, AckWrite, DecideAck } from '../../native/ack.js';
 import type { DecidePush, DedupSince, PushCall, PushPartition, PushReads, PushState, PushWrites } from '../../native/push.js';
@@ -99,7 +99,7 @@ export class PostgresNative {
       for (const p of partitions.values()) p.nextOffset = locked.get(p.handle)!.next_offset;
       for (const { queue, partition, transactionIds } of reads.partitions) {
         const found = partitions.get(groupKeyOf(queue, partition));
-        const since = found && dedupSince(queues.get(queue)!.config);
+        const since = found && dedupSince(queues.get(queue)!.config, now);
         if (!found || since === null || since === undefined) continue;
         hits.set(groupKeyOf(queue, partition), await this.dedupHits(tx, found.handle, transactionIds, since));
       }
@@ -133,7 +133,7 @@ export class PostgresNative {
   async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
     const queue = await this.store.db.statements.one<QueueRow>('queue-row', [req.queue]);
     if (!queue) throw unknownQueueError(req.queue);
-    const { partitionName, group, batch, waitMs, leaseMs } = req;
+    const { partitionName, waitMs } = req;
     let keys = [queueKey(queue.name)];
     if (partitionName !== undefined) {
       const row = await this.store.db.statements.one<PartitionRow>('partition-by-name', [queue.id, partitionName]);
@@ -141,69 +141,60 @@ export class PostgresNative {
       keys = [partitionKey(queue.name, row.idx)];
     }
     const compute = async (final: boolean): Promise<PopResult | null> => {
-      const popped = await this.tryPop(queue.name, partitionName, group, req.owner, batch, leaseMs);
+      const popped = await this.tryPop({ ...req, queue: queue.name });
       return popped ?? (final ? { messages: [], lease: null } : null);
     };
     return this.store.longPoll(keys, waitMs, options?.signal, compute, () => ({ messages: [], lease: null }));
   }
 
-  private async tryPop(queueName: string, partitionName: string | undefined, group: string, owner: string, batch: number, leaseMs: number | undefined): Promise<PopResult | null> {
+  /**
+   * The core's walk (../../native/pop.ts) in one database transaction over
+   * the partitions that may have records for the group: each claimed, with
+   * its (partition, group) consumer lock, by one statement
+   * (sql/native.sql claim-pop-candidate), never a look at every partition.
+   */
+  private async tryPop(req: CheckedPop): Promise<PopResult | null> {
+    const { partitionName, group } = req;
     return this.store.db.transaction(async (tx) => {
       // The queue may have been deleted while this pop waited: then there is nothing to pop.
-      const queue = await tx.one<QueueRow>('queue-row', [queueName]);
+      const queue = await tx.one<QueueRow>('queue-row', [req.queue]);
       if (!queue) return null;
-      const now = this.store.clock();
-      const unreadable: UnreadableRange[] = [];
-      const take = { group, owner, batch, leaseMs, now, unreadable };
-      // Only partitions with records past the group's position and no live lease of it, each claimed under its consumer lock.
+      const walk = new PopWalk(queue, req, this.store.clock(), storedBatchLimit(this.store.options.appendLimits));
       for (let after = -1; ; ) {
-        const partition = await tx.one<PartitionRow>('claim-pop-candidate', [queue.id, group, queue.name, now, after, partitionName ?? null]);
+        const partition = await tx.one<PartitionRow>('claim-pop-candidate', [queue.id, group, queue.name, walk.now, after, partitionName ?? null]);
         if (!partition) break;
-        const popped = await this.popPartition(tx, queue, partition, take);
-        if (popped) return popped;
         after = partition.idx;
+        const candidate = await this.popCandidate(tx, queue, partition, group, walk.now);
+        const { dropExpired, position } = walk.start(candidate);
+        if (dropExpired) await tx.run('delete-lease', [partition.id, group]);
+        if (position === null) continue;
+        // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
+        const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
+        const newest = walk.needsNewestAppend ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
+        if (!walk.ready(position, lastStable, newest ? Number(newest.appended_at) : null)) continue;
+        const consumedByAll = walk.needsConsumedByAll(candidate) ? ((await tx.one<{ lowest: number | null }>('others-lowest-position', [group, queue.name, partition.idx]))?.lowest ?? null) : null;
+        const collected = await this.readMessages(tx, partition, walk.collector(candidate, position, consumedByAll), lastStable);
+        const finished = walk.finish(collected);
+        if (finished.position !== null) await tx.run('set-group-position', [group, queue.name, partition.idx, finished.position]);
+        const { lease } = finished;
+        if (!lease) continue;
+        await tx.run('insert-lease', [lease.id, partition.id, group, lease.owner, lease.deadline, lease.fromOffset, lease.toOffset, lease.delivered]);
+        return walk.answer(candidate, collected, lease);
       }
-      return unreadable.length > 0 ? { messages: [], lease: null, unreadable } : null;
+      return walk.nothing();
     });
   }
 
-  /** Pops from one partition, its consumer lock held (claim-pop-candidate); null when it hands nothing out (a live lease, nothing ready). */
-  private async popPartition(
-    tx: Statements,
-    queue: QueueRow,
-    partition: PartitionRow,
-    take: { group: string; owner: string; batch: number; leaseMs: number | undefined; now: number; unreadable: UnreadableRange[] },
-  ): Promise<PopResult | null> {
-    const { group, owner, batch, leaseMs, now, unreadable } = take;
+  /** The partition as the walk sees it for the group, its consumer lock held (claim-pop-candidate). */
+  private async popCandidate(tx: Statements, queue: QueueRow, partition: PartitionRow, group: string, now: number): Promise<PopCandidate<number>> {
     const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
+    // A live lease passes the partition over: its position is not needed.
     const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
-    const start = popPosition(held, committed?.committed ?? null, partition.log_start_offset, partition.next_offset, now);
-    if (start.dropExpired) await tx.run('delete-lease', [partition.id, group]);
-    const position = start.position;
-    if (position === null) return null;
-    // Records of an open Kafka transaction are not delivered: the pop stops at the last stable offset.
-    const lastStable = (await tx.one<{ first_offset: number | null }>('txn-open-offsets', [[partition.id]]))?.first_offset ?? partition.next_offset;
-    const newest = needsNewestAppend(queue.config) ? await tx.one<{ appended_at: number }>('newest-append', [partition.id]) : null;
-    if (!popReady(position, lastStable, queue.config, newest ? Number(newest.appended_at) : null, now)) return null;
-    const consumedByAll = needsConsumedByAll(queue.config, committed?.committed ?? null)
-      ? ((await tx.one<{ lowest: number | null }>('others-lowest-position', [group, queue.name, partition.idx]))?.lowest ?? null)
-      : null;
-    const collected = await this.readMessages(tx, queue, partition, position, lastStable, batch, now, consumedByAll);
-    if (collected.unreadable.length > 0) unreadable.push(...collected.unreadable);
-    if (collected.unreadable.length > 0 || collected.evicted > 0) {
-      await tx.run('set-group-position', [group, queue.name, partition.idx, collected.position]);
-    }
-    const { messages } = collected;
-    if (messages.length === 0) return null;
-    const stored = popLease(collected, owner, leaseMs, queue.config, now);
-    const lease: Lease = { id: stored.id, queue: queue.name, partition: partition.name, consumerGroup: group, owner, deadline: stored.deadline };
-    await tx.run('insert-lease', [lease.id, partition.id, group, owner, lease.deadline, stored.fromOffset, stored.toOffset, stored.delivered]);
-    return { messages, lease, ...(unreadable.length > 0 ? { unreadable } : {}) };
+    return { handle: partition.id, name: partition.name, index: partition.idx, logStartOffset: partition.log_start_offset, highWatermark: partition.next_offset, lease: held, committed: committed?.committed ?? null };
   }
 
-  private async readMessages(tx: Statements, queue: QueueRow, partition: PartitionRow, position: number, lastStable: number, batch: number, now: number, consumedByAll: number | null): Promise<PopCollector> {
-    const where = { queue: queue.name, queueId: queue.id, partition: partition.name, partitionIndex: partition.idx };
-    const collected = popCollector(where, position, batch, storedBatchLimit(this.store.options.appendLimits), queue.config, now, consumedByAll);
+  private async readMessages(tx: Statements, partition: PartitionRow, collected: PopCollector, lastStable: number): Promise<PopCollector> {
+    const position = collected.position;
     const aborted = await this.store.kafkaTxns.abortedFrom(tx, partition.id, position);
     let from = position;
     for (;;) {

@@ -63,6 +63,7 @@ export interface FoundPartitionRow {
   name: string | null;
   next_offset: number | null;
   log_start_offset: number | null;
+  /** The queue's partition count, given only when the partition is missing (for its error). */
   partition_count: number | null;
   /** The first offset of the partition's earliest open Kafka transaction (its last stable offset), null when none. */
   open_txn_offset: number | null;

@@ -1,11 +1,12 @@
 -- name: try-lock-compaction
 -- One compactor works on a partition at a time, across every core on the
 -- database; a session lock, held for the partition's whole pass (several
--- transactions), released by unlock-compaction.
-SELECT pg_try_advisory_lock(6, ($1::bigint % 2147483647)::int) AS locked;
+-- transactions), released by unlock-compaction. The key names the schema with
+-- the partition: another schema on the same database has its own partition ids.
+SELECT pg_try_advisory_lock(6, hashtext(current_schema() || ':' || $1::text)) AS locked;
 
 -- name: unlock-compaction
-SELECT pg_advisory_unlock(6, ($1::bigint % 2147483647)::int);
+SELECT pg_advisory_unlock(6, hashtext(current_schema() || ':' || $1::text));
 
 -- name: compacted-partitions
 -- The partitions of compacted queues, with their compaction settings and checkpoint.

@@ -14,9 +14,11 @@ FROM queues q WHERE name = ANY($1::text[]);
 
 -- name: find-partitions
 -- Looks partitions up by (queue, index) without locking; a missing queue or
--- partition comes back as nulls in its row.
+-- partition comes back as nulls in its row. The queue's partition count is
+-- only for a missing partition's error: counted for every row, a Fetch of
+-- 64 partitions (every long-poll check) visited 64 x 64 partition rows.
 SELECT wanted.ord, q.id AS queue_id, q.config, p.id, p.idx, p.name, p.next_offset, p.log_start_offset,
-       (SELECT count(*)::int FROM partitions c WHERE c.queue_id = q.id) AS partition_count,
+       CASE WHEN p.id IS NULL THEN (SELECT count(*)::int FROM partitions c WHERE c.queue_id = q.id) END AS partition_count,
        -- The last stable offset: where the earliest open Kafka transaction begins.
        (SELECT min(t.first_offset) FROM transaction_partitions t WHERE t.partition_id = p.id AND t.first_offset IS NOT NULL) AS open_txn_offset
 FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS wanted (queue_name, idx, ord)

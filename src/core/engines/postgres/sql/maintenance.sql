@@ -1,6 +1,8 @@
 -- name: try-lock-maintenance
--- One process reaps at a time; the others skip the round.
-SELECT pg_try_advisory_xact_lock(4, 0) AS locked;
+-- One process reaps at a time; the others skip the round. Advisory locks are
+-- the database's, so the key names the schema: deployments (and test schemas)
+-- sharing one database do not skip each other's rounds.
+SELECT pg_try_advisory_xact_lock(4, hashtext(current_schema())) AS locked;
 
 -- name: retention-partitions
 -- Partitions retention may shorten. By time alone only when the oldest batch
