@@ -21,6 +21,7 @@ import { TlsCredentials } from '../tls/credentials.js';
 import { serveOperations, type OperationsEndpoint } from '../metrics/endpoint.js';
 import { coreProblem } from '../operations/health.js';
 import { coreExposition } from '../operations/registry.js';
+import { CoreWatch } from '../operations/core-watch.js';
 import { notifyReady } from './systemd.js';
 import { paceGarbageCollection } from './heap.js';
 
@@ -148,10 +149,12 @@ function httpOptions(config: ServeConfig): StartBrokerOptions['http'] {
  */
 async function startOperations(config: ServeConfig, core: Core, log: Logger, notReady: () => string | null): Promise<OperationsEndpoint | null> {
   if (config.metricsPort === undefined) return null;
+  // The core's figures as last read: /metrics never waits on a store that does not answer.
+  const watch = new CoreWatch(core, 'The core', config.healthTimeoutMs);
   const endpoint = await serveOperations({
     host: config.metricsHost,
     port: config.metricsPort,
-    metrics: () => coreExposition(core),
+    metrics: () => coreExposition(watch),
     // /health is liveness (the process runs), as on the HTTP API; /ready asks the core too.
     ready: async () => notReady() ?? (await coreProblem(core, config.healthTimeoutMs)),
   });

@@ -311,3 +311,40 @@ function ackedAnswer(index: number, located: LocatedMessage, plan: AckPlan): Ack
     dlq: plan.deadLetter,
   };
 }
+
+/**
+ * A batch's acks as ONE core transaction (on PostgreSQL one database
+ * transaction whose ack writes are one statement), answered as if each had
+ * run alone. It is tried first, on the bet that every ack applies: its
+ * answers are known beforehand (so `alongside` can record them). Null when
+ * the bet failed: some ack was not held or named a stale lease; the whole
+ * transaction rolled back, nothing was written, and the caller acks one by one.
+ * The caller sends only acks of different messages where no ack ends a
+ * lease that a later one of the batch acts under (routes/consume.ts
+ * actIndependently): the core judges every ack against the leases as they
+ * were before the transaction.
+ */
+export async function applyAcksTogether(
+  core: Core,
+  firstIndex: number,
+  located: readonly LocatedMessage[],
+  plans: readonly AckPlan[],
+  alongside: (answers: AckAnswer[]) => TransactionOperation[],
+): Promise<AckAnswer[] | null> {
+  const answers = located.map((found, j) => ackedAnswer(firstIndex + j, found, plans[j]!));
+  try {
+    const outcome = await core.transaction({ operations: [...plans.flatMap((p) => p.operations), ...alongside(answers)] });
+    if (!outcome.success) return null;
+    // Each plan's ack is its first operation. The caller lets no ack of the batch end a lease a later one acts under, so each applied;
+    // should one not have (an offset the lease passed over), it answers so.
+    let opIndex = 0;
+    return answers.map((answer, j) => {
+      const result = outcome.results[opIndex] as { acked?: boolean } | undefined;
+      opIndex += plans[j]!.operations.length;
+      return result?.acked === false ? { ...answer, success: false, error: NOT_HELD, leaseReleased: false, dlq: false } : answer;
+    });
+  } catch (e) {
+    if (!isCoreError(e) || e.code !== 'unknown_lease') throw e;
+    return null;
+  }
+}

@@ -29,7 +29,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.js';
 import type { HttpMetrics } from '../../operations/registry.js';
-import { applyAck, locateMessages, planAck, QUEUE_MODE_GROUP, type AckAnswer, type AckTarget, type QueenAckStatus } from '../acks.js';
+import { applyAck, applyAcksTogether, locateMessages, planAck, QUEUE_MODE_GROUP, type AckAnswer, type AckPlan, type AckTarget, type LocatedMessage, type QueenAckStatus } from '../acks.js';
 import { leaseAnswer } from '../answers.js';
 import type { HttpApiContext } from '../context.js';
 import { IDEMPOTENT_EFFECT, progressMarker, progressOfFirstAttempt } from '../idempotency.js';
@@ -132,27 +132,67 @@ export function registerConsumeRoutes({ app, core, metrics, stopping, maintenanc
 }
 
 /**
- * Acks in the order given; each answers for itself, as Queen's do, and each
- * is one core transaction. Under an Idempotency-Key every ack's transaction
- * also records the answers so far in the key's ledger entry, so a repeat of
- * a batch that stopped part way (or whose answer was lost) answers the acks
- * that ran as they were and runs only the rest.
+ * Whether a batch's acks can share one core transaction and still answer as
+ * if each ran alone: each names a different message, and on each partition
+ * only the last may end the group's lease (a `failed` or `retry` ack hands
+ * the lease back; an ack after it on the partition would find it gone).
+ */
+function actIndependently(found: readonly LocatedMessage[], items: readonly AckItem[]): boolean {
+  const messages = new Set<string>();
+  const lastOnPartition = new Map<string, number>();
+  found.forEach((f, j) => lastOnPartition.set(JSON.stringify([f.queue.name, f.message.partition]), j));
+  return found.every((f, j) => {
+    const message = JSON.stringify([f.queue.name, f.message.partition, f.message.offset]);
+    if (messages.has(message)) return false;
+    messages.add(message);
+    const endsLease = items[j]!.status === 'failed' || items[j]!.status === 'retry';
+    return !endsLease || lastOnPartition.get(JSON.stringify([f.queue.name, f.message.partition])) === j;
+  });
+}
+
+/**
+ * Acks in the order given; each answers for itself, as Queen's do. The batch
+ * is first tried as one core transaction (../acks.ts applyAcksTogether: one
+ * database transaction for a hundred acks); when one of them does not apply,
+ * nothing of it was written and each ack runs as its own core transaction.
+ * Under an Idempotency-Key every ack's transaction also records the answers
+ * so far in the key's ledger entry, so a repeat of a batch that stopped part
+ * way (or whose answer was lost) answers the acks that ran as they were and
+ * runs only the rest.
  */
 async function acknowledge(core: Core, metrics: HttpMetrics, request: FastifyRequest, items: AckItem[], group: string, field: string): Promise<AckAnswer[]> {
   const answers = progressOfFirstAttempt(request).slice(0, items.length) as AckAnswer[];
   const rest = items.slice(answers.length);
   const located = await locateMessages(core, group, rest, field);
   const now = Date.now();
+  const planOf = (item: AckItem, found: LocatedMessage) =>
+    planAck(core, found, { status: item.status ?? 'completed', consumerGroup: group, ...(item.leaseId ? { leaseId: item.leaseId } : {}), error: item.error ?? null }, now);
+  const count = (answer: AckAnswer, item: AckItem) => {
+    const status = item.status ?? 'completed';
+    if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
+  };
+  const found = located.every((f) => f !== null) ? (located as LocatedMessage[]) : null;
+  if (rest.length > 1 && found && actIndependently(found, rest)) {
+    const plans: AckPlan[] = [];
+    for (const [j, item] of rest.entries()) plans.push(await planOf(item, found[j]!));
+    const together = await applyAcksTogether(core, answers.length, found, plans, (applied) => {
+      const marker = progressMarker(request, [...answers, ...applied]);
+      return marker ? [marker] : [];
+    });
+    if (together) {
+      together.forEach((answer, j) => count(answer, rest[j]!));
+      return [...answers, ...together];
+    }
+  }
   for (const [j, item] of rest.entries()) {
     const i = answers.length;
     const found = located[j] ?? null;
-    const status = item.status ?? 'completed';
-    const plan = found ? await planAck(core, found, { status, consumerGroup: group, ...(item.leaseId ? { leaseId: item.leaseId } : {}), error: item.error ?? null }, now) : null;
+    const plan = found ? await planOf(item, found) : null;
     const answer = await applyAck(core, i, found, plan, item.transactionId ?? null, (applied) => {
       const marker = progressMarker(request, [...answers, applied]);
       return marker ? [marker] : [];
     });
-    if (answer.success) metrics.acked.add({ queue: answer.queueName!, status: answer.dlq ? 'dlq' : status === 'success' ? 'completed' : status });
+    count(answer, item);
     answers.push(answer);
   }
   return answers;

@@ -1,5 +1,5 @@
 import type { AckRequest, CallOptions, KvEntry, Lease, PartitionInfo, PopResult, PushResult, QueueInfo, RenewLeaseRequest, TransactionResult, UnreadableRange } from '../../core.js';
-import { unknownPartitionNameError } from '../../errors.js';
+import { unknownPartitionNameError, unknownQueueError } from '../../errors.js';
 import { storedBatchLimit } from '../../rules/batches.js';
 import type { DedupHit } from '../../rules/dedup.js';
 import { isLeaseLive, unknownLeaseError } from '../../rules/leases.js';
@@ -51,8 +51,10 @@ export class PostgresNative {
   async fixedPartitions(queues: string[]): Promise<Map<string, readonly PartitionInfo[]>> {
     const found = new Map<string, readonly PartitionInfo[]>();
     for (const name of queues) {
+      const queue = await this.store.db.statements.one<QueueRow>('queue-row', [name]);
+      if (!queue?.config.fixedPartitionCount) continue;
       const row = await this.store.db.statements.one<QueueRow & { partitions: QueueInfo['partitions'] }>('describe-queues', [name]);
-      if (row?.config.fixedPartitionCount) found.set(name, row.partitions);
+      if (row) found.set(name, row.partitions);
     }
     return found;
   }
@@ -77,7 +79,7 @@ export class PostgresNative {
   private async loadPush(tx: Statements, reads: PushReads, now: number, dedupSince: DedupSince): Promise<PushState<number>> {
     const queues = new Map<string, QueueRow>();
     for (const name of reads.queues) {
-      const row = await tx.one<QueueRow>('describe-queues', [name]);
+      const row = await tx.one<QueueRow>('queue-row', [name]);
       if (row) queues.set(name, row);
     }
     const partitions = new Map<string, PushPartition<number>>();
@@ -129,7 +131,8 @@ export class PostgresNative {
   // ─── Native consume ────────────────────────────────────────────────────────
 
   async pop(req: CheckedPop, options?: CallOptions): Promise<PopResult> {
-    const queue = await this.store.queue(req.queue);
+    const queue = await this.store.db.statements.one<QueueRow>('queue-row', [req.queue]);
+    if (!queue) throw unknownQueueError(req.queue);
     const { partitionName, waitMs } = req;
     let keys = [queueKey(queue.name)];
     if (partitionName !== undefined) {
@@ -144,18 +147,24 @@ export class PostgresNative {
     return this.store.longPoll(keys, waitMs, options?.signal, compute, () => ({ messages: [], lease: null }));
   }
 
-  /** The core's walk (../../native/pop.ts) over the queue's partitions in one database transaction, each under the (partition, group) consumer lock. */
+  /**
+   * The core's walk (../../native/pop.ts) in one database transaction over
+   * the partitions that may have records for the group: each claimed, with
+   * its (partition, group) consumer lock, by one statement
+   * (sql/native.sql claim-pop-candidate), never a look at every partition.
+   */
   private async tryPop(req: CheckedPop): Promise<PopResult | null> {
     const { partitionName, group } = req;
     return this.store.db.transaction(async (tx) => {
       // The queue may have been deleted while this pop waited: then there is nothing to pop.
-      const queue = await tx.one<QueueRow>('describe-queues', [req.queue]);
+      const queue = await tx.one<QueueRow>('queue-row', [req.queue]);
       if (!queue) return null;
       const walk = new PopWalk(queue, req, this.store.clock(), storedBatchLimit(this.store.options.appendLimits));
-      const all = await tx.run<PartitionRow>('queue-partitions', [queue.id]);
-      for (const partition of partitionName === undefined ? all : all.filter((p) => p.name === partitionName)) {
+      for (let after = -1; ; ) {
+        const partition = await tx.one<PartitionRow>('claim-pop-candidate', [queue.id, group, queue.name, walk.now, after, partitionName ?? null]);
+        if (!partition) break;
+        after = partition.idx;
         const candidate = await this.popCandidate(tx, queue, partition, group, walk.now);
-        if (!candidate) continue;
         const { dropExpired, position } = walk.start(candidate);
         if (dropExpired) await tx.run('delete-lease', [partition.id, group]);
         if (position === null) continue;
@@ -176,10 +185,8 @@ export class PostgresNative {
     });
   }
 
-  /** The partition as the walk sees it for the group, under the consumer lock; null when another popper holds that lock. */
-  private async popCandidate(tx: Statements, queue: QueueRow, partition: PartitionRow, group: string, now: number): Promise<PopCandidate<number> | null> {
-    const lock = await tx.one<{ locked: boolean }>('try-lock-consumer', [partition.id, group]);
-    if (!lock?.locked) return null;
+  /** The partition as the walk sees it for the group, its consumer lock held (claim-pop-candidate). */
+  private async popCandidate(tx: Statements, queue: QueueRow, partition: PartitionRow, group: string, now: number): Promise<PopCandidate<number>> {
     const held = await tx.one<LeaseRow>('lease-for-update', [partition.id, group]);
     // A live lease passes the partition over: its position is not needed.
     const committed = held && isLeaseLive(held, now) ? null : await tx.one<{ committed: number }>('group-position', [group, queue.name, partition.idx]);
@@ -205,7 +212,7 @@ export class PostgresNative {
     const { acked, woken } = await this.store.db.transaction(async (tx) => {
       const target = await this.loadAck(tx, req.queue, req.partition, req.consumerGroup);
       const { acked, write } = decide(req, { now: this.store.clock(), target: () => target });
-      return { acked, woken: write ? await this.writeAck(tx, write) : [] };
+      return { acked, woken: write ? await this.writeAcks(tx, [write]) : [] };
     });
     if (woken.length > 0) this.store.wakeups.wake(woken);
     return { acked };
@@ -213,7 +220,7 @@ export class PostgresNative {
 
   /** The group's lease and position on the partition, under the (partition, group) consumer lock. */
   private async loadAck(tx: Statements, queueName: string, name: string, group: string): Promise<AckTarget<number>> {
-    const queue = await tx.one<QueueRow>('describe-queues', [queueName]);
+    const queue = await tx.one<QueueRow>('queue-row', [queueName]);
     if (!queue) return { missing: 'unknown_queue' };
     const partition = await tx.one<PartitionRow>('partition-by-name', [queue.id, name]);
     if (!partition) return { missing: 'unknown_partition' };
@@ -229,16 +236,30 @@ export class PostgresNative {
     };
   }
 
-  /** Stores an ack's write; answers the wake-up keys for poppers when the lease ended. */
-  private async writeAck(tx: Statements, write: AckWrite<number>): Promise<string[]> {
-    const { partition, group } = write;
-    if (write.position !== null) await tx.run('set-group-position', [group, write.queue, write.index, write.position]);
-    if (write.lease !== 'drop') {
-      await tx.run('set-lease-acked', [partition, group, write.lease]);
-      return [];
+  /**
+   * Stores acks' writes in one statement (sql/native.sql write-acks): the
+   * last write of each (partition, group) holds its final position and lease.
+   * Answers the wake-up keys for poppers of the partitions whose lease ended.
+   */
+  private async writeAcks(tx: Statements, writes: readonly AckWrite<number>[]): Promise<string[]> {
+    if (writes.length === 0) return [];
+    const last = new Map<string, AckWrite<number>>();
+    for (const write of writes) {
+      const key = `${write.partition}\u0000${write.group}`;
+      const before = last.get(key);
+      last.set(key, before && write.position === null ? { ...write, position: before.position } : write);
     }
-    await tx.run('delete-lease', [partition, group]);
-    return [partitionKey(write.queue, write.index), queueKey(write.queue)];
+    const rows = [...last.values()];
+    await tx.run('write-acks', [
+      rows.map((w) => w.partition),
+      rows.map((w) => w.group),
+      rows.map((w) => w.queue),
+      rows.map((w) => w.index),
+      rows.map((w) => w.position),
+      rows.map((w) => w.lease === 'drop'),
+      rows.map((w) => (w.lease === 'drop' ? null : `{${w.lease.join(',')}}`)),
+    ]);
+    return [...new Set(rows.filter((w) => w.lease === 'drop').flatMap((w) => [partitionKey(w.queue, w.index), queueKey(w.queue)]))];
   }
 
   async renewLease(req: RenewLeaseRequest): Promise<Lease> {
@@ -269,8 +290,7 @@ export class PostgresNative {
       }
       const writes = this.logWrites(decided.writes);
       await this.store.write(tx, writes);
-      const woken: string[] = [];
-      for (const write of decided.writes.acks) woken.push(...(await this.writeAck(tx, write)));
+      const woken = await this.writeAcks(tx, decided.writes.acks);
       for (const { ns, key, entry } of decided.writes.kv) {
         if (entry) await storeKv(tx, entry);
         else await tx.run('kv-delete', [ns, key]);
