@@ -161,6 +161,9 @@ export class PostgresStore {
   }
 
   /**
+   * Long because the poll's four flags (settled, checking, again, final) are
+   * shared by the closures below, which must each see the others' changes.
+   *
    * A long-poll: answers at once when `compute(false)` is ready or there is no
    * wait; otherwise re-checks on every wake-up (one check at a time, the last
    * wake-up never lost) until ready, and at the deadline or on abort answers
