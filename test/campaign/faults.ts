@@ -35,6 +35,8 @@ export interface FaultLog {
   byKind: Map<string, number>;
   total: number;
   primary: number;
+  /** Faults the scheduler picked but could not inject (counted apart, not in total, primary or byKind). */
+  notInjected: number;
   /** One line per fault: when, what, how long. */
   lines: string[];
 }
@@ -167,7 +169,8 @@ export function startFaults(targets: FaultTargets, seed: number, onLine: (line: 
 /** The scheduler over any list of faults (Apache Kafka's own run uses ./kafka-faults.ts's). */
 export function scheduleFaults(faults: readonly Fault[], seed: number, onLine: (line: string) => void = () => {}): FaultScheduler {
   const random = seededRandom(seed);
-  const log: FaultLog = { byKind: new Map(), total: 0, primary: 0, lines: [] };
+  const log: FaultLog = { byKind: new Map(), total: 0, primary: 0, notInjected: 0, lines: [] };
+  let picked = 0;
   const started = Date.now();
   let stopping = false;
   const loop = (async () => {
@@ -176,15 +179,20 @@ export function scheduleFaults(faults: readonly Fault[], seed: number, onLine: (
       const fault = pick(random, faults);
       const at = ((Date.now() - started) / 1000).toFixed(1);
       let said: string;
+      let injected = true;
       try {
         said = await fault.run(random);
       } catch (e) {
+        injected = false;
         said = `failed to inject: ${(e as Error).message.split('\n')[0]}`;
       }
-      log.total += 1;
-      if (fault.kind.startsWith('PostgreSQL primary')) log.primary += 1;
-      log.byKind.set(fault.kind, (log.byKind.get(fault.kind) ?? 0) + 1);
-      const line = `fault ${log.total} at ${at} s: ${fault.kind}, ${said}`;
+      picked += 1;
+      if (injected) {
+        log.total += 1;
+        if (fault.kind.startsWith('PostgreSQL primary')) log.primary += 1;
+        log.byKind.set(fault.kind, (log.byKind.get(fault.kind) ?? 0) + 1);
+      } else log.notInjected += 1;
+      const line = `fault ${picked} at ${at} s: ${fault.kind}, ${said}`;
       log.lines.push(line);
       onLine(line);
       const quiet = between(random, 1_000, 4_000);
@@ -201,5 +209,6 @@ export function scheduleFaults(faults: readonly Fault[], seed: number, onLine: (
 }
 
 export function describeFaults(log: FaultLog): string {
-  return [...log.byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${n} ${kind}`).join(', ') || 'none';
+  const injected = [...log.byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${n} ${kind}`).join(', ') || 'none';
+  return log.notInjected === 0 ? injected : `${injected}; ${log.notInjected} picked but not injected (their lines say why)`;
 }
