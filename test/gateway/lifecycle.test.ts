@@ -125,7 +125,7 @@ describe('/health and /ready', () => {
     await ready(run, 'the gateway to be ready');
     const health = await fetch(`http://127.0.0.1:${httpPort}/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'healthy', engine: 'memory', server: 'queen-gateway' });
+    expect(await health.json()).toEqual({ status: 'healthy', engine: 'memory', server: 'queen-gateway', store: { answering: true, lastAnsweredAt: null, message: null } });
     const readiness = await fetch(`http://127.0.0.1:${httpPort}/ready`);
     expect(readiness.status).toBe(200);
     expect(await readiness.json()).toEqual({ status: 'ready', engine: 'memory', reachable: true, listeners: { kafka: true, http: true }, server: 'queen-gateway' });
