@@ -85,7 +85,7 @@ export class CoreFront<E extends Engine = Engine> implements Core {
     this.shares = new ShareGroupCalls(shareGroups, own, topicMetadata, otherKind);
     const otherThanStreams = (group: string) => coordinator.hasMembers(group) || consumerGroups.hasMembers(group) || shareGroups.hasMembers(group);
     const forgetOthers = async (group: string) => {
-      if (coordinator.knows(group)) coordinator.remove(group);
+      if (coordinator.knows(group)) void coordinator.remove(group);
       if (consumerGroups.isConsumerGroup(group)) await this.groups.forgetConsumerGroup(group);
     };
     const ownStreams = async (group: string) => (await this.groups.own(group)) as { error: StreamsGroupError } | object;

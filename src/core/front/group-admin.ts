@@ -89,7 +89,8 @@ export class GroupAdminCalls<E extends Engine> {
     if (!withOffsets.has(group) && !coordinator.knows(group) && !consumerGroups.isConsumerGroup(group) && !streamsGroups.isStreamsGroup(group)) return 'group_id_not_found';
     const { offsets } = await storage.fetchOffsets({ group, partitions: null });
     if (offsets.length > 0) await storage.deleteOffsets({ group, partitions: offsets.map(({ queue, partition }) => ({ queue, partition })) });
-    coordinator.remove(group);
+    // A store of the group still on its way would land after the delete below and bring the group back.
+    await coordinator.remove(group);
     await groups.forgetStreamsGroup(group);
     await groups.forgetConsumerGroup(group);
     await this.parts.coordination.deleteGroupState('classic', group);

@@ -129,12 +129,12 @@ export class GroupCalls<E extends Engine> {
       // KIP-848's online upgrade: a Stable classic group of the consumer protocol becomes a consumer group, its members classic members of it.
       const upgraded = upgradedClassicGroup(coordinator.snapshot(req.group)!, topics);
       if (upgraded === null) return failed('group_id_not_found', `Group ${req.group} is not a consumer group: it has members of the classic protocol.`);
-      coordinator.remove(req.group);
+      void coordinator.remove(req.group);
       consumerGroups.drop(req.group);
       consumerGroups.restore(req.group, upgraded);
     }
     // An empty classic group becomes a consumer group, as Kafka converts it.
-    if (coordinator.knows(req.group)) coordinator.remove(req.group);
+    if (coordinator.knows(req.group)) void coordinator.remove(req.group);
     const result = consumerGroups.heartbeat(req, topics);
     // The last member of the consumer protocol left and classic members remain: the group becomes classic again (KIP-848's downgrade).
     if (req.memberEpoch === LEAVE_EPOCH && result.error === null && (await groups.downgradeIfClassic(req.group))) return result;

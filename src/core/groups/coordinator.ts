@@ -102,13 +102,18 @@ export class GroupCoordinator {
     return group ? groupSubscriptions(group) : new Set<string>();
   }
 
-  /** Forgets an empty group (DeleteGroups). */
-  remove(groupId: string): void {
+  /**
+   * Forgets an empty group (DeleteGroups). Answers when the group's stores
+   * queued before now have landed, so a caller deleting its stored state
+   * after that is not overtaken by one of them.
+   */
+  remove(groupId: string): Promise<unknown> {
     const group = this.machine.groups.get(groupId);
-    if (!group) return;
+    if (!group) return Promise.resolve();
     group.state = 'Dead';
     this.machine.timers.stopGroup(group);
     this.machine.groups.delete(groupId);
+    return group.saving;
   }
 
   /** The group as it would be stored (a group converting to a consumer group hands its members over from it). */
