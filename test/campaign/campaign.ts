@@ -22,7 +22,7 @@ import { emptyHistory, type CampaignHistory } from './history.js';
 import { configureQueue, runHttpPushes, runOnceMarkers } from './http-writers.js';
 import { networkFaultsMissing, startRedisBehindLink, type RedisLink } from './network.js';
 import { runJavaIdempotent, runRdkafkaIdempotent, runTransactional } from './producers.js';
-import { committedOffsets, readLog, startGroup, startProcessor, highWatermarks, type CampaignGroup } from './readers.js';
+import { committedOffsets, readLog, startGroup, startProcessor, highWatermarks, waitForGroupsToCatchUp, type CampaignGroup } from './readers.js';
 import { startShareGroup } from './share-group.js';
 
 export interface CampaignOptions {
@@ -141,14 +141,7 @@ async function underFaults(rig: ClusterRig, link: RedisLink | null, o: CampaignO
 
     const ends = await highWatermarks(rig.bootstrap, topics.input, PARTITIONS);
     processor.finish(ends);
-    const total = [...ends.values()].reduce((a, b) => a + b, 0);
-    const caughtUp = (g: CampaignGroup) => {
-      const read = new Set(g.history.reads.map((r) => `${r.partition}@${r.offset}`));
-      let n = 0;
-      for (const [p, end] of ends) for (let offset = 0; offset < end; offset++) if (read.has(`${p}@${offset}`)) n++;
-      return n === total;
-    };
-    await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => o.say(e.message));
+    await waitForGroupsToCatchUp(groups, topics.input, ends, (line) => o.say(line));
     const acknowledgedInput = history.writes.filter((w) => w.topic === topics.input && w.outcome === 'acknowledged').map((w) => w.value);
     if (shareGroup) {
       await waitFor(() => shareGroup.settled(acknowledgedInput), { what: `the share group to get and acknowledge all ${acknowledgedInput.length} acknowledged records of ${topics.input}`, timeoutMs: Math.max(180_000, o.minutes * 30_000), intervalMs: 2_000 }).catch((e: Error) => o.say(e.message));

@@ -27,7 +27,7 @@ import { describeFaults, scheduleFaults } from './faults.js';
 import { emptyHistory, type CampaignHistory } from './history.js';
 import { KAFKA_FAULTS_NOT_APPLYING, kafkaFaults } from './kafka-faults.js';
 import { runJavaIdempotent, runRdkafkaIdempotent, runTransactional } from './producers.js';
-import { committedOffsets, highWatermarks, readLog, startGroup, startProcessor, type CampaignGroup } from './readers.js';
+import { committedOffsets, highWatermarks, readLog, startGroup, startProcessor, waitForGroupsToCatchUp, type CampaignGroup } from './readers.js';
 
 export interface KafkaCampaignOptions {
   records: number;
@@ -145,14 +145,7 @@ async function underKafkaFaults(cluster: ApacheKafkaCluster, o: KafkaCampaignOpt
 
     const ends = await highWatermarks(bootstrap, topics.input, PARTITIONS);
     processor.finish(ends);
-    const total = [...ends.values()].reduce((a, b) => a + b, 0);
-    const caughtUp = (g: CampaignGroup) => {
-      const read = new Set(g.history.reads.map((r) => `${r.partition}@${r.offset}`));
-      let n = 0;
-      for (const [p, end] of ends) for (let offset = 0; offset < end; offset++) if (read.has(`${p}@${offset}`)) n++;
-      return n === total;
-    };
-    await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topics.input}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => o.say(e.message));
+    await waitForGroupsToCatchUp(groups, topics.input, ends, (line) => o.say(line));
     await within(processor.run, (o.minutes + 8) * 60_000, 'the processor to reach the input end').catch((e: Error) => o.say(`processor: ${e.message}`));
     o.say(`the processor ran ${processor.processor.describe()}`);
     for (const g of groups) await g.close();

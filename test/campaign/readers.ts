@@ -17,7 +17,7 @@
  */
 import KafkaJavascript from '@confluentinc/kafka-javascript';
 import type { KafkaConsumer, Message } from '@confluentinc/kafka-javascript';
-import { sleep, within } from '../support/eventually.js';
+import { sleep, waitFor, within } from '../support/eventually.js';
 import { startMember, type GroupMember } from '../support/groups-members.js';
 import { connectConsumer, disconnect } from '../support/rdkafka.js';
 import { TransactionalProcessor, type ProcessorRun } from '../support/transactional-processor.js';
@@ -198,4 +198,16 @@ function asText(value: Buffer | null): string {
   } catch {
     return text;
   }
+}
+
+/** Waits (up to three minutes) until every group has read every offset below `ends`; a miss is said, not thrown: the checker counts it. */
+export async function waitForGroupsToCatchUp(groups: readonly CampaignGroup[], topic: string, ends: Map<number, number>, say: (line: string) => void): Promise<void> {
+  const total = [...ends.values()].reduce((a, b) => a + b, 0);
+  const caughtUp = (g: CampaignGroup) => {
+    const read = new Set(g.history.reads.map((r) => `${r.partition}@${r.offset}`));
+    let n = 0;
+    for (const [p, end] of ends) for (let offset = 0; offset < end; offset++) if (read.has(`${p}@${offset}`)) n++;
+    return n === total;
+  };
+  await waitFor(() => groups.every(caughtUp), { what: `both groups to read all ${total} records of ${topic}`, timeoutMs: 180_000, intervalMs: 1_000 }).catch((e: Error) => say(e.message));
 }
