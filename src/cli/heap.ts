@@ -14,14 +14,16 @@
  *
  * V8 reads this flag each time it recomputes its limits, so setting it at
  * start works (unlike the heap sizes, fixed when the process starts). A
- * `--heap-growing-percent` given to node by the operator is left alone.
+ * `--heap-growing-percent` given to node by the operator (on its command line
+ * or in NODE_OPTIONS) is left alone.
  */
 import { setFlagsFromString } from 'node:v8';
 
 /** The old generation may grow to (1 + this/100) times its live size before the next full collection. */
 export const HEAP_GROWING_PERCENT = 300;
 
-export function paceGarbageCollection(execArgv: readonly string[] = process.execArgv): void {
-  if (execArgv.some((flag) => flag.startsWith('--heap-growing-percent') || flag.startsWith('--heap_growing_percent'))) return;
+export function paceGarbageCollection(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env['NODE_OPTIONS'] ?? ''): void {
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  if (given.some((flag) => flag.startsWith('--heap-growing-percent') || flag.startsWith('--heap_growing_percent'))) return;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
