@@ -64,7 +64,10 @@ function partitionOf(target: AckTarget, field: string): { queue: string; partiti
  */
 export async function locateMessages(core: Core, group: string, targets: readonly AckTarget[], field = 'body'): Promise<(LocatedMessage | null)[]> {
   const found: (LocatedMessage | null)[] = targets.map(() => null);
-  for (const slot of targetsByPartition(targets, field)) await locateInPartition(core, group, targets, slot, found);
+  // One description per queue for the whole batch, however many of its partitions the acks name.
+  const described = new Map<string, Promise<QueueInfo | null>>();
+  const describe = (name: string) => described.get(name) ?? described.set(name, describeOrNull(core, name)).get(name)!;
+  for (const slot of targetsByPartition(targets, field)) await locateInPartition(core, group, targets, slot, found, describe);
   return found;
 }
 
@@ -97,8 +100,15 @@ interface Sought {
 }
 
 /** Reads the partition from the lowest offset sought, or the group's position when a transactionId is sought. */
-async function locateInPartition(core: Core, group: string, targets: readonly AckTarget[], slot: PartitionTargets, found: (LocatedMessage | null)[]): Promise<void> {
-  const queue = await describeOrNull(core, slot.queue);
+async function locateInPartition(
+  core: Core,
+  group: string,
+  targets: readonly AckTarget[],
+  slot: PartitionTargets,
+  found: (LocatedMessage | null)[],
+  describe: (name: string) => Promise<QueueInfo | null>,
+): Promise<void> {
+  const queue = await describe(slot.queue);
   const partition = queue?.partitions.find((p) => p.name === slot.partition);
   if (!queue || !partition) return;
   const sought: Sought = { byOffset: new Map(), byTransactionId: new Map() };
